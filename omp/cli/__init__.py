@@ -1,0 +1,111 @@
+"""The `omp` command: a thin click layer over the library.
+
+Each command lives in its own module `omp/cli/<name>.py` (dashes become underscores) and exposes
+a click command called `cli`; the group finds them by file name and imports only the one being
+run, so adding a command never touches this file and start-up stays small.
+
+`main()` is the one place where errors become exit codes: `OmpError` → its message and hint on
+stderr, exit 1 (2 for usage errors); anything unexpected → a crash log with the traceback.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import importlib
+import os
+import pkgutil
+import sys
+import traceback
+from pathlib import Path
+from typing import Sequence
+
+import click
+
+from omp import __version__
+from omp.errors import EXIT_FAILURE, EXIT_USAGE, OmpError
+
+_NOT_COMMANDS = {"options", "render"}
+
+
+def _command_names() -> list[str]:
+    here = Path(__file__).parent
+    names = [
+        info.name.replace("_", "-")
+        for info in pkgutil.iter_modules([str(here)])
+        if not info.name.startswith("_") and info.name not in _NOT_COMMANDS
+    ]
+    return sorted(names)
+
+
+class LazyGroup(click.Group):
+    """Finds `omp/cli/<name>.py` commands on demand."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return _command_names()
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in _command_names():
+            return None
+        module = importlib.import_module(f"omp.cli.{cmd_name.replace('-', '_')}")
+        return module.cli
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="omp")
+def cli() -> None:
+    """omp makes GitHub Copilot CLI remember.
+
+    When a Copilot session ends, omp reviews it once with a cheap model and keeps notes,
+    proposed directives (applied only when you promote them) and skill drafts. The next session
+    starts with what was learned.
+
+    `omp -p PROMPT [copilot options]` runs Copilot headless and reviews the session afterwards.
+    """
+
+
+def _crash_log(exc: BaseException) -> Path | None:
+    from omp.paths import global_home
+
+    try:
+        folder = global_home() / "logs"
+        folder.mkdir(parents=True, exist_ok=True)
+        stamp = _dt.datetime.now().strftime("%Y%m%d-%H%M%S")
+        path = folder / f"crash-{stamp}-{os.getpid()}.log"
+        path.write_text(
+            f"omp {__version__}\nargv: {sys.argv!r}\n\n"
+            + "".join(traceback.format_exception(type(exc), exc, exc.__traceback__)),
+            encoding="utf-8",
+        )
+        return path
+    except OSError:
+        return None
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    if args and args[0] in ("-p", "--prompt"):
+        # `omp -p ...` is the headless wrapper: every argument goes to Copilot untouched.
+        args = ["launch", "--", *args]
+    try:
+        result = cli.main(args=args, prog_name="omp", standalone_mode=False)
+        return int(result or 0)
+    except click.exceptions.Abort:
+        click.echo("omp: aborted", err=True)
+        return EXIT_FAILURE
+    except click.ClickException as exc:
+        exc.show()
+        return EXIT_USAGE if isinstance(exc, click.UsageError) else exc.exit_code
+    except click.exceptions.Exit as exc:
+        return exc.exit_code
+    except OmpError as exc:
+        click.echo(exc.render(), err=True)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        return EXIT_FAILURE
+    except Exception as exc:  # a bug: keep the traceback for the report, show a short line
+        log = _crash_log(exc)
+        where = f"; details in {log}" if log else ""
+        click.echo(f"omp: internal error: {type(exc).__name__}: {exc}{where}", err=True)
+        return EXIT_FAILURE

@@ -1,0 +1,83 @@
+"""`omp config get|set|unset` (SPEC §3)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from omp import config as config_lib
+from omp.cli.options import json_option, project_paths, root_option
+from omp.cli.render import echo_json, format_value
+from omp.paths import ProjectPaths
+
+
+@click.group("config")
+def cli() -> None:
+    """Read and change settings (environment › project › global › defaults)."""
+
+
+def _project_or_none(root: Path | None, scope_global: bool) -> ProjectPaths | None:
+    if scope_global:
+        return None
+    return project_paths(root)
+
+
+@cli.command("get")
+@click.argument("key", required=False)
+@json_option
+@click.option("--show-origin", is_flag=True, help="Show where each value comes from.")
+@root_option
+def get_cmd(key: str | None, as_json: bool, show_origin: bool, root: Path | None) -> None:
+    """Print KEY's value, or every key's, as key=value lines."""
+    if key is not None:
+        config_lib.lookup_key(key)
+    settings = config_lib.resolve(project_paths(root))
+    chosen = [settings[key]] if key else list(settings.values())
+    if as_json:
+        if show_origin:
+            echo_json({s.key: {"value": s.value, "origin": s.origin} for s in chosen})
+        else:
+            echo_json({s.key: s.value for s in chosen})
+        return
+    for setting in chosen:
+        line = f"{setting.key}={format_value(setting.value)}"
+        click.echo(f"{setting.origin}\t{line}" if show_origin else line)
+
+
+@cli.command("set")
+@click.argument("key")
+@click.argument("value")
+@click.option("--global", "scope_global", is_flag=True, help="Write the global config instead.")
+@root_option
+def set_cmd(key: str, value: str, scope_global: bool, root: Path | None) -> None:
+    """Set KEY to VALUE in the project (or --global) config."""
+    project = _project_or_none(root, scope_global)
+    stored = config_lib.set_value(key, value, "global" if scope_global else "project", project)
+    where = "global" if scope_global else "project"
+    click.echo(f"{key}={format_value(stored)} ({where})")
+    if key in config_lib.BLOCK_KEYS:
+        _refresh_block(root)
+
+
+@cli.command("unset")
+@click.argument("key")
+@click.option("--global", "scope_global", is_flag=True, help="Change the global config instead.")
+@root_option
+def unset_cmd(key: str, scope_global: bool, root: Path | None) -> None:
+    """Remove KEY from the project (or --global) config."""
+    project = _project_or_none(root, scope_global)
+    removed = config_lib.unset_value(key, "global" if scope_global else "project", project)
+    where = "global" if scope_global else "project"
+    click.echo(f"unset {key} ({where})" if removed else f"{key} was not set in the {where} config")
+    if removed and key in config_lib.BLOCK_KEYS:
+        _refresh_block(root)
+
+
+def _refresh_block(root: Path | None) -> None:
+    """Caps decide what the managed block shows, so it is re-rendered when they change."""
+    try:
+        from omp.memory.block import sync_after_config_change
+    except ImportError:  # the memory stores are not part of this build yet
+        return
+    sync_after_config_change(project_paths(root))

@@ -1,0 +1,220 @@
+"""Safe file I/O for every store: atomic replace, exclusive create, locks, strict reads.
+
+Rules every store follows:
+- a write goes to a temp file in the same folder, is fsynced, then `os.replace`d over the
+  target, so a reader (or a crash) sees the old file or the new one, never half of one;
+- a file that does not parse is reported with its path and line, and never rewritten;
+- read-modify-write happens under the project lock, and the read happens *after* the lock is
+  taken (lock, then re-check).
+
+Standard library only at import time (filelock is imported when a lock is taken), so the hook
+fast path may use the readers.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any, Iterator
+
+from omp.errors import OmpError
+
+LOCK_TIMEOUT_SECONDS = 120.0
+_DEFAULT_MODE = 0o644
+
+
+class CorruptFileError(OmpError):
+    """A file omp owns exists but cannot be parsed. It is left exactly as it is."""
+
+    def __init__(self, path: Path, detail: str) -> None:
+        super().__init__(
+            f"{path} is not valid: {detail}",
+            "fix the file by hand (or move it aside); omp never rewrites a file it cannot read",
+        )
+        self.path = path
+
+
+def _fsync_dir(folder: Path) -> None:
+    # Makes the rename itself durable; not possible on every platform, harmless to skip there.
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def _target_mode(path: Path) -> int:
+    try:
+        return path.stat().st_mode & 0o7777
+    except FileNotFoundError:
+        umask = os.umask(0)
+        os.umask(umask)
+        return _DEFAULT_MODE & ~umask
+
+
+def atomic_write(path: Path, data: str | bytes) -> None:
+    """Replace `path` with `data` atomically, keeping the file's permission bits."""
+    payload = data.encode("utf-8") if isinstance(data, str) else data
+    path.parent.mkdir(parents=True, exist_ok=True)
+    mode = _target_mode(path)
+    fd, tmp_name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(payload)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(tmp_name, mode)
+        os.replace(tmp_name, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp_name)
+        raise
+    _fsync_dir(path.parent)
+
+
+def dump_json(value: Any) -> str:
+    return json.dumps(value, indent=2, ensure_ascii=False, sort_keys=False) + "\n"
+
+
+def atomic_write_json(path: Path, value: Any) -> None:
+    atomic_write(path, dump_json(value))
+
+
+def create_exclusive(path: Path, data: str | bytes) -> bool:
+    """Create `path` only if it does not exist (O_EXCL). Returns False if it already existed.
+
+    The content is written to a temp file first and then hard-linked into place, so the file
+    appears complete or not at all (a crash can never leave a half-written claim or note).
+    """
+    payload = data.encode("utf-8") if isinstance(data, str) else data
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp_name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(payload)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(tmp_name, _target_mode(path))
+        try:
+            os.link(tmp_name, path)
+        except FileExistsError:
+            return False
+        except OSError:
+            # File systems without hard links: fall back to O_EXCL + write.
+            return _create_exclusive_direct(path, payload)
+    finally:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp_name)
+    _fsync_dir(path.parent)
+    return True
+
+
+def _create_exclusive_direct(path: Path, payload: bytes) -> bool:
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, _DEFAULT_MODE)
+    except FileExistsError:
+        return False
+    with os.fdopen(fd, "wb") as handle:
+        handle.write(payload)
+        handle.flush()
+        os.fsync(handle.fileno())
+    return True
+
+
+def read_text(path: Path) -> str | None:
+    """The file's text, or None when it does not exist. Undecodable bytes are an error."""
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        return None
+    except IsADirectoryError as exc:
+        raise CorruptFileError(path, "it is a folder, not a file") from exc
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise CorruptFileError(path, f"not UTF-8 text (byte {exc.start})") from exc
+
+
+def read_json(path: Path, default: Any = None) -> Any:
+    """Parse a JSON file; `default` when it does not exist; CorruptFileError when it does not parse."""
+    text = read_text(path)
+    if text is None:
+        return default
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise CorruptFileError(path, f"line {exc.lineno}, column {exc.colno}: {exc.msg}") from exc
+
+
+def read_json_object(path: Path) -> dict[str, Any]:
+    """A JSON file that must hold an object ({} when missing)."""
+    value = read_json(path, default={})
+    if not isinstance(value, dict):
+        raise CorruptFileError(path, f"expected a JSON object, found {type(value).__name__}")
+    return value
+
+
+def iter_jsonl(path: Path) -> Iterator[dict[str, Any]]:
+    """Objects of a JSON-lines file, skipping lines that do not parse (a torn last line)."""
+    try:
+        handle = path.open("r", encoding="utf-8", errors="replace")
+    except FileNotFoundError:
+        return
+    with handle:
+        for line in handle:
+            line = line.strip()
+            if not line:
+                continue
+            try:
+                value = json.loads(line)
+            except json.JSONDecodeError:
+                continue
+            if isinstance(value, dict):
+                yield value
+
+
+def append_line(path: Path, line: str) -> None:
+    """Append one line with a single write(2) on an O_APPEND descriptor.
+
+    Appends of one short line from many processes interleave whole lines, never bytes, so logs
+    and ledgers need no lock.
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    data = (line.rstrip("\n") + "\n").encode("utf-8")
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, _DEFAULT_MODE)
+    try:
+        os.write(fd, data)
+    finally:
+        os.close(fd)
+
+
+def append_jsonl(path: Path, record: dict[str, Any]) -> None:
+    append_line(path, json.dumps(record, ensure_ascii=False, sort_keys=False))
+
+
+@contextlib.contextmanager
+def file_lock(lock_path: Path, what: str, timeout: float = LOCK_TIMEOUT_SECONDS) -> Iterator[None]:
+    """Hold an OS-level lock (released by the kernel if the holder dies, so it never goes stale)."""
+    import filelock  # not on the hook fast path
+
+    lock_path.parent.mkdir(parents=True, exist_ok=True)
+    lock = filelock.FileLock(str(lock_path), timeout=timeout)
+    try:
+        lock.acquire()
+    except filelock.Timeout as exc:
+        raise OmpError(
+            f"timed out after {timeout:.0f}s waiting for the {what} lock ({lock_path})",
+            "another omp process is still writing; try again when it has finished",
+        ) from exc
+    try:
+        yield
+    finally:
+        lock.release()

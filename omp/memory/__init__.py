@@ -1,0 +1,1 @@
+"""Project memory: the stores of SPEC §7 and the managed block."""
