@@ -45,7 +45,7 @@ def session_state_dir() -> Path:
 
 
 def is_valid_session_id(session_id: str) -> bool:
-    return bool(_SESSION_ID_RE.match(session_id)) and ".." not in session_id
+    return bool(_SESSION_ID_RE.fullmatch(session_id)) and ".." not in session_id
 
 
 def check_session_id(session_id: str) -> str:

@@ -45,7 +45,7 @@ def get_cmd(key: str | None, as_json: bool, show_origin: bool, root: Path | None
         click.echo(f"{setting.origin}\t{line}" if show_origin else line)
 
 
-@cli.command("set")
+@cli.command("set", context_settings={"ignore_unknown_options": True})
 @click.argument("key")
 @click.argument("value")
 @click.option("--global", "scope_global", is_flag=True, help="Write the global config instead.")

@@ -1,0 +1,57 @@
+"""Atomic writes, exclusive creation, strict reads (the ground every store stands on)."""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+
+import pytest
+
+from omp.fsio import CorruptFileError, atomic_write, create_exclusive, read_json, read_json_object
+
+
+def test_atomic_write_replaces_and_keeps_permissions(tmp_path: Path) -> None:
+    tmp_path = tmp_path / "w"
+    tmp_path.mkdir()
+    target = tmp_path / "instructions.md"
+    target.write_text("old")
+    os.chmod(target, 0o640)
+    atomic_write(target, "new")
+    assert target.read_text() == "new"
+    assert stat.S_IMODE(target.stat().st_mode) == 0o640
+    assert [p.name for p in tmp_path.iterdir()] == ["instructions.md"]  # no temp file left
+
+
+def test_create_exclusive_refuses_existing_file(tmp_path: Path) -> None:
+    tmp_path = tmp_path / "w"
+    tmp_path.mkdir()
+    target = tmp_path / "claim.json"
+    assert create_exclusive(target, "first") is True
+    assert create_exclusive(target, "second") is False
+    assert target.read_text() == "first"
+    assert [p.name for p in tmp_path.iterdir()] == ["claim.json"]
+
+
+def test_corrupt_json_names_file_and_line(tmp_path: Path) -> None:
+    path = tmp_path / "store.json"
+    path.write_text('{\n "a": 1\n "b": 2}\n')
+    with pytest.raises(CorruptFileError) as info:
+        read_json(path)
+    assert str(path) in info.value.message
+    assert "line 3" in info.value.message
+
+
+def test_missing_json_gives_default_and_wrong_type_is_reported(tmp_path: Path) -> None:
+    assert read_json(tmp_path / "missing.json", default=[]) == []
+    (tmp_path / "list.json").write_text("[1]")
+    with pytest.raises(CorruptFileError, match="expected a JSON object"):
+        read_json_object(tmp_path / "list.json")
+
+
+def test_undecodable_bytes_are_reported_not_replaced(tmp_path: Path) -> None:
+    path = tmp_path / "store.json"
+    path.write_bytes(b'{"a": "\xff"}')
+    with pytest.raises(CorruptFileError, match="not UTF-8"):
+        read_json(path)
+    assert path.read_bytes() == b'{"a": "\xff"}'
