@@ -227,3 +227,15 @@ def test_first_project_write_adds_gitignore_block_once(project: Path) -> None:
     assert text.startswith("node_modules/\n")
     assert text.count(".omp/") == 1
     assert ".oh-my-copilot/" in text
+
+
+def test_console_script_and_python_module_are_the_same_program(project: Path) -> None:
+    import subprocess
+    import sys
+
+    script = Path(sys.executable).parent / "omp"
+    assert script.exists(), "pip install did not create the omp command"
+    via_script = subprocess.run([str(script), "config", "get"], cwd=project, capture_output=True, text=True)
+    via_module = run_omp(["config", "get"], cwd=project)
+    assert via_script.returncode == via_module.returncode == 0
+    assert via_script.stdout == via_module.stdout
