@@ -1,0 +1,305 @@
+"""The reviewer's answer: find it, validate it, verify its evidence (SPEC §5.3).
+
+The answer is one JSON object with `"schema": "omp.review.v1"`, somewhere in the reviewer's
+output. Models wrap it in code fences or prose (sometimes prose with braces of its own), so the
+object is found by trying to decode a JSON value at each `{` with the standard decoder: strings
+containing braces are handled by the decoder itself, a brace in prose simply fails to decode,
+and a truncated object never decodes.
+
+Each entry is validated on its own: a bad entry is rejected with a path-to-error reason
+(`directives[2].evidence: missing`) and the good ones are kept. Evidence is verified
+mechanically against the messages the reviewer saw (the packet), after Unicode, quote, case and
+whitespace folding; a directive's or forget request's evidence must come from a **user**
+message and must share a word with what it claims, so a rule cannot be smuggled in from tool
+output, a web page, or the assistant's own words under an unrelated quote.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import unicodedata
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Literal, Protocol, Sequence
+
+SCHEMA = "omp.review.v1"
+
+Kind = Literal["directive", "note", "skill_draft", "forget"]
+
+SECTIONS: dict[str, Kind] = {
+    "directives": "directive",
+    "notes": "note",
+    "skill_drafts": "skill_draft",
+    "forget": "forget",
+}
+LIMITS: dict[str, int] = {"directives": 5, "notes": 8, "skill_drafts": 2, "forget": 5}
+MAX_CHARS = {
+    "directive.text": 300,
+    "forget.target": 300,
+    "note.title": 120,
+    "note.body": 2000,
+    "skill_draft.slug": 64,
+    "skill_draft.description": 300,
+    "skill_draft.body": 8000,
+    "evidence": 1000,
+}
+MIN_EVIDENCE_CHARS = 8
+MAX_ANSWER_SCAN = 2_000_000  # characters of reviewer output looked at
+
+SLUG_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
+
+
+class MessageLike(Protocol):
+    origin: str
+    text: str
+
+
+@dataclass(frozen=True)
+class Proposal:
+    """One item a review proposes, from the model or from the explicit pass."""
+
+    kind: Kind
+    where: str  # "directives[0]", or "explicit (user message #12)"
+    source: Literal["model", "explicit"]
+    evidence: str
+    text: str = ""  # directive text, or what a forget request wants forgotten
+    title: str = ""
+    body: str = ""
+    slug: str = ""
+    description: str = ""
+
+    def texts(self) -> dict[str, str]:
+        """Every non-empty text field, by name (what the safety filter scans)."""
+        names = ("text", "title", "body", "slug", "description", "evidence")
+        return {name: getattr(self, name) for name in names if getattr(self, name)}
+
+    @property
+    def subject(self) -> str:
+        if self.kind in ("directive", "forget"):
+            return self.text
+        if self.kind == "note":
+            return self.title
+        return self.slug
+
+
+@dataclass(frozen=True)
+class Rejection:
+    where: str
+    kind: str
+    reason: str
+    source: str = "model"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"item": self.where, "kind": self.kind, "reason": self.reason, "source": self.source}
+
+
+@dataclass(frozen=True)
+class FoundAnswer:
+    obj: dict[str, Any] | None
+    error: str | None
+
+
+@dataclass
+class Validation:
+    proposals: list[Proposal] = field(default_factory=list)
+    rejected: list[Rejection] = field(default_factory=list)
+
+
+# ---------------------------------------------------------------------------------------------
+# finding the object
+
+_DECODER = json.JSONDecoder()
+_OPENING = re.compile(r'\{\s*["}]')
+
+
+def find_answer(text: str) -> FoundAnswer:
+    """The first JSON object in `text` whose `schema` is omp.review.v1, or why there is none."""
+    text = text[:MAX_ANSWER_SCAN]
+    other_schema: str | None = None
+    failed: list[int] = []
+    for match in _OPENING.finditer(text):
+        start = match.start()
+        try:
+            value, _ = _DECODER.raw_decode(text, start)
+        except json.JSONDecodeError:
+            failed.append(start)
+            continue
+        if not isinstance(value, dict):
+            continue
+        schema = value.get("schema")
+        if schema == SCHEMA:
+            return FoundAnswer(value, None)
+        if schema is not None and other_schema is None:
+            other_schema = str(schema)[:40]
+    if SCHEMA in text and any(_runs_off_end(text, start) for start in failed if SCHEMA in text[start:]):
+        return FoundAnswer(None, "answer is truncated: the omp.review.v1 object never closes")
+    if other_schema is not None:
+        return FoundAnswer(None, f"answer has schema {other_schema!r}, expected {SCHEMA!r}")
+    if not text.strip():
+        return FoundAnswer(None, "answer is empty")
+    return FoundAnswer(None, f"no JSON object with \"schema\": \"{SCHEMA}\" in the answer")
+
+
+def _runs_off_end(text: str, start: int) -> bool:
+    """Does the object opening at `start` never close (a cut-off answer rather than prose)?"""
+    depth = 0
+    in_string = escaped = False
+    for char in text[start:]:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == '"':
+                in_string = False
+        elif char == '"':
+            in_string = True
+        elif char in "{[":
+            depth += 1
+        elif char in "}]":
+            depth -= 1
+            if depth == 0:
+                return False
+    return depth > 0
+
+
+def answer_complete(text: str) -> bool:
+    """Does `text` already hold a complete answer object? (Watched while the reviewer runs.)"""
+    return SCHEMA in text and find_answer(text).obj is not None
+
+
+# ---------------------------------------------------------------------------------------------
+# folding and evidence
+
+_QUOTES = str.maketrans({
+    "\u2018": "'", "\u2019": "'", "\u201a": "'", "\u201b": "'",
+    "\u201c": '"', "\u201d": '"', "\u201e": '"', "\u201f": '"',
+    "\u2013": "-", "\u2014": "-", "\u2212": "-", "\u00a0": " ",
+})
+_SPACE = re.compile(r"\s+")
+
+
+def fold(text: str) -> str:
+    """Unicode (NFKC), typographic quotes, case and whitespace folded away."""
+    text = unicodedata.normalize("NFKC", text).translate(_QUOTES).casefold()
+    return _SPACE.sub(" ", text).strip()
+
+
+def one_line(text: str) -> str:
+    return _SPACE.sub(" ", text).strip()
+
+
+_WORD = re.compile(r"[a-z0-9][a-z0-9_.+#/-]*")
+_STOPWORDS = frozenset(
+    "the and for are but not you your with this that from have has had was were will would "
+    "should could can our ours use uses using always never please remember from now forget "
+    "about into onto then than them they their there here what when where which who why how "
+    "all any also just like make sure want need must".split()
+)
+
+
+def significant_words(text: str) -> set[str]:
+    """Content words, cut to a 5-letter stem so 'commit' and 'committing' meet."""
+    words = _WORD.findall(fold(text))
+    return {w.strip(".-/")[:5] for w in words if len(w) >= 3 and w not in _STOPWORDS}
+
+
+class EvidenceIndex:
+    """The folded texts of the messages the reviewer saw, by origin."""
+
+    def __init__(self, messages: Iterable[MessageLike]) -> None:
+        self.by_origin: dict[str, list[str]] = {}
+        for message in messages:
+            self.by_origin.setdefault(message.origin, []).append(fold(message.text))
+
+    def origins_of(self, quote: str) -> set[str]:
+        folded = fold(quote)
+        return {origin for origin, texts in self.by_origin.items() if any(folded in t for t in texts)}
+
+
+_ORIGIN_NAMES = {"assistant": "the assistant's own words", "tool": "tool output"}
+
+
+def check_evidence(kind: Kind, text: str, evidence: str, index: EvidenceIndex) -> str | None:
+    """Why the evidence does not hold up, or None when it does."""
+    folded = fold(evidence)
+    if len(folded) < MIN_EVIDENCE_CHARS or " " not in folded:
+        return f"too short to verify (at least {MIN_EVIDENCE_CHARS} characters and two words)"
+    origins = index.origins_of(evidence)
+    if not origins:
+        return "not found in the session"
+    if kind in ("directive", "forget"):
+        if "user" not in origins:
+            found = " and ".join(sorted(_ORIGIN_NAMES.get(o, o) for o in origins))
+            return f"not from a user message (found only in {found})"
+        claimed, quoted = significant_words(text), significant_words(evidence)
+        if claimed and quoted and not claimed & quoted:
+            return "the quote shares no words with the item it is meant to support"
+    return None
+
+
+# ---------------------------------------------------------------------------------------------
+# validation
+
+_FIELDS: dict[Kind, tuple[tuple[str, str, str], ...]] = {
+    # (answer key, Proposal field, MAX_CHARS key)
+    "directive": (("text", "text", "directive.text"),),
+    "forget": (("target", "text", "forget.target"),),
+    "note": (("title", "title", "note.title"), ("body", "body", "note.body")),
+    "skill_draft": (
+        ("slug", "slug", "skill_draft.slug"),
+        ("description", "description", "skill_draft.description"),
+        ("body", "body", "skill_draft.body"),
+    ),
+}
+_ONE_LINE_FIELDS = frozenset({"text", "title", "slug", "description"})
+
+
+def _entry(kind: Kind, where: str, entry: Any, index: EvidenceIndex) -> Proposal | Rejection:
+    if not isinstance(entry, dict):
+        return Rejection(where, kind, f"{where}: expected an object, got {type(entry).__name__}")
+    values: dict[str, str] = {}
+    for key, attr, limit_key in (*_FIELDS[kind], ("evidence", "evidence", "evidence")):
+        raw = entry.get(key)
+        if raw is None:
+            return Rejection(where, kind, f"{where}.{key}: missing")
+        if not isinstance(raw, str):
+            return Rejection(where, kind, f"{where}.{key}: expected a string, got {type(raw).__name__}")
+        value = one_line(raw) if attr in _ONE_LINE_FIELDS or attr == "evidence" else raw.strip()
+        if not value:
+            return Rejection(where, kind, f"{where}.{key}: empty")
+        if len(value) > MAX_CHARS[limit_key]:
+            return Rejection(where, kind, f"{where}.{key}: {len(value)} characters, at most {MAX_CHARS[limit_key]}")
+        values[attr] = value
+    if kind == "skill_draft" and not SLUG_RE.match(values["slug"]):
+        return Rejection(where, kind, f"{where}.slug: {values['slug']!r} is not kebab-case (a-z, 0-9, single dashes)")
+    problem = check_evidence(kind, values.get("text") or values.get("title") or values.get("description", ""),
+                             values["evidence"], index)
+    if problem:
+        return Rejection(where, kind, f"{where}.evidence: {problem}")
+    return Proposal(kind=kind, where=where, source="model", **values)
+
+
+def validate(answer: dict[str, Any], messages: Sequence[MessageLike]) -> Validation:
+    """Check every entry of an omp.review.v1 object on its own against the reviewed messages."""
+    result = Validation()
+    index = EvidenceIndex(messages)
+    for section, kind in SECTIONS.items():
+        entries = answer.get(section, [])
+        if entries is None:
+            continue
+        if not isinstance(entries, list):
+            result.rejected.append(Rejection(section, kind, f"{section}: expected a list, got {type(entries).__name__}"))
+            continue
+        limit = LIMITS[section]
+        for position, entry in enumerate(entries):
+            where = f"{section}[{position}]"
+            if position >= limit:
+                result.rejected.append(Rejection(where, kind, f"{where}: over the limit of {limit} per review"))
+                continue
+            checked = _entry(kind, where, entry, index)
+            if isinstance(checked, Proposal):
+                result.proposals.append(checked)
+            else:
+                result.rejected.append(checked)
+    return result

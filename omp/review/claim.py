@@ -1,0 +1,357 @@
+"""Exactly-once reviews: the claim file (SPEC §5.1).
+
+`R/.omp/memory-review/claims/<id>.json` holds `{pid, pid_started_at, host, started_at, state,
+cursor, ...}`. `state` is `running` while a review works and `done` afterwards; `cursor` is the
+byte offset in `events.jsonl` where a running review started, or where a done review stopped.
+
+How the races are closed:
+
+- **Creating** a claim is lock-free: `fsio.create_exclusive` (a complete temp file hard-linked
+  into place, O_EXCL semantics). Of N processes racing for an absent claim exactly one link
+  succeeds; the others see the file and go on to judge it.
+- **Every other change** (take over a stale or done claim, mark done, release, clean up) happens
+  under one short kernel lock, `claims/.claims.lock`, re-reading the claim after taking it.
+  A kernel lock dies with its holder, so a SIGKILL can never leave it held.
+- A takeover replaces the file in place (`os.replace`) while holding that lock, and only after
+  re-reading the very record it judged (same `token`). While the file exists no lock-free
+  creator can win, and every other writer needs the lock, so exactly one taker wins; the
+  losers re-read a live claim and step back.
+- The owner changes its claim only if the `token` on disk is still its own: a review that was
+  declared stale (hung past the timeout) and taken over can no longer mark done or release the
+  new owner's claim, and the pipeline checks ownership again right before it writes memory.
+- Stale means: the pid is gone, is a zombie, or now belongs to a process with a different start
+  time (pid reuse); or, whatever the pid says (or on another host, where it cannot be checked),
+  the claim is older than `memory-review-timeout` plus `STALE_MARGIN_SECONDS`.
+- A review that took over a `done` claim (new turns in a resumed session) remembers that
+  claim's cursor; if it fails, releasing puts the `done` record back instead of deleting it,
+  so the next run still starts from there and old turns are not paid for twice.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import socket
+import time
+import uuid
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any, Iterator, Literal
+
+from omp.fsio import atomic_write_json, create_exclusive, dump_json, file_lock, read_text
+from omp.paths import ProjectPaths, check_session_id
+
+# Beyond the reviewer timeout, a live review may still wait for the project lock (up to two
+# minutes) and stream a large session; five minutes covers both with room to spare.
+STALE_MARGIN_SECONDS = 300.0
+PID_START_TOLERANCE = 1.0  # psutil start times are derived from clock ticks; allow jitter
+
+State = Literal["running", "done"]
+
+
+@dataclass(frozen=True)
+class ClaimRecord:
+    token: str
+    pid: int
+    pid_started_at: float | None
+    host: str
+    started_at: float  # epoch seconds
+    state: State
+    cursor: int
+    prior_cursor: int | None = None  # the done cursor this review replaced
+    done_at: float | None = None
+
+    @classmethod
+    def from_json(cls, value: Any) -> "ClaimRecord":
+        if not isinstance(value, dict):
+            raise ValueError("not an object")
+        state = value.get("state")
+        if state not in ("running", "done"):
+            raise ValueError(f"unknown state {state!r}")
+        cursor = value.get("cursor", 0)
+        if not isinstance(cursor, int) or cursor < 0:
+            raise ValueError("bad cursor")
+        prior = value.get("prior_cursor")
+        return cls(
+            token=str(value.get("token", "")),
+            pid=int(value.get("pid", 0)),
+            pid_started_at=_float_or_none(value.get("pid_started_at")),
+            host=str(value.get("host", "")),
+            started_at=float(value.get("started_at", 0.0)),
+            state=state,
+            cursor=cursor,
+            prior_cursor=prior if isinstance(prior, int) and prior >= 0 else None,
+            done_at=_float_or_none(value.get("done_at")),
+        )
+
+
+def _float_or_none(value: Any) -> float | None:
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return float(value)
+    return None
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """What an existing claim means for a new review."""
+
+    take: bool  # may this review claim the session?
+    start_cursor: int  # where the review starts reading
+    reason: str | None  # why not (take=False), or why it is taken over
+    prior_cursor: int | None = None
+
+
+@dataclass(frozen=True)
+class Claim:
+    """A claim this process holds."""
+
+    paths: ProjectPaths
+    session_id: str
+    token: str
+    start_cursor: int
+    prior_cursor: int | None
+    took_over: str | None  # why an existing claim was replaced, if one was
+
+
+def claim_path(paths: ProjectPaths, session_id: str) -> Path:
+    return paths.claims / f"{check_session_id(session_id)}.json"
+
+
+def _lock_path(paths: ProjectPaths) -> Path:
+    return paths.claims / ".claims.lock"
+
+
+@contextlib.contextmanager
+def claims_lock(paths: ProjectPaths) -> Iterator[None]:
+    with file_lock(_lock_path(paths), "review claims", timeout=60):
+        yield
+
+
+def _process_start_time(pid: int) -> float | None:
+    import psutil  # not on the hook fast path
+
+    try:
+        return psutil.Process(pid).create_time()
+    except (psutil.Error, OSError):
+        return None
+
+
+def own_start_time() -> float | None:
+    return _process_start_time(os.getpid())
+
+
+def pid_alive(pid: int, started_at: float | None) -> bool:
+    """Is the process that wrote a claim still running (not a zombie, not a reused pid)?"""
+    import psutil
+
+    if pid <= 0:
+        return False
+    try:
+        proc = psutil.Process(pid)
+        if proc.status() == psutil.STATUS_ZOMBIE:
+            return False  # killed, only waiting to be reaped by its parent
+        created = proc.create_time()
+    except psutil.NoSuchProcess:
+        return False
+    except (psutil.Error, OSError):
+        return True  # exists but cannot be inspected: do not steal from it
+    if started_at is None:
+        return True
+    return abs(created - started_at) <= PID_START_TOLERANCE
+
+
+def stale_reason(record: ClaimRecord, timeout: float, now: float | None = None) -> str | None:
+    """Why a running claim may be taken over, or None when its review is alive."""
+    now = time.time() if now is None else now
+    age = now - record.started_at
+    if age > timeout + STALE_MARGIN_SECONDS:
+        return f"claim by pid {record.pid} is {age:.0f}s old (timeout {timeout:g}s + margin)"
+    if record.host and record.host != socket.gethostname():
+        return None  # another machine's pid says nothing here; only age counts
+    if not pid_alive(record.pid, record.pid_started_at):
+        return f"claiming process {record.pid} is gone"
+    return None
+
+
+def judge(record: ClaimRecord | None, *, end_offset: int, force: bool, timeout: float) -> Verdict:
+    """Decide, from the claim on disk, whether a new review may run and from which cursor."""
+    if record is None:
+        return Verdict(True, 0, None)
+    if record.state == "done":
+        if force:
+            return Verdict(True, 0, "forced re-review", prior_cursor=record.cursor)
+        if record.cursor < end_offset:
+            return Verdict(True, record.cursor, "new turns since the last review", prior_cursor=record.cursor)
+        return Verdict(False, record.cursor, "already reviewed")
+    reason = stale_reason(record, timeout)
+    if reason is None:
+        where = "" if record.host == socket.gethostname() else f" on {record.host}"
+        return Verdict(False, record.cursor, f"being reviewed by pid {record.pid}{where}")
+    start = 0 if force else record.cursor
+    return Verdict(True, start, f"stale claim taken over: {reason}", prior_cursor=record.prior_cursor)
+
+
+class _Unreadable:
+    """A claim file that does not parse (edited by hand, or a foreign file)."""
+
+
+def read_record(paths: ProjectPaths, session_id: str) -> ClaimRecord | _Unreadable | None:
+    try:
+        text = read_text(claim_path(paths, session_id))
+    except OSError:
+        return _Unreadable()
+    if text is None:
+        return None
+    try:
+        return ClaimRecord.from_json(json.loads(text))
+    except (ValueError, TypeError):
+        return _Unreadable()
+
+
+def peek(paths: ProjectPaths, session_id: str, *, end_offset: int, force: bool, timeout: float) -> Verdict:
+    """The verdict without taking anything (used to skip cheaply before reading the session)."""
+    record = read_record(paths, session_id)
+    if isinstance(record, _Unreadable):
+        return Verdict(True, 0, "unreadable claim replaced")
+    return judge(record, end_offset=end_offset, force=force, timeout=timeout)
+
+
+def _new_record(start_cursor: int, prior_cursor: int | None) -> ClaimRecord:
+    return ClaimRecord(
+        token=uuid.uuid4().hex,
+        pid=os.getpid(),
+        pid_started_at=own_start_time(),
+        host=socket.gethostname(),
+        started_at=time.time(),
+        state="running",
+        cursor=start_cursor,
+        prior_cursor=prior_cursor,
+    )
+
+
+def _record_json(record: ClaimRecord) -> dict[str, Any]:
+    data = asdict(record)
+    data["started_at_iso"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(record.started_at))
+    return data
+
+
+def acquire(
+    paths: ProjectPaths, session_id: str, *, end_offset: int, force: bool, timeout: float
+) -> Claim | Verdict:
+    """Claim the session for this process, or return the Verdict that says why not."""
+    path = claim_path(paths, session_id)
+    for _ in range(5):
+        fresh = _new_record(0, None)
+        if create_exclusive(path, dump_json(_record_json(fresh))):
+            return Claim(paths, session_id, fresh.token, 0, None, None)
+        with claims_lock(paths):
+            record = read_record(paths, session_id)
+            if record is None:
+                continue  # released between our create and the lock: race for it again
+            if isinstance(record, _Unreadable):
+                verdict = Verdict(True, 0, "unreadable claim replaced")
+            else:
+                verdict = judge(record, end_offset=end_offset, force=force, timeout=timeout)
+            if not verdict.take:
+                return verdict
+            mine = _new_record(verdict.start_cursor, verdict.prior_cursor)
+            atomic_write_json(path, _record_json(mine))
+            return Claim(paths, session_id, mine.token, mine.cursor, mine.prior_cursor, verdict.reason)
+    return Verdict(False, 0, "claim is changing too fast; try again")
+
+
+def _owned(claim: Claim) -> ClaimRecord | None:
+    record = read_record(claim.paths, claim.session_id)
+    if isinstance(record, ClaimRecord) and record.token == claim.token and record.state == "running":
+        return record
+    return None
+
+
+def still_held(claim: Claim) -> bool:
+    with claims_lock(claim.paths):
+        return _owned(claim) is not None
+
+
+def mark_done(claim: Claim, cursor: int) -> bool:
+    """Record success with the new cursor. False if the claim was taken over meanwhile."""
+    with claims_lock(claim.paths):
+        record = _owned(claim)
+        if record is None:
+            return False
+        done = ClaimRecord(**{**asdict(record), "state": "done", "cursor": cursor, "done_at": time.time()})
+        atomic_write_json(claim_path(claim.paths, claim.session_id), _record_json(done))
+        return True
+
+
+def release(claim: Claim) -> bool:
+    """Give the claim up after a failure that wrote nothing (restoring an earlier done record)."""
+    with claims_lock(claim.paths):
+        record = _owned(claim)
+        if record is None:
+            return False
+        path = claim_path(claim.paths, claim.session_id)
+        if record.prior_cursor is not None:
+            restored = ClaimRecord(
+                **{**asdict(record), "state": "done", "cursor": record.prior_cursor,
+                   "prior_cursor": None, "done_at": time.time()}
+            )
+            atomic_write_json(path, _record_json(restored))
+        else:
+            with contextlib.suppress(FileNotFoundError):
+                path.unlink()
+        return True
+
+
+def done_cursor(paths: ProjectPaths, session_id: str) -> int | None:
+    record = read_record(paths, session_id)
+    if isinstance(record, ClaimRecord) and record.state == "done":
+        return record.cursor
+    return None
+
+
+def list_claims(paths: ProjectPaths) -> dict[str, ClaimRecord | None]:
+    """Every claim file by session id (None for unreadable ones)."""
+    found: dict[str, ClaimRecord | None] = {}
+    try:
+        entries = list(paths.claims.iterdir())
+    except FileNotFoundError:
+        return found
+    for entry in entries:
+        if entry.suffix != ".json" or entry.name.startswith("."):
+            continue
+        record = read_record(paths, entry.stem)
+        found[entry.stem] = record if isinstance(record, ClaimRecord) else None
+    return found
+
+
+def clean_old(paths: ProjectPaths, max_age_seconds: float, timeout: float, now: float | None = None) -> int:
+    """Delete claims untouched for `max_age_seconds` unless a live review holds them."""
+    now = time.time() if now is None else now
+    removed = 0
+    if not paths.claims.is_dir():
+        return 0
+    with claims_lock(paths):
+        for entry in list(paths.claims.iterdir()):
+            if entry.name.startswith(".") and entry.name.endswith(".tmp"):
+                # a temp file left by a writer killed mid-create
+                if _older(entry, now, 3600):
+                    with contextlib.suppress(OSError):
+                        entry.unlink()
+                continue
+            if entry.suffix != ".json" or entry.name.startswith(".") or not _older(entry, now, max_age_seconds):
+                continue
+            record = read_record(paths, entry.stem)
+            if isinstance(record, ClaimRecord) and record.state == "running" and not stale_reason(record, timeout, now):
+                continue
+            with contextlib.suppress(OSError):
+                entry.unlink()
+                removed += 1
+    return removed
+
+
+def _older(path: Path, now: float, seconds: float) -> bool:
+    try:
+        return now - path.stat().st_mtime > seconds
+    except OSError:
+        return False

@@ -1,0 +1,146 @@
+"""The retry queue for reviews whose reviewer was unavailable (SPEC §5.2).
+
+`R/.omp/memory-review/queue/<id>.json` = `{session, attempts, next_try_at, last_error, hint,
+kind, first_failed_at, updated_at}`. An unavailable reviewer (missing binary, no login, model
+not available, network down, timeout without an answer) is not a verdict on the session: it is
+retried later, with exponential backoff (`BACKOFF_BASE_SECONDS` × 2^(attempts-1), capped at
+`BACKOFF_CAP_SECONDS`). `omp memory-review --sweep` (and the sessionStart hook, through a
+sweep) drains due entries; `--force` ignores the backoff; success removes the entry.
+
+Only the holder of a session's claim writes that session's entry, so plain atomic replaces are
+enough: no two processes update one entry at once.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from omp.fsio import CorruptFileError, atomic_write_json, read_json_object
+from omp.paths import ProjectPaths, check_session_id, is_valid_session_id
+
+BACKOFF_BASE_SECONDS = 60.0
+BACKOFF_CAP_SECONDS = 6 * 3600.0
+
+
+@dataclass(frozen=True)
+class QueueEntry:
+    session: str
+    attempts: int
+    next_try_at: float  # epoch seconds
+    last_error: str
+    hint: str | None
+    kind: str
+    first_failed_at: float
+    updated_at: float
+
+    def due(self, now: float | None = None) -> bool:
+        return (time.time() if now is None else now) >= self.next_try_at
+
+    def to_json(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["next_try_at_iso"] = _iso(self.next_try_at)
+        return data
+
+
+def _iso(epoch: float) -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(epoch))
+
+
+def backoff_seconds(attempts: int) -> float:
+    return min(BACKOFF_BASE_SECONDS * (2 ** max(attempts - 1, 0)), BACKOFF_CAP_SECONDS)
+
+
+def entry_path(paths: ProjectPaths, session_id: str) -> Path:
+    return paths.queue / f"{check_session_id(session_id)}.json"
+
+
+def _from_json(session_id: str, data: dict[str, Any]) -> QueueEntry:
+    def num(name: str, default: float = 0.0) -> float:
+        value = data.get(name, default)
+        return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else default
+
+    attempts = data.get("attempts", 0)
+    return QueueEntry(
+        session=session_id,
+        attempts=attempts if isinstance(attempts, int) and attempts >= 0 else 0,
+        next_try_at=num("next_try_at"),
+        last_error=str(data.get("last_error", "")),
+        hint=data.get("hint") if isinstance(data.get("hint"), str) else None,
+        kind=str(data.get("kind", "unavailable")),
+        first_failed_at=num("first_failed_at"),
+        updated_at=num("updated_at"),
+    )
+
+
+def get(paths: ProjectPaths, session_id: str) -> QueueEntry | None:
+    """The session's entry; an unreadable one counts as due now (it is rewritten on the next try)."""
+    path = entry_path(paths, session_id)
+    try:
+        data = read_json_object(path)
+    except CorruptFileError:
+        return QueueEntry(session_id, 0, 0.0, "unreadable queue entry", None, "unavailable", 0.0, 0.0)
+    if not data and not path.exists():
+        return None
+    return _from_json(session_id, data)
+
+
+def record_failure(
+    paths: ProjectPaths, session_id: str, error: str, hint: str | None, kind: str, now: float | None = None
+) -> QueueEntry:
+    """Queue (or re-queue) the session after a retryable failure, pushing its next try back."""
+    now = time.time() if now is None else now
+    previous = get(paths, session_id)
+    attempts = (previous.attempts if previous else 0) + 1
+    entry = QueueEntry(
+        session=session_id,
+        attempts=attempts,
+        next_try_at=now + backoff_seconds(attempts),
+        last_error=error,
+        hint=hint,
+        kind=kind,
+        first_failed_at=previous.first_failed_at if previous and previous.first_failed_at else now,
+        updated_at=now,
+    )
+    atomic_write_json(entry_path(paths, session_id), entry.to_json())
+    return entry
+
+
+def remove(paths: ProjectPaths, session_id: str) -> bool:
+    try:
+        entry_path(paths, session_id).unlink()
+        return True
+    except FileNotFoundError:
+        return False
+
+
+def entries(paths: ProjectPaths) -> list[QueueEntry]:
+    """Every queued session, oldest next-try first."""
+    found: list[QueueEntry] = []
+    try:
+        files = list(paths.queue.iterdir())
+    except FileNotFoundError:
+        return found
+    for path in files:
+        if path.suffix != ".json" or path.name.startswith(".") or not is_valid_session_id(path.stem):
+            continue
+        entry = get(paths, path.stem)
+        if entry is not None:
+            found.append(entry)
+    return sorted(found, key=lambda e: (e.next_try_at, e.session))
+
+
+def clean_old(paths: ProjectPaths, max_age_seconds: float, now: float | None = None) -> int:
+    """Give up on entries that have failed for longer than `max_age_seconds`."""
+    now = time.time() if now is None else now
+    removed = 0
+    for entry in entries(paths):
+        started = entry.first_failed_at or entry.updated_at
+        if started and now - started > max_age_seconds:
+            with contextlib.suppress(FileNotFoundError):
+                entry_path(paths, entry.session).unlink()
+                removed += 1
+    return removed

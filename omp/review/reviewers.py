@@ -1,0 +1,366 @@
+"""Reviewer backends: one safe call to a model (SPEC §5.2).
+
+- `copilot`: the Copilot CLI (`OMP_COPILOT_BIN`, else `copilot` on PATH) as
+  `copilot --model M -s --no-custom-instructions --no-auto-update --available-tools omp-no-tools`
+  (COPILOT.md §5: a name that matches no tool sends the model zero tools).
+- `command`: `memory-reviewer-command`, split with shlex and run without a shell.
+- `offline`: no process at all; the review uses only the explicit pass.
+
+Every process gets the prompt on **stdin** (argv is capped at 128 KiB and is visible in `ps`),
+runs in a fresh empty folder `omp-review-*` (removed afterwards; the reviewer's own Copilot
+session is then recorded outside every project), in its own process group, with
+`OMP_MEMORY_MODE=off` and `OMP_REVIEWER=1` so its own session never triggers a review or an
+injection. stdin, stdout and stderr are pumped by threads, so a 500 KB prompt cannot deadlock
+against a reviewer that writes before it reads, and stdout is watched while it arrives: Copilot
+often prints the answer and then lingers, so once a complete answer is on stdout the reviewer
+gets `LINGER_SECONDS` to exit before its group is stopped. On timeout the group gets SIGTERM,
+then SIGKILL after `KILL_GRACE_SECONDS`; whatever stdout holds by then is still used.
+
+Failures without a usable answer raise `ReviewerUnavailable` (retryable: the session is queued)
+with a hint naming the fix.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import shlex
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from omp.errors import OmpError
+
+BACKENDS = ("copilot", "command", "offline")
+NO_TOOLS = "omp-no-tools"
+LINGER_SECONDS = 3.0
+KILL_GRACE_SECONDS = 3.0
+_STDERR_KEEP = 64 * 1024
+
+HINT_INSTALL = "install Copilot CLI (npm install -g @github/copilot) or set OMP_COPILOT_BIN"
+HINT_LOGIN = "run: copilot login"
+HINT_MODEL = "run: omp config set memory-review-model <name> (for example gpt-5-mini or claude-haiku-4.5)"
+HINT_NETWORK = "check the network; the review is retried by the next omp memory-review --sweep"
+HINT_TIMEOUT = "run: omp config set memory-review-timeout <seconds> (a larger value)"
+HINT_COMMAND = 'run: omp config set memory-reviewer-command "<command line>"'
+HINT_OFFLINE = "or review without a model: omp config set memory-reviewer offline"
+
+
+@dataclass(frozen=True)
+class ReviewerConfig:
+    backend: str
+    model: str
+    command: str | None
+    timeout: float
+    project_root: Path
+
+
+@dataclass
+class ReviewerReply:
+    text: str
+    stderr: str
+    returncode: int | None
+    timed_out: bool
+    stopped_after_answer: bool
+    duration_ms: int
+    argv: list[str] = field(default_factory=list)
+    premium_requests: float | None = None
+
+
+class ReviewerUnavailable(OmpError):
+    """The reviewer could not give an answer this time. Retryable: never a verdict on the session."""
+
+    def __init__(self, kind: str, message: str, hint: str, reply: ReviewerReply | None = None) -> None:
+        super().__init__(message, hint)
+        self.kind = kind
+        self.reply = reply
+
+
+# ---------------------------------------------------------------------------------------------
+# argv
+
+
+def copilot_binary() -> str:
+    configured = os.environ.get("OMP_COPILOT_BIN")
+    if configured:
+        return configured
+    found = shutil.which("copilot")
+    if not found:
+        raise ReviewerUnavailable("missing", "Copilot CLI not found on PATH", HINT_INSTALL)
+    return found
+
+
+def build_argv(config: ReviewerConfig) -> list[str]:
+    if config.backend == "copilot":
+        return [
+            copilot_binary(), "--model", config.model, "-s", "--no-custom-instructions",
+            "--no-auto-update", "--available-tools", NO_TOOLS,
+        ]
+    if config.backend == "command":
+        if not config.command:
+            raise ReviewerUnavailable(
+                "not-configured", "memory-reviewer is 'command' but memory-reviewer-command is not set", HINT_COMMAND
+            )
+        try:
+            argv = shlex.split(config.command)
+        except ValueError as exc:
+            raise ReviewerUnavailable("not-configured", f"memory-reviewer-command does not parse: {exc}", HINT_COMMAND) from exc
+        if not argv:
+            raise ReviewerUnavailable("not-configured", "memory-reviewer-command is empty", HINT_COMMAND)
+        # The process runs in an empty temp folder: resolve `./reviewer` against the project.
+        if os.sep in argv[0] and not os.path.isabs(argv[0]):
+            argv[0] = str((config.project_root / argv[0]).resolve())
+        return argv
+    raise OmpError(f"backend {config.backend!r} runs no process")
+
+
+def reviewer_env(config: ReviewerConfig) -> dict[str, str]:
+    env = dict(os.environ)
+    env["OMP_MEMORY_MODE"] = "off"
+    env["OMP_REVIEWER"] = "1"
+    env["OMP_REVIEW_MODEL"] = config.model
+    return env
+
+
+# ---------------------------------------------------------------------------------------------
+# running the process
+
+
+def _die_with_parent() -> None:  # pragma: no cover - runs in the child between fork and exec
+    # Linux only: if omp itself is killed mid-call, the reviewer goes too instead of running on
+    # as an orphan whose answer nobody reads.
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except Exception:
+        pass
+
+
+class _Pump:
+    """Threads that feed stdin and collect stdout/stderr while the reviewer runs."""
+
+    def __init__(self, proc: subprocess.Popen[bytes], prompt: bytes,
+                 answer_complete: Callable[[str], bool] | None) -> None:
+        self.proc = proc
+        self.stdout = bytearray()
+        self.stderr = bytearray()
+        self.answer_seen_at: float | None = None
+        self.changed = threading.Event()
+        self._answer_complete = answer_complete
+        self.threads = [
+            threading.Thread(target=self._feed, args=(prompt,), daemon=True),
+            threading.Thread(target=self._read_stdout, daemon=True),
+            threading.Thread(target=self._read_stderr, daemon=True),
+        ]
+        for thread in self.threads:
+            thread.start()
+
+    def _feed(self, prompt: bytes) -> None:
+        stream = self.proc.stdin
+        assert stream is not None
+        try:
+            stream.write(prompt)
+        except (BrokenPipeError, OSError):
+            pass  # the reviewer exited or closed stdin early; its exit status tells the rest
+        finally:
+            with contextlib.suppress(OSError):
+                stream.close()
+
+    def _read_stdout(self) -> None:
+        stream = self.proc.stdout
+        assert stream is not None
+        fd = stream.fileno()
+        while True:
+            try:
+                chunk = os.read(fd, 65536)
+            except OSError:
+                break
+            if not chunk:
+                break
+            self.stdout += chunk
+            if self.answer_seen_at is None and self._answer_complete and b"}" in chunk:
+                if self._answer_complete(self.stdout.decode("utf-8", errors="replace")):
+                    self.answer_seen_at = time.monotonic()
+                    self.changed.set()
+        self.changed.set()
+
+    def _read_stderr(self) -> None:
+        stream = self.proc.stderr
+        assert stream is not None
+        fd = stream.fileno()
+        while True:
+            try:
+                chunk = os.read(fd, 65536)
+            except OSError:
+                break
+            if not chunk:
+                break
+            self.stderr += chunk
+            if len(self.stderr) > 2 * _STDERR_KEEP:
+                del self.stderr[:-_STDERR_KEEP]
+
+    def join(self, timeout: float) -> None:
+        deadline = time.monotonic() + timeout
+        for thread in self.threads:
+            thread.join(max(0.0, deadline - time.monotonic()))
+
+
+def _signal_group(pgid: int, sig: int) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pgid, sig)
+
+
+def _stop(proc: subprocess.Popen[bytes], grace: float) -> None:
+    """SIGTERM the reviewer's group, then SIGKILL it if it has not gone after `grace`."""
+    _signal_group(proc.pid, signal.SIGTERM)
+    try:
+        proc.wait(timeout=grace)
+    except subprocess.TimeoutExpired:
+        pass
+    _signal_group(proc.pid, signal.SIGKILL)
+    proc.wait()
+
+
+def run_process(
+    argv: list[str],
+    prompt: str,
+    *,
+    env: dict[str, str],
+    timeout: float,
+    answer_complete: Callable[[str], bool] | None = None,
+    linger: float = LINGER_SECONDS,
+    grace: float = KILL_GRACE_SECONDS,
+) -> ReviewerReply:
+    """Run one reviewer process in a fresh temp folder. Raises ReviewerUnavailable('missing')."""
+    workdir = tempfile.mkdtemp(prefix="omp-review-")
+    started = time.monotonic()
+    try:
+        try:
+            proc = subprocess.Popen(
+                argv,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                cwd=workdir,
+                env=env,
+                close_fds=True,
+                start_new_session=True,
+                preexec_fn=_die_with_parent if sys.platform.startswith("linux") else None,
+            )
+        except (FileNotFoundError, PermissionError, NotADirectoryError) as exc:
+            raise ReviewerUnavailable(
+                "missing", f"cannot run reviewer {argv[0]!r}: {exc.strerror or exc}", HINT_INSTALL
+            ) from exc
+        pump = _Pump(proc, prompt.encode("utf-8"), answer_complete)
+        timed_out = stopped = False
+        deadline = started + timeout
+        while proc.poll() is None:
+            now = time.monotonic()
+            if pump.answer_seen_at is not None and now >= pump.answer_seen_at + linger:
+                stopped = True
+                break
+            if now >= deadline:
+                timed_out = pump.answer_seen_at is None
+                stopped = not timed_out
+                break
+            pump.changed.wait(0.05)
+            pump.changed.clear()
+        if proc.poll() is None:
+            _stop(proc, grace)
+        else:
+            # The leader is gone; children it left in the group would hold stdout open.
+            _signal_group(proc.pid, signal.SIGKILL)
+        pump.join(timeout=5.0)
+        return ReviewerReply(
+            text=bytes(pump.stdout).decode("utf-8", errors="replace"),
+            stderr=bytes(pump.stderr).decode("utf-8", errors="replace"),
+            returncode=proc.returncode,
+            timed_out=timed_out,
+            stopped_after_answer=stopped,
+            duration_ms=int((time.monotonic() - started) * 1000),
+            argv=list(argv),
+        )
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+
+
+# ---------------------------------------------------------------------------------------------
+# classifying failures
+
+_AUTH = re.compile(r"no authentication information found|not authenticated|not logged in|please (?:log ?in|sign in)|copilot login", re.I)
+_MODEL = re.compile(
+    r"(?:unknown|invalid|unsupported) model|model\b[^\n]{0,80}?\b(?:is )?(?:not available|not supported|unavailable|not found|not enabled|does not exist)",
+    re.I,
+)
+_RATE = re.compile(r"rate.?limit|too many requests|\b429\b|quota", re.I)
+_NETWORK = re.compile(
+    r"enotfound|econnrefused|econnreset|etimedout|eai_again|getaddrinfo|fetch failed|socket hang up|"
+    r"network|could not resolve|connection (?:refused|reset|timed out)|unable to connect",
+    re.I,
+)
+
+
+def _last_line(text: str) -> str:
+    lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
+    return lines[-1][:200] if lines else ""
+
+
+def classify_failure(reply: ReviewerReply, backend: str) -> ReviewerUnavailable:
+    """Turn a reviewer run without a usable answer into a retryable error with its fix."""
+    output = f"{reply.stderr}\n{reply.text}"
+    detail = _last_line(reply.stderr) or _last_line(reply.text)
+    if reply.timed_out:
+        return ReviewerUnavailable(
+            "timeout", f"reviewer gave no answer within {reply.duration_ms / 1000:.0f}s", HINT_TIMEOUT, reply
+        )
+    if _AUTH.search(output):
+        hint = HINT_LOGIN if backend == "copilot" else "log the reviewer command in"
+        return ReviewerUnavailable("auth", f"reviewer is not authenticated: {detail}", hint, reply)
+    if _MODEL.search(output):
+        return ReviewerUnavailable("model", f"review model not available: {detail}", HINT_MODEL, reply)
+    if _RATE.search(output):
+        return ReviewerUnavailable("rate-limited", f"reviewer is rate-limited: {detail}", HINT_NETWORK, reply)
+    if _NETWORK.search(output):
+        return ReviewerUnavailable("network", f"reviewer cannot reach its model: {detail}", HINT_NETWORK, reply)
+    code = reply.returncode
+    what = f"exited with code {code}" if code else "gave an empty answer"
+    return ReviewerUnavailable(
+        "failed", f"reviewer {what}" + (f": {detail}" if detail else ""),
+        f"check the reviewer; {HINT_OFFLINE}", reply,
+    )
+
+
+def call_reviewer(
+    config: ReviewerConfig,
+    prompt: str,
+    answer_complete: Callable[[str], bool],
+    *,
+    linger: float = LINGER_SECONDS,
+    grace: float = KILL_GRACE_SECONDS,
+) -> ReviewerReply:
+    """One reviewer call. Returns a reply holding a usable answer, or raises ReviewerUnavailable.
+
+    A reply is usable when `answer_complete` finds an answer in stdout, whatever the exit status
+    (a reviewer that answered and then timed out or crashed still answered). A clean exit with
+    output that is not an answer is returned too: the caller reports it as an invalid answer.
+    """
+    argv = build_argv(config)
+    reply = run_process(
+        argv, prompt, env=reviewer_env(config), timeout=config.timeout,
+        answer_complete=answer_complete, linger=linger, grace=grace,
+    )
+    if answer_complete(reply.text):
+        return reply
+    if reply.returncode == 0 and not reply.timed_out and reply.text.strip():
+        return reply
+    raise classify_failure(reply, config.backend)
