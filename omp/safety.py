@@ -1,0 +1,649 @@
+"""Secret and instruction-injection detection (SPEC §6).
+
+Secrets are found by two detectors whose findings are merged:
+
+- detect-secrets' *format* plugins (AWS, GitHub, private keys, JWT, basic auth, keywords,
+  Slack, Stripe, OpenAI, Azure, …), a well-kept detector. Its entropy plugins are never enabled:
+  they flag git SHAs, UUIDs and hashes. It is imported lazily (it costs ≈ 0.2 s) and shown only
+  the lines a cheap prefilter picks (a plugin's literal prefix, or a secret keyword followed by
+  an assignment), because it costs ≈ 0.1–0.3 ms per line and redaction runs over megabytes.
+  If it cannot be imported, our own patterns still work.
+- our own patterns, for what detect-secrets misses or reports without a usable span:
+  `github_pat_…` and `gho_/ghs_/ghu_/ghr_` tokens, `sk-proj-…`/`sk-ant-…` keys, Google `AIza…`
+  keys, Azure connection strings and SAS signatures, credentials in URLs, `password=`-style
+  assignments, bearer tokens, and PEM private-key blocks (which span lines).
+
+Speed: Python's `re` has no multi-pattern search, and a dozen patterns with a leading `\\b`
+each walk the whole text (≈ 30 MB/s apiece). So every pattern names the literal triggers it
+cannot match without ("ghp_", "aws", "://", "password", …); one pass over an ASCII-lowered copy
+finds the triggers, and each pattern runs only in a small window at each of its triggers.
+
+detect-secrets reports *what* it found, not always *where* (a GitHub token comes back as "ghp",
+a JWT without its signature), so each of its findings is located in the line and widened to
+the whole token; when it cannot be located, the whole line is redacted rather than risk a leak.
+
+`injection_reasons` lists instruction-injection patterns in proposed memory text (SPEC §6.2).
+"""
+
+from __future__ import annotations
+
+import collections
+import re
+import unicodedata
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable, Iterator
+
+__all__ = [
+    "SecretFinding",
+    "contains_secret",
+    "find_secrets",
+    "injection_reasons",
+    "redact",
+    "redaction_marker",
+]
+
+
+@dataclass(frozen=True)
+class SecretFinding:
+    kind: str  # short label used in markers: "github-token", "aws-access-key", "private-key", …
+    start: int  # offsets into the scanned text
+    end: int
+
+
+def redaction_marker(kind: str) -> str:
+    return f"[REDACTED:{kind}]"
+
+
+_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+
+
+def _lowered(text: str) -> str:
+    """A lower-case copy with the same offsets (str.lower can lengthen a few characters)."""
+    lowered = text.lower()
+    return lowered if len(lowered) == len(text) else text.translate(_ASCII_LOWER)
+
+
+# --------------------------------------------------------------------------------------------
+# Our own patterns
+
+
+@dataclass(frozen=True)
+class _Pattern:
+    kind: str
+    regex: re.Pattern[str]
+    triggers: tuple[str, ...]  # lower-case literals found in every match
+    before: int = 0  # how far before its trigger a match may start
+    reach: int = 1200  # how far after its trigger a match may end
+    check: Callable[[re.Match[str]], bool] | None = field(default=None, compare=False)
+
+    def find(self, text: str, hit: int) -> SecretFinding | None:
+        if self.before:
+            match = self.regex.search(text, max(0, hit - self.before), min(len(text), hit + self.reach))
+        else:
+            match = self.regex.match(text, hit, min(len(text), hit + self.reach))
+        if match is None or (self.check is not None and not self.check(match)):
+            return None
+        group = "secret" if "secret" in self.regex.groupindex and match.group("secret") else 0
+        start, end = match.span(group)
+        return SecretFinding(self.kind, start, end) if end > start else None
+
+
+_PLACEHOLDER_RE = re.compile(
+    r"""^(?:
+        \$\{?[A-Za-z_][A-Za-z0-9_]*\}?     # $VAR, ${VAR}
+      | \$\(.*\)                           # $(command)
+      | \$\{\{.*\}\}? | \{\{.*\}\} | \{[A-Za-z_.]*\}   # ${{ secrets.X }}, {{ template }}, {name}
+      | <[^<>]*>                           # <password>
+      | %\(?[A-Za-z_]*\)?s                 # %s, %(name)s
+      | [*xX.•]+                           # ****, xxxx, ....
+      | \[REDACTED[^\]]*\]                 # already redacted
+      | (?i:none|null|nil|true|false|undefined|empty|string|str|bytes|int|bool|any|optional
+           |required|secretstr|your[_-]?\w*|example\w*|placeholder\w*|dummy|test|password
+           |passwd|secret|token|pass)
+    )$""",
+    re.VERBOSE,
+)
+_CALL_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_.]*\(")
+_IDENTIFIER_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*(?:\[.*)?")
+
+
+def _is_placeholder(value: str) -> bool:
+    return bool(_PLACEHOLDER_RE.match(value.strip()))
+
+
+def _not_placeholder(match: re.Match[str]) -> bool:
+    return not _is_placeholder(match.group("secret"))
+
+
+def _has_digit(match: re.Match[str]) -> bool:
+    return any(c.isdigit() for c in match.group("secret"))
+
+
+_PATTERNS: tuple[_Pattern, ...] = (
+    _Pattern("github-token", re.compile(r"\bgh[pousr]_[A-Za-z0-9]{30,255}\b"), ("ghp_", "gho_", "ghs_", "ghu_", "ghr_")),
+    _Pattern("github-token", re.compile(r"\bgithub_pat_[A-Za-z0-9_]{40,255}\b"), ("github_pat_",)),
+    _Pattern("anthropic-key", re.compile(r"\bsk-ant-[A-Za-z0-9]{2,10}-[A-Za-z0-9_-]{20,}"), ("sk-",)),
+    _Pattern(
+        "openai-key",
+        # sk-…, sk-proj-…, sk-svcacct-…: long, with digits (a hyphenated word is not a key).
+        re.compile(r"\bsk-(?!ant-)(?:proj-|svcacct-|admin-|None-)?(?=[A-Za-z0-9_-]{0,200}\d)[A-Za-z0-9_-]{20,}"),
+        ("sk-",),
+    ),
+    _Pattern(
+        "aws-access-key",
+        re.compile(r"\b(?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[A-Z0-9]{16}\b"),
+        ("akia", "asia", "abia", "acca", "a3t"),
+    ),
+    _Pattern(
+        "aws-secret-key",
+        re.compile(
+            r"(?i)aws[A-Za-z0-9_.-]{0,30}(?:secret|access)[A-Za-z0-9_.-]{0,30}[\"']?\s*(?:=|:|=>)\s*"
+            r"[\"']?(?P<secret>[A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=])"
+        ),
+        ("aws",),
+    ),
+    _Pattern("gcp-api-key", re.compile(r"AIza[0-9A-Za-z_-]{35}(?![0-9A-Za-z_-])"), ("aiza",)),
+    _Pattern("azure-storage-key", re.compile(r"(?i)AccountKey=(?P<secret>[A-Za-z0-9+/=]{20,})"), ("accountkey=",)),
+    _Pattern(
+        "azure-sas-token",
+        re.compile(r"(?i)(?:SharedAccessSignature=|sig=)(?P<secret>[A-Za-z0-9%+/=]{20,})"),
+        ("sharedaccesssignature=", "sig="),
+    ),
+    _Pattern("azure-key", re.compile(r"(?i)SharedAccessKey=(?P<secret>[A-Za-z0-9+/=]{20,})"), ("sharedaccesskey=",)),
+    _Pattern("slack-token", re.compile(r"\bxox[abposr]-[A-Za-z0-9-]{10,}"), ("xox",)),
+    _Pattern(
+        "slack-webhook",
+        re.compile(r"hooks\.slack\.com/services/(?P<secret>[A-Za-z0-9_/-]{20,})"),
+        ("hooks.slack.com",),
+    ),
+    _Pattern("stripe-key", re.compile(r"\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}"), ("sk_live_", "sk_test_", "rk_live_", "rk_test_")),
+    _Pattern("gitlab-token", re.compile(r"\bglpat-[A-Za-z0-9_-]{20,}"), ("glpat-",)),
+    _Pattern("npm-token", re.compile(r"\bnpm_[A-Za-z0-9]{36}\b"), ("npm_",)),
+    _Pattern("pypi-token", re.compile(r"pypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{50,}"), ("pypi-",)),
+    _Pattern("jwt", re.compile(r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{0,1024}"), ("eyj",)),
+    _Pattern(
+        "url-credentials",
+        # scheme://user:password@host — only the password is redacted.
+        re.compile(
+            r"\b[A-Za-z][A-Za-z0-9+.-]{1,20}://[^\s:/@'\"<>]{1,256}:(?P<secret>[^\s:/@'\"<>]{1,256})@"
+            r"[A-Za-z0-9\[]"
+        ),
+        ("://",),
+        before=22,
+        reach=600,
+        check=_not_placeholder,
+    ),
+    _Pattern(
+        "bearer-token",
+        re.compile(r"(?i)bearer\s+(?P<secret>[A-Za-z0-9._~+/-]{20,}=*)(?![A-Za-z0-9._~+/=-])"),
+        ("bearer",),
+        check=_has_digit,
+    ),
+)
+
+
+# `password = "…"`, `"api_key": "…"`, `secret: …`, `DB_PASSWORD=…`, `Password=…;` (connection
+# strings). Matched at a keyword trigger. The keyword must end its identifier (`token_count` is
+# not a key), a bare `key` needs a prefix that makes it a credential (`api_key`, `secretKey`),
+# and the value must look like a literal, not code.
+_KEYWORD_TRIGGERS = ("password", "passwd", "passphrase", "pass", "pwd", "secret", "token", "credential", "key")
+_KEY_PREFIXES = (
+    "api", "auth", "access", "secret", "private", "client", "account", "service", "signing",
+    "encryption", "master", "license", "subscription", "app", "db", "database", "session",
+)
+_ASSIGNMENT_RE = re.compile(
+    r"(?i)(?P<keyword>password|passwd|passphrase|pass|pwd|secret|token|credentials?|key)(?![A-Za-z0-9_])"
+    r"[\"'\]]?[ \t]*(?:=|:=|:|=>)[ \t]*"
+    r"(?:(?P<quote>[\"'`])(?P<quoted>[^\"'`\n]{1,512})(?P=quote)|(?P<bare>[^\s\"'`,;]{1,512}))"
+)
+_ASSIGNMENT_PREFIX_LOOKBACK = 24
+
+
+def _assignment_finding(text: str, hit: int) -> SecretFinding | None:
+    match = _ASSIGNMENT_RE.match(text, hit, min(len(text), hit + 600))
+    if match is None or not _keyword_starts_identifier_part(text, hit):
+        return None
+    if match.group("keyword").lower() == "key" and not _credential_key_prefix(text, hit):
+        return None
+    if match.group("quoted") is not None:
+        value, span = match.group("quoted"), match.span("quoted")
+        secret = len(value.strip()) >= 4 and not _is_placeholder(value)
+    else:
+        value, span = match.group("bare"), match.span("bare")
+        secret = _bare_value_is_secret(value)
+    return SecretFinding("password-assignment", *span) if secret else None
+
+
+def _keyword_starts_identifier_part(text: str, hit: int) -> bool:
+    """`api_key`, `apiKey`, `"password"` yes; `monkey`, `bypass` no."""
+    if hit == 0:
+        return True
+    previous = text[hit - 1]
+    return not previous.isalnum() or (previous.islower() and text[hit].isupper())
+
+
+def _credential_key_prefix(text: str, hit: int) -> bool:
+    before = text[max(0, hit - _ASSIGNMENT_PREFIX_LOOKBACK) : hit].lower().rstrip("_.-")
+    return before.endswith(_KEY_PREFIXES)
+
+
+def _bare_value_is_secret(value: str) -> bool:
+    if _is_placeholder(value) or _CALL_RE.match(value):
+        return False
+    if _IDENTIFIER_RE.fullmatch(value) and not any(c.isdigit() for c in value):
+        return False  # self.password, os.environ["X"], a type name
+    return len(value) >= 6
+
+
+_PEM_BEGIN_RE = re.compile(r"-----BEGIN[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----")
+_PEM_END_RE = re.compile(r"-----END[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----")
+# What follows a PEM header when its END line is missing (a truncated paste): base64 lines,
+# header fields, and literal "\n" escapes (a key inside a JSON string).
+_PEM_BODY_RE = re.compile(r"[A-Za-z0-9+/=\s\\:,-]*")
+_PEM_MAX_BODY = 16384
+
+
+def _pem_findings(text: str) -> Iterator[SecretFinding]:
+    position = 0
+    while True:
+        begin_at = text.find("-----BEGIN", position)
+        if begin_at < 0:
+            return
+        begin = _PEM_BEGIN_RE.match(text, begin_at)
+        if begin is None:
+            position = begin_at + 10
+            continue
+        end = _PEM_END_RE.search(text, begin.end(), begin.end() + _PEM_MAX_BODY)
+        if end is not None:
+            stop = end.end()
+        else:
+            body = _PEM_BODY_RE.match(text, begin.end(), begin.end() + _PEM_MAX_BODY)
+            stop = begin.end() + len(text[begin.end() : body.end() if body else begin.end()].rstrip())
+        yield SecretFinding("private-key", begin.start(), stop)
+        position = stop
+
+
+_Finder = Callable[[str, int], "SecretFinding | None"]
+
+
+def _own_triggers() -> dict[str, list[_Finder]]:
+    table: dict[str, list[_Finder]] = collections.defaultdict(list)
+    for pattern in _PATTERNS:
+        for trigger in pattern.triggers:
+            table[trigger].append(pattern.find)
+    for trigger in _KEYWORD_TRIGGERS:
+        table[trigger].append(_assignment_finding)
+    return dict(table)
+
+
+def _pattern_findings(text: str, hits: Iterable[tuple[int, str]]) -> Iterator[SecretFinding]:
+    yield from _pem_findings(text)
+    for at, trigger in hits:
+        for finder in _OWN_TRIGGERS.get(trigger, ()):
+            finding = finder(text, at)
+            if finding is not None:
+                yield finding
+
+
+# --------------------------------------------------------------------------------------------
+# detect-secrets
+
+# Plugins with a literal prefix the prefilter can look for. (Discord, Telegram and Twilio
+# tokens have none, so they would never be shown a line; they are left out rather than
+# pretended.)
+_DS_PLUGINS = (
+    "AWSKeyDetector",
+    "AzureStorageKeyDetector",
+    "BasicAuthDetector",
+    "GitHubTokenDetector",
+    "GitLabTokenDetector",
+    "JwtTokenDetector",
+    "KeywordDetector",
+    "MailchimpDetector",
+    "NpmDetector",
+    "OpenAIDetector",
+    "PrivateKeyDetector",
+    "PypiTokenDetector",
+    "SendGridDetector",
+    "SlackDetector",
+    "SquareOAuthDetector",
+    "StripeDetector",
+)
+
+_DS_KINDS = {
+    "AWS Access Key": "aws-access-key",
+    "Azure Storage Account access key": "azure-storage-key",
+    "Basic Auth Credentials": "url-credentials",
+    "GitHub Token": "github-token",
+    "GitLab Token": "gitlab-token",
+    "JSON Web Token": "jwt",
+    "Secret Keyword": "password-assignment",
+    "Mailchimp Access Key": "mailchimp-key",
+    "NPM tokens": "npm-token",
+    "OpenAI Token": "openai-key",
+    "Private Key": "private-key",
+    "PyPI upload token": "pypi-token",
+    "SendGrid API Key": "sendgrid-key",
+    "Slack Token": "slack-token",
+    "Square OAuth Secret": "square-oauth-secret",
+    "Stripe Access Key": "stripe-key",
+}
+
+# The plugins' literal prefixes (lower-case), and the keyword plugin's words. A keyword line
+# goes to detect-secrets only when an assignment or comparison follows the keyword.
+_DS_FORMAT_TRIGGERS = (
+    "akia", "asia", "abia", "acca", "a3t", "accountkey", "://", "ghp_", "gho_", "ghs_", "ghu_",
+    "ghr_", "github_pat_", "glpat-", "eyj", "-us", "npm_", "sk-", "private key", "putty",
+    "pypi-", "sg.", "xox", "hooks.slack", "sq0csp", "sk_live", "rk_live", "sk_test", "rk_test",
+)
+_DS_KEYWORD_TRIGGERS = ("pass", "pwd", "secret", "key", "contrase")
+_DS_TRIGGERS = frozenset(_DS_FORMAT_TRIGGERS + _DS_KEYWORD_TRIGGERS)
+_OWN_TRIGGERS = _own_triggers()
+_ALL_TRIGGERS = tuple(sorted(_DS_TRIGGERS | set(_OWN_TRIGGERS)))
+_DS_KEYWORD_FOLLOW_RE = re.compile(r"[^\s=:]{0,40}\s*(?:=|:|!=|<-)")
+# Longer lines are shown to detect-secrets as a window around each trigger, so one huge line
+# (a minified file, a 600 KB paste) never goes through it whole.
+_LONG_LINE = 2000
+_WINDOW = 400
+
+_ds_state: dict[str, Any] = {"enabled": True}
+
+
+def _detect_secrets_scanner() -> Callable[[list[str]], list[list[tuple[str, str]]]] | None:
+    """A function scanning lines with detect-secrets, or None when it is unavailable."""
+    if "scan" in _ds_state:
+        return _ds_state["scan"]
+    try:
+        from detect_secrets.core.scan import scan_line
+        from detect_secrets.settings import transient_settings
+    except Exception:  # any import problem: our own patterns carry on alone
+        _ds_state["scan"] = None
+        return None
+
+    settings = {"plugins_used": [{"name": name} for name in _DS_PLUGINS]}
+
+    def scan(lines: list[str]) -> list[list[tuple[str, str]]]:
+        results: list[list[tuple[str, str]]] = []
+        with transient_settings(settings):
+            for line in lines:
+                try:
+                    found = [(s.type, s.secret_value or "") for s in scan_line(line)]
+                except Exception:  # a plugin bug must not stop redaction; our patterns remain
+                    found = []
+                results.append(found)
+        return results
+
+    _ds_state["scan"] = scan
+    return scan
+
+
+def set_detect_secrets_enabled(enabled: bool) -> None:
+    """Tests use this to prove our own patterns stand alone when detect-secrets is missing."""
+    _ds_state["enabled"] = enabled
+
+
+def detect_secrets_available() -> bool:
+    return _ds_state["enabled"] and _detect_secrets_scanner() is not None
+
+
+def _candidate_segments(text: str, lowered: str, hits: Iterable[tuple[int, str]]) -> list[tuple[int, str]]:
+    """(offset, segment) pieces of `text` worth showing detect-secrets, in order."""
+    segments: list[tuple[int, str]] = []
+    last_stop = -1
+    for at, trigger in sorted(hit for hit in hits if hit[1] in _DS_TRIGGERS):
+        if at < last_stop:
+            continue  # this line (or window) is already taken
+        if trigger in _DS_KEYWORD_TRIGGERS and not _DS_KEYWORD_FOLLOW_RE.match(lowered, at + len(trigger)):
+            continue
+        start = text.rfind("\n", 0, at) + 1
+        stop = text.find("\n", at)
+        stop = len(text) if stop < 0 else stop
+        if stop - start > _LONG_LINE:
+            start, stop = _window(text, at, start, stop)
+        segments.append((start, text[start:stop]))
+        last_stop = stop
+    return segments
+
+
+def _window(text: str, at: int, line_start: int, line_stop: int) -> tuple[int, int]:
+    """A window of about ±_WINDOW around `at`, cut at spaces so no token is split."""
+    lo = max(line_start, at - _WINDOW)
+    hi = min(line_stop, at + _WINDOW)
+    space = text.rfind(" ", max(line_start, lo - _WINDOW), lo)
+    lo = space + 1 if space >= 0 else lo
+    space = text.find(" ", hi, min(line_stop, hi + _WINDOW))
+    hi = space if space >= 0 else hi
+    return lo, hi
+
+
+# Characters a finding is widened over, per kind, when detect-secrets reports only part of it.
+_TOKEN_CHARS = re.compile(r"[A-Za-z0-9_\-.+/=~]")
+_PASSWORD_CHARS = re.compile(r"[^\s:/@'\"<>]")
+
+
+def _widen(line: str, start: int, end: int, kind: str) -> tuple[int, int]:
+    chars = _PASSWORD_CHARS if kind == "url-credentials" else _TOKEN_CHARS
+    while start > 0 and chars.match(line, start - 1):
+        start -= 1
+    while end < len(line) and chars.match(line, end):
+        end += 1
+    return start, end
+
+
+def _locate(line: str, kind: str, value: str) -> list[tuple[int, int]]:
+    spans = []
+    position = line.find(value) if value else -1
+    while position >= 0:
+        if kind == "password-assignment":
+            spans.append((position, position + len(value)))  # keyword values are exact
+        else:
+            spans.append(_widen(line, position, position + len(value), kind))
+        position = line.find(value, position + len(value))
+    return spans
+
+
+def _detect_secrets_findings(text: str, lowered: str, hits: list[tuple[int, str]]) -> Iterator[SecretFinding]:
+    if not _ds_state["enabled"]:
+        return
+    segments = _candidate_segments(text, lowered, hits)
+    if not segments:
+        return
+    scan = _detect_secrets_scanner()
+    if scan is None:
+        return
+    for (offset, segment), found in zip(segments, scan([s for _, s in segments])):
+        for secret_type, value in found:
+            kind = _DS_KINDS.get(secret_type) or _slug(secret_type)
+            if kind == "private-key":
+                continue  # the PEM scan owns private keys and knows where the block ends
+            # Reported but not locatable: hide the whole line rather than risk a leak.
+            for start, end in _locate(segment, kind, value) or [(0, len(segment))]:
+                yield SecretFinding(kind, offset + start, offset + end)
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-") or "secret"
+
+
+# --------------------------------------------------------------------------------------------
+# Public API
+
+
+# Kinds that say less than a format match: on an overlap the specific kind names the union.
+_GENERIC_KINDS = frozenset({"password-assignment", "bearer-token"})
+
+
+def _merge(findings: Iterable[SecretFinding]) -> list[SecretFinding]:
+    """Non-overlapping findings in text order; overlapping ones become one span."""
+    ordered = sorted(findings, key=lambda f: (f.start, -(f.end - f.start), f.kind in _GENERIC_KINDS))
+    merged: list[SecretFinding] = []
+    for finding in ordered:
+        if merged and finding.start < merged[-1].end:
+            last = merged[-1]
+            kind = finding.kind if last.kind in _GENERIC_KINDS and finding.kind not in _GENERIC_KINDS else last.kind
+            merged[-1] = SecretFinding(kind, last.start, max(last.end, finding.end))
+            continue
+        merged.append(finding)
+    return merged
+
+
+def find_secrets(text: str) -> list[SecretFinding]:
+    """Every secret in `text`, as non-overlapping spans in text order."""
+    if not text:
+        return []
+    lowered = _lowered(text)
+    hits = _trigger_hits(lowered)
+    own = list(_pattern_findings(text, hits))
+    extra = [f for f in _detect_secrets_findings(text, lowered, hits) if not _covered(f, own)]
+    return _merge(own + extra)
+
+
+def _trigger_hits(lowered: str) -> list[tuple[int, str]]:
+    """(offset, trigger) for every trigger literal in the text.
+
+    One `str.find` sweep per literal (a fast C search) instead of one regex alternation: `re`
+    tries every alternative at every position, ten times slower on prose.
+    """
+    hits: list[tuple[int, str]] = []
+    for trigger in _ALL_TRIGGERS:
+        at = lowered.find(trigger)
+        while at >= 0:
+            hits.append((at, trigger))
+            at = lowered.find(trigger, at + 1)
+    return hits
+
+
+def _covered(finding: SecretFinding, spans: list[SecretFinding]) -> bool:
+    return any(s.start <= finding.start and finding.end <= s.end for s in spans)
+
+
+def contains_secret(text: str) -> bool:
+    return bool(find_secrets(text))
+
+
+def redact(text: str) -> tuple[str, collections.Counter[str]]:
+    """`text` with each secret replaced by `[REDACTED:<kind>]`, and the counts by kind."""
+    counts: collections.Counter[str] = collections.Counter()
+    findings = find_secrets(text)
+    if not findings:
+        return text, counts
+    parts: list[str] = []
+    position = 0
+    for finding in findings:
+        parts.append(text[position : finding.start])
+        parts.append(redaction_marker(finding.kind))
+        counts[finding.kind] += 1
+        position = finding.end
+    parts.append(text[position:])
+    return "".join(parts), counts
+
+
+# --------------------------------------------------------------------------------------------
+# Instruction injection (SPEC §6.2)
+
+_INSTRUCTION_FILES = (
+    r"(?:\.github/copilot-instructions\.md|copilot-instructions\.md|\.github/instructions/"
+    r"|(?<![A-Za-z0-9_])AGENTS\.md|(?<![A-Za-z0-9_])CLAUDE\.md|(?<![A-Za-z0-9_])GEMINI\.md"
+    r"|\.instructions\.md|\.cursorrules|\.github/hooks/|\.copilot/hooks/)"
+)
+_SECRET_VARIABLE = r"\$\{?[A-Za-z_]*(?:token|secret|key|passw(?:or)?d|pass|credential|auth)[A-Za-z_]*\}?"
+
+_INJECTION_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    (
+        "asks to ignore previous instructions",
+        re.compile(
+            r"(?i)\b(?:ignore|skip|override|bypass)\s+(?:all\s+|any\s+|the\s+|your\s+|of\s+)*"
+            r"(?:previous|prior|above|earlier|preceding|former|system|original|existing)\s+"
+            r"(?:instructions?|prompts?|rules|messages?|directions|context|guidelines)"
+        ),
+    ),
+    (
+        "asks to disregard earlier instructions",
+        re.compile(
+            r"(?i)\b(?:disregard|forget)\s+(?:all\s+|any\s+|everything\s+|of\s+)*"
+            r"(?:the\s+|your\s+)?(?:above|previous|prior|earlier|preceding|system\s+prompt|instructions)"
+        ),
+    ),
+    (
+        "tries to give the assistant a new role",
+        re.compile(r"(?i)\byou\s+are\s+now\b|\bfrom\s+now\s+on,?\s+you\s+are\b|\bpretend\s+(?:to\s+be|you\s+are)\b"),
+    ),
+    (
+        "claims to be new system instructions",
+        re.compile(r"(?i)\b(?:new|updated|real|actual|system)\s+(?:system\s+)?(?:instructions?|prompt)\s*:|\bnew\s+system\s+prompt\b"),
+    ),
+    (
+        "asks to reveal the system prompt",
+        re.compile(r"(?i)\b(?:reveal|print|show|output|repeat|leak)\s+(?:me\s+)?(?:your|the)\s+(?:system\s+prompt|instructions)"),
+    ),
+    (
+        "sends a secret variable over the network",
+        re.compile(
+            r"(?i)\b(?:curl|wget|invoke-webrequest|invoke-restmethod|iwr|irm|nc|ncat|netcat|scp|httpie)\b"
+            r"[^\n]{0,300}?" + _SECRET_VARIABLE
+        ),
+    ),
+    (
+        "sends local credentials or the environment over the network",
+        re.compile(
+            r"(?i)\b(?:env|printenv)\b\s*\|\s*(?:curl|wget|nc|ncat)\b"
+            r"|\b(?:curl|wget)\b[^\n]{0,300}?(?:~|\$HOME)/\.(?:ssh|aws|netrc|git-credentials|npmrc|pypirc|docker)"
+        ),
+    ),
+    (
+        "pipes downloaded code into a shell",
+        re.compile(
+            r"(?i)\b(?:curl|wget|iwr|irm|invoke-webrequest)\b[^\n|]{0,300}\|\s*(?:sudo\s+)?(?:ba|z|da|k)?sh\b"
+            r"|\|\s*(?:iex|invoke-expression)\b"
+        ),
+    ),
+    (
+        "edits an instruction file",
+        re.compile(
+            r"(?i)\b(?:edit|modify|write|writes|append|add|change|update|overwrite|replace|rewrite|delete|remove|"
+            r"insert|put|prepend|tee|patch|create)\b[^\n]{0,80}?" + _INSTRUCTION_FILES
+            + r"|>{1,2}\s*['\"]?[^\s'\"]{0,200}?" + _INSTRUCTION_FILES
+        ),
+    ),
+)
+
+_BIDI = set(range(0x202A, 0x202F)) | set(range(0x2066, 0x206A)) | {0x200E, 0x200F, 0x061C}
+_INVISIBLE = set(range(0x200B, 0x200E)) | set(range(0x2060, 0x2065)) | {0xFEFF, 0x00AD, 0x180E, 0x034F}
+_TAGS = range(0xE0000, 0xE0080)
+_UNICODE_PREFILTER = re.compile(
+    "[\u00ad\u034f\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff\U000e0000-\U000e007f]"
+)
+
+
+def _unicode_reasons(text: str) -> list[str]:
+    if not _UNICODE_PREFILTER.search(text):
+        return []
+    bidi: set[int] = set()
+    invisible: set[int] = set()
+    tags = False
+    for char in text:
+        code = ord(char)
+        if code in _BIDI:
+            bidi.add(code)
+        elif code in _INVISIBLE:
+            invisible.add(code)
+        elif code in _TAGS:
+            tags = True
+    reasons = []
+    if bidi:
+        reasons.append("bidirectional control characters (" + _codes(bidi) + ")")
+    if invisible:
+        reasons.append("invisible characters (" + _codes(invisible) + ")")
+    if tags:
+        reasons.append("invisible Unicode tag characters")
+    return reasons
+
+
+def _codes(codes: set[int]) -> str:
+    return ", ".join(f"U+{c:04X} {unicodedata.name(chr(c), '').lower()}".strip() for c in sorted(codes)[:4])
+
+
+def injection_reasons(text: str) -> list[str]:
+    """Why `text` looks like an instruction injection; [] means clean."""
+    reasons = [reason for reason, pattern in _INJECTION_PATTERNS if pattern.search(text)]
+    return reasons + _unicode_reasons(text)
