@@ -237,9 +237,13 @@ def _bare_value_is_secret(value: str) -> bool:
 
 _PEM_BEGIN_RE = re.compile(r"-----BEGIN[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----")
 _PEM_END_RE = re.compile(r"-----END[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----")
-# What follows a PEM header when its END line is missing (a truncated paste): base64 lines,
-# header fields, and literal "\n" escapes (a key inside a JSON string).
-_PEM_BODY_RE = re.compile(r"[A-Za-z0-9+/=\s\\:,-]*")
+# What follows a PEM header when its END line is missing (a truncated paste): whole lines of
+# base64 or header fields, separated by newlines or literal "\n" escapes (a key inside a JSON
+# string). A blank line or a line of prose ends it.
+_PEM_LINE_END = r"(?=[ \t]*(?:\r?\n|\\n|[\"']|$))"
+_PEM_BODY_RE = re.compile(
+    r"(?:[ \t]*(?:\r?\n|\\n)[ \t]*(?:[A-Za-z0-9+/=]+|(?:Proc-Type|DEK-Info|Comment):[^\n\\]*)" + _PEM_LINE_END + ")*"
+)
 _PEM_MAX_BODY = 16384
 
 
@@ -258,7 +262,7 @@ def _pem_findings(text: str) -> Iterator[SecretFinding]:
             stop = end.end()
         else:
             body = _PEM_BODY_RE.match(text, begin.end(), begin.end() + _PEM_MAX_BODY)
-            stop = begin.end() + len(text[begin.end() : body.end() if body else begin.end()].rstrip())
+            stop = body.end() if body else begin.end()
         yield SecretFinding("private-key", begin.start(), stop)
         position = stop
 
