@@ -1,0 +1,67 @@
+"""Safety filters on every proposed item, before anything is written (SPEC §6.1, §6.2).
+
+- an item that carries a secret in any field (evidence included) is rejected and counted by
+  kind; the reason names the kind, never the secret. (The packet was redacted, but the explicit
+  pass reads raw user messages, and a model can still echo something.) An item that quotes a
+  `[REDACTED:…]` marker is rejected the same way: it is about a secret and useless without it;
+- an item with an instruction-injection pattern ("ignore previous instructions", `curl … $TOKEN`,
+  edits to instruction files, invisible or bidirectional Unicode) is rejected with the reason.
+
+Neutralising markers and list syntax happens in the stores (`omp.memory.neutralise`), which
+re-check secrets and injection as a second line of defence.
+"""
+
+from __future__ import annotations
+
+import collections
+import re
+from dataclasses import dataclass, field
+
+from omp.review.answer import Proposal, Rejection
+
+_REDACTED = re.compile(r"\[REDACTED:([a-z0-9-]+)\]", re.I)
+
+
+@dataclass
+class Screened:
+    kept: list[Proposal] = field(default_factory=list)
+    rejected: list[Rejection] = field(default_factory=list)
+    secrets: collections.Counter[str] = field(default_factory=collections.Counter)
+
+
+def _secret_kinds(item: Proposal) -> list[str]:
+    from omp.safety import find_secrets
+
+    kinds: list[str] = []
+    for name, text in item.texts().items():
+        kinds.extend(finding.kind for finding in find_secrets(text))
+        if name != "evidence":
+            kinds.extend(match.group(1).lower() for match in _REDACTED.finditer(text))
+    return kinds
+
+
+def _injection(item: Proposal) -> list[str]:
+    from omp.safety import injection_reasons
+
+    reasons: list[str] = []
+    for text in item.texts().values():
+        reasons.extend(r for r in injection_reasons(text) if r not in reasons)
+    return reasons
+
+
+def screen(items: list[Proposal]) -> Screened:
+    result = Screened()
+    for item in items:
+        kinds = _secret_kinds(item)
+        if kinds:
+            result.secrets.update(kinds)
+            label = ", ".join(sorted(set(kinds)))
+            result.rejected.append(Rejection(item.where, item.kind, f"{item.where}: contains a secret ({label})", item.source))
+            continue
+        reasons = _injection(item)
+        if reasons:
+            result.rejected.append(Rejection(
+                item.where, item.kind, f"{item.where}: looks like instruction injection ({'; '.join(reasons)})", item.source))
+            continue
+        result.kept.append(item)
+    return result

@@ -1,0 +1,85 @@
+#!/usr/bin/env python3
+"""A fake reviewer executable for the review pipeline's tests (standard library only).
+
+Used as the `command` reviewer (`memory-reviewer-command = "python tests/fake_reviewer.py"`)
+and as the Copilot CLI (`OMP_COPILOT_BIN` pointing at a small wrapper that runs this file).
+
+`FAKE_REVIEWER_DIR` names its folder:
+
+    replies/<name>.json   canned replies, consumed in name order, each by exactly one call
+    default.json          the reply when the queue is empty (optional; else exit 3)
+    calls/<NNNN>/         one folder per call, created with mkdir (atomic), holding
+                          argv.json, stdin.txt, cwd.txt, env.json, pid.txt, reply.json
+                          (the reply it took) and answered.txt once it has written stdout
+
+A reply is `{"stdout": str, "stderr": str, "exit": int, "sleep": seconds before answering,
+"hang": true to sleep "forever" after answering, "ignore_term": true to ignore SIGTERM}`.
+A reply is taken by renaming it into the call's folder: of several fakes running at once, only
+one rename of a given file succeeds, so no two calls ever take the same reply.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sys
+import time
+from pathlib import Path
+
+
+def _new_call_dir(base: Path) -> Path:
+    calls = base / "calls"
+    calls.mkdir(parents=True, exist_ok=True)
+    number = len(list(calls.iterdir())) + 1
+    while True:
+        path = calls / f"{number:04d}"
+        try:
+            path.mkdir()
+            return path
+        except FileExistsError:
+            number += 1
+
+
+def _take_reply(base: Path, call: Path) -> dict:
+    replies = base / "replies"
+    for candidate in sorted(replies.glob("*.json")) if replies.is_dir() else []:
+        target = call / "reply.json"
+        try:
+            os.rename(candidate, target)
+        except FileNotFoundError:
+            continue  # another fake took it first
+        return json.loads(target.read_text(encoding="utf-8"))
+    default = base / "default.json"
+    if default.is_file():
+        reply = json.loads(default.read_text(encoding="utf-8"))
+        (call / "reply.json").write_text(json.dumps(reply), encoding="utf-8")
+        return reply
+    return {"stdout": "", "stderr": "fake reviewer: no canned reply left\n", "exit": 3}
+
+
+def main() -> int:
+    base = Path(os.environ["FAKE_REVIEWER_DIR"])
+    call = _new_call_dir(base)
+    (call / "pid.txt").write_text(str(os.getpid()), encoding="utf-8")
+    (call / "argv.json").write_text(json.dumps(sys.argv[1:]), encoding="utf-8")
+    (call / "cwd.txt").write_text(os.getcwd(), encoding="utf-8")
+    (call / "env.json").write_text(json.dumps(dict(os.environ)), encoding="utf-8")
+    data = sys.stdin.buffer.read()
+    (call / "stdin.txt").write_bytes(data)
+    reply = _take_reply(base, call)
+    if reply.get("ignore_term"):
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    time.sleep(float(reply.get("sleep", 0)))
+    sys.stdout.write(reply.get("stdout", ""))
+    sys.stdout.flush()
+    sys.stderr.write(reply.get("stderr", ""))
+    sys.stderr.flush()
+    (call / "answered.txt").write_text("yes", encoding="utf-8")
+    if reply.get("hang"):
+        time.sleep(3600)
+    return int(reply.get("exit", 0))
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
