@@ -1,0 +1,38 @@
+"""`omp memory sync`: re-render the managed blocks from the stores (SPEC §7.3)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from omp.cli.options import json_option, project_paths, root_option
+from omp.cli.render import echo_json
+from omp.memory import block
+
+
+@click.group("memory")
+def cli() -> None:
+    """Maintain the memory omp injects into Copilot sessions."""
+
+
+@cli.command("sync")
+@json_option
+@root_option
+def sync_cmd(as_json: bool, root: Path | None) -> None:
+    """Re-render the managed block in .github/copilot-instructions.md (and your personal one)."""
+    result = block.sync_block(project_paths(root))
+    if as_json:
+        echo_json(result.to_json())
+        return
+    if result.inject == "hook":
+        click.echo("memory-inject=hook: no instruction file is written; sessionStart injects memory instead")
+        return
+    for name, state in ((result.project_file, result.project), (result.global_file, result.global_)):
+        message = {
+            "written": "updated",
+            "unchanged": "already up to date",
+            "absent": "nothing to write yet",
+            "skipped": "skipped (memory-inject=hook in the global config)",
+        }.get(state, state)
+        click.echo(f"{name}: {message}")

@@ -1,0 +1,316 @@
+"""`omp project-memory ...`: read and curate project memory (SPEC §7.2).
+
+Parses arguments, calls `omp.memory.manage`, renders the result, and refreshes the managed
+block after every change. A bad number, unknown id or missing argument exits 2 with the usage
+line and changes nothing.
+"""
+
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+from typing import Any, Callable
+
+import click
+
+from omp import errors
+from omp.cli.options import json_option, project_paths, root_option
+from omp.cli.render import echo_json
+from omp.memory import block, manage
+from omp.memory.store import Housekeeping
+from omp.paths import ProjectPaths
+
+
+def _usage(func: Callable[..., Any]) -> Callable[..., Any]:
+    """Show a library UsageError the way click shows its own: with the command's usage line."""
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return func(*args, **kwargs)
+        except errors.UsageError as exc:
+            message = exc.message + (f" ({exc.hint})" if exc.hint else "")
+            raise click.UsageError(message, click.get_current_context()) from exc
+
+    return wrapper
+
+
+def _refresh(paths: ProjectPaths) -> None:
+    result = block.sync_block(paths)
+    for name, state in ((result.project_file, result.project), (result.global_file, result.global_)):
+        if state == "written":
+            click.echo(f"updated the managed block in {name}", err=True)
+
+
+def _warn(warnings: list[str]) -> None:
+    for warning in warnings:
+        click.echo(f"warning: {warning}", err=True)
+
+
+def _report_housekeeping(done: Housekeeping) -> None:
+    if done.migrated:
+        counts = ", ".join(f"{n} {what}" for what, n in done.migrated.items()) or "nothing new"
+        click.echo(f"migrated .oh-my-copilot/ into .omp/: {counts}", err=True)
+    for label in done.promoted_ticked:
+        click.echo(f"promoted (ticked in pending-directives.md): {label}", err=True)
+    for label in done.dismissed_deleted:
+        click.echo(f"dismissed (line deleted from pending-directives.md): {label}", err=True)
+    for label in done.expired:
+        click.echo(f"expired (pending too long): {label}", err=True)
+
+
+@click.group("project-memory")
+def cli() -> None:
+    """Read and curate what omp remembers about this project."""
+
+
+@cli.command("read")
+@click.argument("note_id", required=False)
+@json_option
+@root_option
+@_usage
+def read_cmd(note_id: str | None, as_json: bool, root: Path | None) -> None:
+    """Show directives, the pending count and the note index; or one note."""
+    paths = project_paths(root)
+    if note_id is not None:
+        note = manage.read_note(paths, note_id)
+        if as_json:
+            echo_json({**note.summary(), "evidence": note.evidence, "body": note.body, "path": str(note.path)})
+            return
+        click.echo(f"# {note.title}")
+        click.echo(f"id: {note.id}  created: {note.created}" + (f"  session: {note.session}" if note.session else ""))
+        if note.body:
+            click.echo("")
+            click.echo(note.body)
+        return
+    view = manage.overview(paths)
+    if as_json:
+        echo_json(
+            {
+                "directives": [{"n": i, **d.to_json()} for i, d in enumerate(view.directives, 1)],
+                "global_directives": [{"n": i, **d.to_json()} for i, d in enumerate(view.global_directives, 1)],
+                "pending": view.pending,
+                "notes": [n.summary() for n in view.notes],
+            }
+        )
+        return
+    _print_directives("Directives", view.directives)
+    _print_directives("Global directives", view.global_directives)
+    if view.pending:
+        click.echo(f"Pending: {view.pending} proposed item(s) await review (omp project-memory pending)")
+    else:
+        click.echo("Pending: none")
+    _print_notes(view.notes)
+
+
+def _print_directives(title: str, items: list[Any]) -> None:
+    if not items:
+        click.echo(f"{title}: none")
+        return
+    click.echo(f"{title} ({len(items)}):")
+    for i, directive in enumerate(items, 1):
+        click.echo(f"  {i}. {directive.text}")
+
+
+def _print_notes(notes: list[Any]) -> None:
+    if not notes:
+        click.echo("Notes: none")
+        return
+    click.echo(f"Notes ({len(notes)}, newest first; read one with: omp project-memory read <id>):")
+    width = max(len(n.id) for n in notes)
+    for note in notes:
+        click.echo(f"  {note.id:<{width}}  {note.created[:10]}  {note.title}")
+
+
+@cli.command("index")
+@json_option
+@root_option
+@_usage
+def index_cmd(as_json: bool, root: Path | None) -> None:
+    """List every note, newest first."""
+    notes = manage.note_index(project_paths(root))
+    if as_json:
+        echo_json({"notes": [n.summary() for n in notes]})
+    else:
+        _print_notes(notes)
+
+
+@cli.command("add-note")
+@click.argument("title")
+@click.option("--body", default="", help="The note's text (Markdown).")
+@root_option
+@_usage
+def add_note_cmd(title: str, body: str, root: Path | None) -> None:
+    """Write a note now (notes need no approval)."""
+    paths = project_paths(root)
+    change = manage.add_note(paths, title, body)
+    _report_housekeeping(change.housekeeping)
+    result = change.results[0]
+    if result.status == "written":
+        click.echo(f"added note {result.ref}: {result.text}")
+        _refresh(paths)
+    elif result.status == "duplicate":
+        click.echo(f"not added: {result.reason}")
+    else:
+        raise errors.OmpError(f"note not added: {result.reason}", "remove the secret from the text and try again")
+    _warn(change.warnings)
+
+
+@cli.command("add-directive")
+@click.argument("text")
+@click.option("--global", "scope_global", is_flag=True, help="Add to your global directives (every project).")
+@root_option
+@_usage
+def add_directive_cmd(text: str, scope_global: bool, root: Path | None) -> None:
+    """Add an active directive yourself (no approval step: you are the human)."""
+    paths: ProjectPaths | None
+    try:
+        paths = project_paths(root)
+    except errors.UsageError:
+        if not scope_global or root is not None:
+            raise
+        paths = None  # a global directive can be added from anywhere
+    change = manage.add_directive(paths, text, "global" if scope_global else "project")
+    _report_housekeeping(change.housekeeping)
+    result = change.results[0]
+    where = "global " if scope_global else ""
+    if result.status == "rejected":
+        raise errors.OmpError(f"directive not added: {result.reason}", "remove the secret from the text and try again")
+    if result.status == "duplicate":
+        click.echo(f"not added: {result.reason}")
+        return
+    click.echo(f"added {where}directive: {result.text}")
+    if paths is not None:
+        _refresh(paths)
+    else:
+        block.sync_global_block()
+    _warn(change.warnings)
+
+
+@cli.command("pending")
+@json_option
+@root_option
+@_usage
+def pending_cmd(as_json: bool, root: Path | None) -> None:
+    """List proposed directives and removal proposals awaiting review."""
+    paths = project_paths(root)
+    items, done = manage.list_pending(paths)
+    _report_housekeeping(done)
+    if as_json:
+        echo_json({"pending": [{"n": i, "label": item.label, **item.to_json()} for i, item in enumerate(items, 1)]})
+        return
+    if not items:
+        click.echo("No pending items.")
+        return
+    click.echo(f"{len(items)} pending item(s) ({paths.pending_md}):")
+    for i, item in enumerate(items, 1):
+        origin = f"  [proposed {item.proposed_at[:10]}" if item.proposed_at else "  ["
+        origin += f", session {item.session[:12]}]" if item.session else "]"
+        click.echo(f"  {i}. {item.label}{origin if origin != '  []' else ''}")
+    click.echo("Approve: omp project-memory promote-directive N|--all   Dismiss: omp project-memory dismiss-directive N|--all")
+
+
+@cli.command("promote-directive")
+@click.argument("numbers", metavar="N", nargs=-1, type=int)
+@click.option("--all", "all_items", is_flag=True, help="Promote every pending item.")
+@click.option("--global", "scope_global", is_flag=True, help="Make them global directives (every project).")
+@root_option
+@_usage
+def promote_cmd(numbers: tuple[int, ...], all_items: bool, scope_global: bool, root: Path | None) -> None:
+    """Approve pending item(s) N: directives become active, FORGET items remove what they name."""
+    paths = project_paths(root)
+    change = manage.promote(paths, list(numbers), all_items, "global" if scope_global else "project")
+    _report_housekeeping(change.housekeeping)
+    where = "global " if scope_global else ""
+    for outcome in change.outcomes:
+        label = outcome.item.label
+        if outcome.outcome == "promoted":
+            click.echo(f"promoted to {where}directives: {label}")
+        elif outcome.outcome == "already-active":
+            click.echo(f"skipped, already an active {where}directive: {label}")
+        elif outcome.outcome == "forgotten":
+            click.echo(f"{label} -> removed: " + "; ".join(outcome.removed))
+        else:
+            click.echo(f"{label} -> nothing matched it; closed without changes")
+    if not change.outcomes:
+        click.echo("No pending items.")
+    _refresh(paths)
+    _warn(change.warnings)
+
+
+@cli.command("dismiss-directive")
+@click.argument("numbers", metavar="N", nargs=-1, type=int)
+@click.option("--all", "all_items", is_flag=True, help="Dismiss every pending item.")
+@click.option("--reason", default=None, help="Why (kept in decisions.jsonl).")
+@root_option
+@_usage
+def dismiss_cmd(numbers: tuple[int, ...], all_items: bool, reason: str | None, root: Path | None) -> None:
+    """Refuse pending item(s) N; they are never proposed again."""
+    paths = project_paths(root)
+    change = manage.dismiss(paths, list(numbers), all_items, reason)
+    _report_housekeeping(change.housekeeping)
+    for item in change.dismissed:
+        click.echo(f"dismissed: {item.label}")
+    if not change.dismissed:
+        click.echo("No pending items.")
+    _refresh(paths)
+
+
+@cli.command("remove-directive")
+@click.argument("number", metavar="N", type=int)
+@click.option("--global", "scope_global", is_flag=True, help="Remove global directive N instead.")
+@root_option
+@_usage
+def remove_cmd(number: int, scope_global: bool, root: Path | None) -> None:
+    """Remove active directive N (numbered as `read` lists them)."""
+    paths = project_paths(root)
+    change = manage.remove_directive(paths, number, "global" if scope_global else "project")
+    _report_housekeeping(change.housekeeping)
+    for text in change.removed:
+        click.echo(f"removed {'global ' if scope_global else ''}directive: {text}")
+    _refresh(paths)
+
+
+@cli.command("prune-notes")
+@click.option("--keep", type=int, default=None, help="Keep only the newest N notes.")
+@click.option("--older-than", "older_than", type=int, default=None, metavar="DAYS", help="Delete notes older than DAYS.")
+@root_option
+@_usage
+def prune_cmd(keep: int | None, older_than: int | None, root: Path | None) -> None:
+    """Delete old notes: all but the newest N, or those older than DAYS."""
+    paths = project_paths(root)
+    removed = manage.prune_notes(paths, keep, older_than)
+    for note in removed:
+        click.echo(f"deleted note {note.id}: {note.title}")
+    click.echo(f"{len(removed)} note(s) deleted")
+    if removed:
+        _refresh(paths)
+
+
+@cli.command("drafts")
+@json_option
+@root_option
+@_usage
+def drafts_cmd(as_json: bool, root: Path | None) -> None:
+    """List skill drafts awaiting promotion."""
+    drafts = manage.list_drafts(project_paths(root))
+    if as_json:
+        echo_json({"drafts": [d.summary() for d in drafts]})
+        return
+    if not drafts:
+        click.echo("No skill drafts.")
+        return
+    for draft in drafts:
+        click.echo(f"  {draft.slug}  {draft.description}")
+    click.echo("Promote one with: omp project-memory promote-skill SLUG")
+
+
+@cli.command("promote-skill")
+@click.argument("slug")
+@root_option
+@_usage
+def promote_skill_cmd(slug: str, root: Path | None) -> None:
+    """Move draft SLUG to .github/skills/SLUG/SKILL.md, where Copilot loads it."""
+    paths = project_paths(root)
+    target = manage.promote_skill(paths, slug)
+    click.echo(f"promoted skill {slug}: {target}")

@@ -1,0 +1,84 @@
+"""When two memory items say the same thing (SPEC §5.4, §7.2).
+
+Two texts are duplicates when
+
+- they are equal after folding: Unicode NFKC, case folded, every run of punctuation and
+  whitespace turned into one space; or
+- their folded word sets are near-equal: Jaccard similarity |A ∩ B| / |A ∪ B| ≥ 0.85, where A
+  and B are the sets of folded words with the articles "a", "an", "the" left out (so "Use the
+  pnpm CLI" and "use pnpm cli" are the same rule, while word order and repetition never matter).
+
+Standard library only.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass, field
+
+SIMILARITY_THRESHOLD = 0.85
+_NON_WORD_RE = re.compile(r"[\W_]+", re.UNICODE)
+_IGNORED_WORDS = frozenset({"a", "an", "the"})
+# Words that say *how* someone asks to forget, not *what*: "forget that we use pnpm".
+_REQUEST_WORDS = frozenset(
+    {"a", "an", "the", "that", "this", "we", "i", "you", "our", "my", "it", "is", "are", "be", "to", "of",
+     "about", "please", "forget", "remove", "drop", "rule", "rules", "directive", "directives", "note", "notes"}
+)
+
+
+def fold(text: str) -> str:
+    """Case, punctuation and whitespace folded: the key for exact-duplicate checks."""
+    text = unicodedata.normalize("NFKC", text).casefold()
+    return _NON_WORD_RE.sub(" ", text).strip()
+
+
+def tokens(text: str) -> frozenset[str]:
+    words = fold(text).split()
+    kept = frozenset(w for w in words if w not in _IGNORED_WORDS)
+    return kept or frozenset(words)
+
+
+def similarity(a: str, b: str) -> float:
+    """Jaccard similarity of the folded word sets (0.0 when either has no words)."""
+    ta, tb = tokens(a), tokens(b)
+    if not ta or not tb:
+        return 0.0
+    return len(ta & tb) / len(ta | tb)
+
+
+def is_duplicate(a: str, b: str) -> bool:
+    fa, fb = fold(a), fold(b)
+    if fa and fa == fb:
+        return True
+    return similarity(a, b) >= SIMILARITY_THRESHOLD
+
+
+def overlap(target: str, candidate: str) -> float:
+    """Share of the target's words found in the candidate (for matching a forget request)."""
+    tt = frozenset(fold(target).split()) - _REQUEST_WORDS
+    tc = frozenset(fold(candidate).split())
+    if not tt:
+        return 0.0
+    return len(tt & tc) / len(tt)
+
+
+@dataclass
+class DedupeIndex:
+    """Known texts, each with a label saying where it lives ("active directive", "note x", ...)."""
+
+    entries: list[tuple[str, str, frozenset[str]]] = field(default_factory=list)
+
+    def add(self, label: str, text: str) -> None:
+        self.entries.append((label, fold(text), tokens(text)))
+
+    def find(self, text: str) -> str | None:
+        """`label: text-ish` of the first known item `text` duplicates, or None."""
+        folded, words = fold(text), tokens(text)
+        for label, known_fold, known_words in self.entries:
+            if folded and folded == known_fold:
+                return label
+            if words and known_words:
+                if len(words & known_words) / len(words | known_words) >= SIMILARITY_THRESHOLD:
+                    return label
+        return None

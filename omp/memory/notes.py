@@ -1,0 +1,177 @@
+"""Notes: durable facts about the project, one Markdown file each (SPEC §7.1).
+
+`R/.omp/memory/notes/<id>.md`:
+
+    ---
+    id: release-process
+    title: "How releases are cut"
+    created: 2025-01-31T12:00:00Z
+    session: 3f2a...
+    evidence: "verbatim words from the session"
+    ---
+    # How releases are cut
+
+    body...
+
+The id is the slug of the title, made unique by exclusive create (`-2`, `-3`, ...). "Newest"
+always means the `created` field, never the file's mtime (copies and checkouts change mtimes);
+only a note without a readable `created` falls back to its mtime.
+
+Reading is standard library only (the sessionStart hook lists note titles).
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import os
+import re
+import unicodedata
+from dataclasses import dataclass
+from pathlib import Path
+
+from omp.errors import UsageError
+from omp.fsio import CorruptFileError, read_text
+from omp.memory import frontmatter
+from omp.memory.journal import Writer
+
+MAX_SLUG = 60
+_ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
+
+
+@dataclass(frozen=True)
+class Note:
+    id: str
+    title: str
+    created: str  # ISO 8601 UTC, e.g. 2025-01-31T12:00:00Z
+    session: str | None
+    evidence: str | None
+    body: str
+    path: Path
+
+    def summary(self) -> dict[str, str | None]:
+        return {"id": self.id, "title": self.title, "created": self.created, "session": self.session}
+
+
+def slugify(text: str, fallback: str = "note") -> str:
+    """Lowercase ASCII words joined by '-', at most 60 characters, cut at a word boundary."""
+    ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode("ascii")
+    slug = re.sub(r"[^a-z0-9]+", "-", ascii_text.lower()).strip("-")
+    if len(slug) > MAX_SLUG:
+        cut = slug[:MAX_SLUG]
+        slug = cut.rsplit("-", 1)[0] if "-" in cut else cut
+    return slug or fallback
+
+
+def parse_created(value: str | None) -> _dt.datetime | None:
+    if not value:
+        return None
+    try:
+        parsed = _dt.datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return parsed if parsed.tzinfo else parsed.replace(tzinfo=_dt.timezone.utc)
+
+
+def _mtime_iso(path: Path) -> str:
+    stamp = _dt.datetime.fromtimestamp(path.stat().st_mtime, _dt.timezone.utc)
+    return stamp.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def read_note(path: Path) -> Note:
+    """Parse one note file. CorruptFileError if it is unreadable (it is never rewritten)."""
+    text = read_text(path)
+    if text is None:
+        raise FileNotFoundError(path)
+    try:
+        fields, body = frontmatter.parse(text)
+    except frontmatter.FrontMatterError as exc:
+        raise CorruptFileError(path, str(exc)) from exc
+    body = body.lstrip("\n")
+    title = fields.get("title", "").strip()
+    first, _, rest = body.partition("\n")
+    if first.startswith("# "):
+        title = title or first[2:].strip()
+        body = rest.lstrip("\n")
+    created = fields.get("created", "")
+    if parse_created(created) is None:
+        created = _mtime_iso(path)
+    return Note(
+        id=path.stem,
+        title=title or path.stem,
+        created=created,
+        session=fields.get("session") or None,
+        evidence=fields.get("evidence") or None,
+        body=body.rstrip("\n"),
+        path=path,
+    )
+
+
+def _sort_key(note: Note) -> tuple[_dt.datetime, str]:
+    return (parse_created(note.created) or _dt.datetime.min.replace(tzinfo=_dt.timezone.utc), note.id)
+
+
+def list_notes(folder: Path) -> list[Note]:
+    """Every note, newest first (by `created`; ties by id, so the order is stable)."""
+    try:
+        names = sorted(os.listdir(folder))
+    except FileNotFoundError:
+        return []
+    notes = []
+    for name in names:
+        path = folder / name
+        if not name.endswith(".md") or name.startswith(".") or path.is_symlink() or not path.is_file():
+            continue
+        notes.append(read_note(path))
+    notes.sort(key=_sort_key, reverse=True)
+    return notes
+
+
+def note_path(folder: Path, note_id: str) -> Path:
+    """The file of an existing note; UsageError for an unknown or unsafe id."""
+    note_id = note_id.removesuffix(".md")
+    path = folder / f"{note_id}.md"
+    if not _ID_RE.match(note_id) or ".." in note_id or not path.is_file() or path.is_symlink():
+        raise UsageError(
+            f"no note with id {note_id!r}",
+            "list the notes with: omp project-memory index",
+        )
+    return path
+
+
+def render_note(note_id: str, title: str, created: str, session: str | None, evidence: str | None, body: str) -> str:
+    head = frontmatter.render(
+        [("id", note_id), ("title", title), ("created", created), ("session", session), ("evidence", evidence)]
+    )
+    text = f"{head}# {title}\n"
+    if body.strip():
+        text += f"\n{body.strip()}\n"
+    return text
+
+
+def create_note(
+    writer: Writer,
+    folder: Path,
+    title: str,
+    body: str,
+    created: str,
+    session: str | None,
+    evidence: str | None,
+) -> Path:
+    """Write a new note under a unique id (the title's slug, then -2, -3, ...)."""
+    base = slugify(title)
+    for attempt in range(1, 10_000):
+        note_id = base if attempt == 1 else f"{base}-{attempt}"
+        path = folder / f"{note_id}.md"
+        if writer.create(path, render_note(note_id, title, created, session, evidence, body)):
+            return path
+    raise RuntimeError(f"no free note id for {base!r} in {folder}")
+
+
+def notes_to_prune(notes: list[Note], keep: int | None = None, older_than_days: int | None = None) -> list[Note]:
+    """Notes to delete: all but the newest `keep`, or those created more than N days ago."""
+    if keep is not None:
+        return notes[keep:]
+    if older_than_days is None:
+        return []
+    cutoff = _dt.datetime.now(_dt.timezone.utc) - _dt.timedelta(days=older_than_days)
+    return [n for n in notes if (parse_created(n.created) or cutoff) < cutoff]

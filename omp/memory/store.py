@@ -1,0 +1,598 @@
+"""The project memory stores as one unit of work: `MemoryBatch` (SPEC §5.4, §7).
+
+Everything that changes project memory goes through a batch, which exists only while the
+project lock is held:
+
+    from omp.memory.store import memory_batch, NoteProposal, DirectiveProposal, DraftProposal
+
+    with memory_batch(paths, journal_session=session_id) as batch:   # takes the project lock
+        results = batch.add_notes([NoteProposal(title, body, session, evidence)])
+        results += batch.propose_directives([DirectiveProposal(text, session, evidence)])
+        results += batch.propose_directives([DirectiveProposal(target, session, evidence, kind="forget")])
+        results += batch.add_drafts([DraftProposal(slug, description, body, session, evidence)])
+        pruned = batch.auto_prune()
+    sync_block(paths)                                                  # omp.memory.block
+
+A caller that already holds the project lock passes `lock_held=True` (the lock is not
+re-entrant). Opening a batch (after the lock is taken, so every read is fresh):
+
+1. migrates a legacy `.oh-my-copilot/` folder, once (`omp.memory.legacy`);
+2. reads every store (a file that does not parse raises CorruptFileError; nothing is written);
+3. brings the pending queue in step with its checklist, which a human may have edited: a ticked
+   box is a human approval (promoted), a deleted line a dismissal (tombstoned), a line added by
+   hand gets metadata;
+4. expires pending items older than `memory-pending-retention-days` (decisions.jsonl, tombstone).
+
+Those housekeeping writes are never journaled: they are not the review's to undo. With
+`journal_session`, every write the batch's proposal methods make is journaled first
+(`omp.memory.journal`), so `omp memory-review undo SESSION` can revert exactly that.
+
+Each proposal gets an `ItemResult`: written, duplicate (of what), or rejected (why). Proposed
+text is neutralised (one line, no list syntax, no comment markers) and refused if it carries a
+secret or an injection pattern (`omp.memory.neutralise`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as _dt
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterator, Literal
+
+from omp import config
+from omp.memory import dedupe, directives as dirs, drafts as drafts_mod, notes as notes_mod
+from omp.memory.directives import Decision, Directive, Kind, PendingItem
+from omp.memory.drafts import Draft
+from omp.memory.journal import Journal, Writer, utc_now
+from omp.memory.neutralise import (
+    neutralise_body,
+    neutralise_directive,
+    neutralise_line,
+    rejection_reason,
+    secret_reason,
+)
+from omp.memory.notes import Note
+from omp.fsio import append_jsonl, atomic_write, read_text
+from omp.paths import GlobalPaths, ProjectPaths
+from omp.project import global_lock, project_lock
+
+Status = Literal["written", "duplicate", "rejected"]
+Scope = Literal["project", "global"]
+
+# Hard limits on what a batch accepts (the review validates tighter ones, SPEC §5.3); they keep a
+# hand-made or buggy call from writing absurd items.
+MAX_DIRECTIVE = 2000
+MAX_TITLE = 300
+MAX_BODY = 20000
+
+
+# ---------------------------------------------------------------------------------------------
+# Inputs and results
+
+
+@dataclass(frozen=True)
+class NoteProposal:
+    title: str
+    body: str = ""
+    session: str | None = None
+    evidence: str | None = None
+
+
+@dataclass(frozen=True)
+class DirectiveProposal:
+    text: str  # for kind="forget": what to forget
+    session: str | None = None
+    evidence: str | None = None
+    kind: Kind = "add"
+
+
+@dataclass(frozen=True)
+class DraftProposal:
+    slug: str
+    description: str
+    body: str
+    session: str | None = None
+    evidence: str | None = None
+
+
+@dataclass(frozen=True)
+class ItemResult:
+    kind: str  # "note" | "directive" | "forget" | "draft"
+    text: str  # the text as stored (or as it would have been stored)
+    status: Status
+    reason: str | None = None  # why it was rejected, or what it duplicates
+    ref: str | None = None  # note id, draft slug
+    path: str | None = None  # the file written, relative to the project root
+
+    @property
+    def written(self) -> bool:
+        return self.status == "written"
+
+    def to_json(self) -> dict[str, Any]:
+        return {k: v for k, v in self.__dict__.items() if v is not None}
+
+
+@dataclass(frozen=True)
+class KnownItems:
+    """What memory already holds: for dedupe, and to list in the review prompt."""
+
+    directives: tuple[str, ...]
+    global_directives: tuple[str, ...]
+    pending: tuple[str, ...]  # checklist labels ("FORGET: x" for removal proposals)
+    notes: tuple[tuple[str, str], ...]  # (id, title), newest first
+    drafts: tuple[str, ...]  # slugs
+    tombstones: tuple[str, ...]  # dismissed / expired texts ("FORGET: x" for removal proposals)
+
+
+@dataclass
+class Housekeeping:
+    """What opening the batch did on its own (reported by the CLI, logged by the review)."""
+
+    migrated: dict[str, int] = field(default_factory=dict)
+    promoted_ticked: list[str] = field(default_factory=list)
+    dismissed_deleted: list[str] = field(default_factory=list)
+    adopted: list[str] = field(default_factory=list)  # lines a human added to the checklist
+    expired: list[str] = field(default_factory=list)
+
+
+# ---------------------------------------------------------------------------------------------
+# The batch
+
+
+class MemoryBatch:
+    """The stores, read under the lock, with methods that change them. See the module doc."""
+
+    def __init__(self, paths: ProjectPaths, global_paths: GlobalPaths | None = None) -> None:
+        self.paths = paths
+        self.global_paths = global_paths or GlobalPaths.current()
+        self.settings: dict[str, Any] = {k: s.value for k, s in config.resolve(paths, self.global_paths).items()}
+        self.writer = Writer()  # replaced by a journaling writer for a review's proposals
+        self.housekeeping = Housekeeping()
+        self.directives: list[Directive] = dirs.read_directives(paths.directives)
+        self.global_directives: list[Directive] = dirs.read_directives(self.global_paths.directives)
+        self.notes: list[Note] = notes_mod.list_notes(paths.notes)
+        self.drafts: list[Draft] = drafts_mod.list_drafts(paths.drafts)
+        self.tombstones: list[Decision] = dirs.tombstones(paths.decisions)
+        self._decided = {(d.kind, dedupe.fold(d.text)) for d in dirs.iter_decisions(paths.decisions)}
+        self._checklist_text: str | None = read_text(paths.pending_md)
+        self._metadata: list[PendingItem] = dirs.read_pending_metadata(paths.pending_json)
+        self.pending: list[PendingItem] = []
+
+    # -- opening -------------------------------------------------------------------------------
+
+    def _reconcile(self) -> None:
+        """Bring pending.json in step with the checklist a human may have edited."""
+        lines = dirs.parse_checklist(self._checklist_text) if self._checklist_text is not None else []
+        unmatched = list(self._metadata)
+        now = utc_now()
+        opened: list[PendingItem] = []
+        ticked: list[PendingItem] = []
+        for line in lines:
+            meta = _take(unmatched, lambda m: m.key == (line.kind, line.text))
+            if meta is None:  # edited by hand: carry the metadata of the item it was
+                meta = _take(unmatched, lambda m: m.kind == line.kind and dedupe.is_duplicate(m.text, line.text))
+                meta = PendingItem(line.kind, line.text, meta.proposed_at, meta.session, meta.evidence) if meta else None
+            if meta is None:
+                meta = PendingItem(line.kind, line.text, now, None, None)
+                if not line.ticked:
+                    self.housekeeping.adopted.append(meta.label)
+            (ticked if line.ticked else opened).append(meta)
+        self.pending = _unique(opened)
+        for item in unmatched:
+            if (item.kind, dedupe.fold(item.text)) in self._decided or self._is_active(item):
+                continue  # a decision was recorded but the queue write did not happen: not a dismissal
+            self.decide(item, "rejected", "removed from pending-directives.md by hand")
+            self.housekeeping.dismissed_deleted.append(item.label)
+        ticked = [t for t in _unique(ticked) if t.key not in {p.key for p in self.pending}]
+        if ticked:
+            self.promote_items(ticked, "project", "ticked in pending-directives.md")
+            self.housekeeping.promoted_ticked.extend(t.label for t in ticked)
+        if ticked or self._metadata != self.pending or lines != [
+            dirs.ChecklistLine(p.kind, p.text, False) for p in self.pending
+        ]:
+            self.save_pending()
+
+    def _expire(self) -> None:
+        days = int(self.settings.get("memory-pending-retention-days") or 0)
+        if days <= 0:
+            return
+        now = _dt.datetime.now(_dt.timezone.utc)
+        expired = [p for p in self.pending if dirs.older_than(p.proposed_at, days, now)]
+        if not expired:
+            return
+        for item in expired:
+            self.decide(item, "expired", f"pending for more than {days} days")
+            self.housekeeping.expired.append(item.label)
+        self.pending = [p for p in self.pending if p not in expired]
+        self.save_pending()
+
+    # -- reading -------------------------------------------------------------------------------
+
+    def known(self) -> KnownItems:
+        return KnownItems(
+            directives=tuple(d.text for d in self.directives),
+            global_directives=tuple(d.text for d in self.global_directives),
+            pending=tuple(p.label for p in self.pending),
+            notes=tuple((n.id, n.title) for n in self.notes),
+            drafts=tuple(d.slug for d in self.drafts),
+            tombstones=tuple(("FORGET: " if t.kind == "forget" else "") + t.text for t in self.tombstones),
+        )
+
+    def _index(self, group: Literal["add", "forget"]) -> dedupe.DedupeIndex:
+        index = dedupe.DedupeIndex()
+        if group == "forget":
+            for item in self.pending:
+                if item.kind == "forget":
+                    index.add(f"pending removal proposal: {item.text}", item.text)
+            for tomb in self.tombstones:
+                if tomb.kind == "forget":
+                    index.add(f"dismissed removal proposal: {tomb.text}", tomb.text)
+            return index
+        for d in self.directives:
+            index.add(f"active directive: {d.text}", d.text)
+        for d in self.global_directives:
+            index.add(f"active global directive: {d.text}", d.text)
+        for item in self.pending:
+            if item.kind == "add":
+                index.add(f"pending directive: {item.text}", item.text)
+        for note in self.notes:
+            index.add(f"note {note.id}: {note.title}", note.title)
+        for draft in self.drafts:
+            if draft.description:
+                index.add(f"skill draft {draft.slug}: {draft.description}", draft.description)
+        for tomb in self.tombstones:
+            if tomb.kind != "forget":
+                index.add(f"{tomb.status} item: {tomb.text}", tomb.text)
+        return index
+
+    def _is_active(self, item: PendingItem, scope: Scope = "project") -> bool:
+        pool = self.global_directives if scope == "global" else self.directives
+        return item.kind == "add" and any(dedupe.is_duplicate(d.text, item.text) for d in pool)
+
+    # -- proposals (the review pipeline) --------------------------------------------------------
+
+    def propose_directives(self, proposals: list[DirectiveProposal]) -> list[ItemResult]:
+        """Queue directives and removal proposals for a human (never active on their own)."""
+        results: list[ItemResult] = []
+        indexes = {"add": self._index("add"), "forget": self._index("forget")}
+        added: list[PendingItem] = []
+        for proposal in proposals:
+            kind: Kind = "forget" if proposal.kind == "forget" else "add"
+            label = "forget" if kind == "forget" else "directive"
+            text = neutralise_directive(proposal.text) if kind == "add" else _forget_target(proposal.text)
+            reason = _empty_or_long(text, MAX_DIRECTIVE) or rejection_reason(proposal.text) or secret_reason(proposal.evidence)
+            if reason:
+                results.append(ItemResult(label, text, "rejected", reason))
+                continue
+            duplicate = indexes[kind].find(text)
+            if duplicate:
+                results.append(ItemResult(label, text, "duplicate", f"duplicate of {duplicate}"))
+                continue
+            item = PendingItem(kind, text, utc_now(), proposal.session, _evidence(proposal.evidence))
+            added.append(item)
+            indexes[kind].add(f"pending {'removal proposal' if kind == 'forget' else 'directive'}: {text}", text)
+            results.append(ItemResult(label, text, "written", None, str(len(self.pending) + len(added)), self._rel(self.paths.pending_md)))
+        if added:
+            self.pending.extend(added)
+            self.save_pending()
+        return results
+
+    def add_notes(self, proposals: list[NoteProposal], by_hand: bool = False) -> list[ItemResult]:
+        """Write notes at once (notes are facts, not rules: no approval needed).
+
+        `by_hand`: a human's `add-note`, checked for secrets but not for injection, and compared
+        only with other notes.
+        """
+        results: list[ItemResult] = []
+        index = self._index("add") if not by_hand else _notes_index(self.notes)
+        for proposal in proposals:
+            title = neutralise_line(proposal.title)
+            body = neutralise_body(proposal.body or "")
+            reason = (
+                _empty_or_long(title, MAX_TITLE)
+                or (f"body longer than {MAX_BODY} characters" if len(body) > MAX_BODY else None)
+                or rejection_reason(proposal.title, proposal.body, check_injection=not by_hand)
+                or secret_reason(proposal.evidence)
+            )
+            if reason:
+                results.append(ItemResult("note", title, "rejected", reason))
+                continue
+            duplicate = index.find(title)
+            if duplicate:
+                results.append(ItemResult("note", title, "duplicate", f"duplicate of {duplicate}"))
+                continue
+            path = notes_mod.create_note(
+                self.writer, self.paths.notes, title, body, utc_now(), proposal.session, _evidence(proposal.evidence)
+            )
+            note = notes_mod.read_note(path)
+            self.notes.insert(0, note)
+            index.add(f"note {note.id}: {title}", title)
+            results.append(ItemResult("note", title, "written", None, note.id, self._rel(path)))
+        return results
+
+    def add_drafts(self, proposals: list[DraftProposal]) -> list[ItemResult]:
+        """Write skill drafts (Copilot never loads them until a human promotes one)."""
+        results: list[ItemResult] = []
+        descriptions = dedupe.DedupeIndex()
+        for draft in self.drafts:
+            descriptions.add(f"skill draft {draft.slug}", draft.description)
+        for proposal in proposals:
+            slug = notes_mod.slugify(proposal.slug, fallback="")[: drafts_mod.MAX_SLUG].strip("-")
+            description = neutralise_line(proposal.description)[: drafts_mod.MAX_DESCRIPTION]
+            body = neutralise_body(proposal.body or "")
+            reason = (
+                ("no usable slug" if not drafts_mod.SLUG_RE.match(slug) else None)
+                or ("empty description" if not description else None)
+                or ("empty body" if not body.strip() else None)
+                or rejection_reason(proposal.description, proposal.body)
+                or secret_reason(proposal.evidence)
+            )
+            if reason:
+                results.append(ItemResult("draft", slug or proposal.slug, "rejected", reason))
+                continue
+            duplicate = self._draft_duplicate(slug) or descriptions.find(description)
+            if duplicate:
+                results.append(ItemResult("draft", slug, "duplicate", f"duplicate of {duplicate}", slug))
+                continue
+            path = drafts_mod.create_draft(
+                self.writer, self.paths.drafts, slug, description, body, proposal.session, _evidence(proposal.evidence)
+            )
+            if path is None:
+                results.append(ItemResult("draft", slug, "duplicate", f"duplicate of skill draft {slug}", slug))
+                continue
+            self.drafts.append(drafts_mod.read_draft(path))
+            descriptions.add(f"skill draft {slug}", description)
+            results.append(ItemResult("draft", slug, "written", None, slug, self._rel(path)))
+        return results
+
+    def _draft_duplicate(self, slug: str) -> str | None:
+        if any(d.slug == slug for d in self.drafts) or (self.paths.drafts / slug).exists():
+            return f"skill draft {slug}"
+        if (self.paths.skills / slug).exists():
+            return f"skill .github/skills/{slug}"
+        return None
+
+    def auto_prune(self) -> list[Note]:
+        """Apply `memory-note-auto-keep` (0 = never): delete all but the newest N notes."""
+        keep = int(self.settings.get("memory-note-auto-keep") or 0)
+        return self.prune_notes(keep=keep) if keep > 0 else []
+
+    def prune_notes(self, keep: int | None = None, older_than_days: int | None = None) -> list[Note]:
+        doomed = notes_mod.notes_to_prune(self.notes, keep, older_than_days)
+        for note in doomed:
+            self.writer.delete(note.path)
+        self.notes = [n for n in self.notes if n not in doomed]
+        return doomed
+
+    # -- decisions (human acts; see omp.memory.manage) ------------------------------------------
+
+    def promote_items(self, items: list[PendingItem], scope: Scope, reason: str) -> list["PromoteOutcome"]:
+        """Apply approved items to the active store(s) and record the decisions (no queue write)."""
+        outcomes: list[PromoteOutcome] = []
+        removed_notes: list[Note] = []
+
+        def apply(active: list[Directive]) -> list[Directive]:
+            for item in items:
+                if item.kind == "add":
+                    if any(dedupe.is_duplicate(d.text, item.text) for d in active):
+                        outcomes.append(PromoteOutcome(item, "already-active"))
+                        continue
+                    source = f"review:{item.session}" if item.session else "review"
+                    active.append(Directive(item.text, utc_now(), source))
+                    outcomes.append(PromoteOutcome(item, "promoted"))
+                else:
+                    outcomes.append(self._forget(item, active, scope, removed_notes))
+            return active
+
+        if scope == "global":
+            self.update_global(apply)
+        else:
+            before = list(self.directives)
+            self.directives = apply(list(self.directives))
+            if self.directives != before:
+                self.save_directives()
+        for note in removed_notes:
+            self.writer.delete(note.path)
+        self.notes = [n for n in self.notes if n not in removed_notes]
+        for outcome in outcomes:
+            why = {"already-active": "already active", "nothing-matched": "nothing matched it"}.get(outcome.outcome)
+            self.decide(outcome.item, "promoted", f"{reason}; {why}" if why else reason, scope)
+            for text in outcome.forgotten_texts:
+                forgotten = PendingItem("add", text, session=outcome.item.session)
+                self.decide(forgotten, "rejected", "forgotten by an approved FORGET proposal", scope)
+        return outcomes
+
+    def _forget(self, item: PendingItem, active: list[Directive], scope: Scope, removed_notes: list[Note]) -> "PromoteOutcome":
+        texts = [d.text for d in active]
+        notes = [n for n in self.notes if n not in removed_notes] if scope == "project" else []
+        matches = dirs.find_matching(texts + [n.title for n in notes], item.text)
+        removed = [texts[i] for i in matches if i < len(texts)]
+        gone_notes = [notes[i - len(texts)] for i in matches if i >= len(texts)]
+        for text in removed:
+            active[:] = [d for d in active if d.text != text]
+        removed_notes.extend(gone_notes)
+        labels = removed + [f"note {n.id}: {n.title}" for n in gone_notes]
+        texts = removed + [n.title for n in gone_notes]
+        return PromoteOutcome(item, "forgotten" if labels else "nothing-matched", labels, texts)
+
+    def update_global(self, edit: Callable[[list[Directive]], list[Directive]]) -> None:
+        """Read-modify-write `G/directives.json` under the global lock (taken after ours)."""
+        with global_lock(self.global_paths):
+            current = dirs.read_directives(self.global_paths.directives)
+            updated = edit(list(current))
+            if updated != current:
+                # Only humans change global directives, never a review: not journaled.
+                atomic_write(self.global_paths.directives, dirs.render_directives(updated))
+            self.global_directives = updated
+
+    def decide(
+        self, item: PendingItem, status: str, reason: str | None, scope: Scope = "project", kind: str | None = None
+    ) -> None:
+        """Append to decisions.jsonl; rejected and expired items become tombstones."""
+        decision = Decision(utc_now(), item.text, status, reason, item.session, kind or item.kind)
+        record = decision.to_json()
+        if scope == "global":
+            record["scope"] = "global"
+        append_jsonl(self.paths.decisions, record)
+        self._decided.add((decision.kind, dedupe.fold(item.text)))
+        if status in ("rejected", "expired"):
+            self.tombstones.append(decision)
+
+    # -- writing -------------------------------------------------------------------------------
+
+    def save_pending(self) -> None:
+        """Checklist first, then metadata: a crash between them leaves a line without metadata,
+        which the next open adopts, never metadata without a line (which would read as a dismissal)."""
+        self.writer.write(self.paths.pending_md, self._edited_checklist())
+        self._checklist_text = self._edited_checklist()
+        self.writer.write(self.paths.pending_json, dirs.render_pending_metadata(self.pending))
+        self._metadata = list(self.pending)
+
+    def _edited_checklist(self) -> str:
+        """The checklist with closed items' lines removed and new items appended.
+
+        Everything else a human wrote (prose, headings, blank lines) is kept as it was.
+        """
+        if self._checklist_text is None:
+            return dirs.render_checklist(self.pending)
+        open_keys = {p.key for p in self.pending}
+        kept: list[str] = []
+        present: set[tuple[str, str]] = set()
+        for raw in self._checklist_text.splitlines():
+            parsed = dirs.parse_checklist(raw)
+            if parsed:
+                line = parsed[0]
+                key = (line.kind, line.text)
+                if line.ticked or key not in open_keys or key in present:
+                    continue
+                present.add(key)
+            kept.append(raw)
+        kept.extend(f"- [ ] {p.label}" for p in self.pending if p.key not in present)
+        return "\n".join(kept) + "\n"
+
+    def save_directives(self) -> None:
+        self.writer.write(self.paths.directives, dirs.render_directives(self.directives))
+
+    def _rel(self, path: Any) -> str:
+        try:
+            return path.relative_to(self.paths.root).as_posix()
+        except ValueError:
+            return str(path)
+
+
+@dataclass(frozen=True)
+class PromoteOutcome:
+    item: PendingItem
+    outcome: Literal["promoted", "already-active", "forgotten", "nothing-matched"]
+    removed: list[str] = field(default_factory=list)  # what a FORGET proposal removed, as labels
+    forgotten_texts: list[str] = field(default_factory=list)  # the removed texts (now tombstones)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"item": self.item.label, "outcome": self.outcome, "removed": self.removed}
+
+
+# ---------------------------------------------------------------------------------------------
+# Entry points
+
+
+@contextlib.contextmanager
+def memory_batch(
+    paths: ProjectPaths,
+    journal_session: str | None = None,
+    lock_held: bool = False,
+    global_paths: GlobalPaths | None = None,
+) -> Iterator[MemoryBatch]:
+    """Open the stores under the project lock (see the module doc). Writes happen as methods run."""
+    lock = contextlib.nullcontext() if lock_held else project_lock(paths)
+    with lock:
+        from omp.memory.legacy import migrate_legacy
+
+        migrated = migrate_legacy(paths)
+        batch = MemoryBatch(paths, global_paths)
+        if migrated:
+            batch.housekeeping.migrated = migrated
+        batch._reconcile()
+        batch._expire()
+        if journal_session is not None:
+            batch.writer = Writer(Journal(paths, journal_session))
+        yield batch
+
+
+def add_notes(paths: ProjectPaths, proposals: list[NoteProposal], journal_session: str | None = None) -> list[ItemResult]:
+    with memory_batch(paths, journal_session) as batch:
+        return batch.add_notes(proposals)
+
+
+def propose_directives(
+    paths: ProjectPaths, proposals: list[DirectiveProposal], journal_session: str | None = None
+) -> list[ItemResult]:
+    with memory_batch(paths, journal_session) as batch:
+        return batch.propose_directives(proposals)
+
+
+def add_drafts(paths: ProjectPaths, proposals: list[DraftProposal], journal_session: str | None = None) -> list[ItemResult]:
+    with memory_batch(paths, journal_session) as batch:
+        return batch.add_drafts(proposals)
+
+
+def known_items(paths: ProjectPaths) -> KnownItems:
+    """A read-only snapshot (no lock, no housekeeping): what to list in the review prompt."""
+    global_paths = GlobalPaths.current()
+    lines = dirs.read_checklist(paths.pending_md) or []
+    return KnownItems(
+        directives=tuple(d.text for d in dirs.read_directives(paths.directives)),
+        global_directives=tuple(d.text for d in dirs.read_directives(global_paths.directives)),
+        pending=tuple((f"FORGET: {l.text}" if l.kind == "forget" else l.text) for l in lines if not l.ticked),
+        notes=tuple((n.id, n.title) for n in notes_mod.list_notes(paths.notes)),
+        drafts=tuple(d.slug for d in drafts_mod.list_drafts(paths.drafts)),
+        tombstones=tuple(
+            ("FORGET: " if t.kind == "forget" else "") + t.text for t in dirs.tombstones(paths.decisions)
+        ),
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# Helpers
+
+
+def _take(items: list[PendingItem], match: Callable[[PendingItem], bool]) -> PendingItem | None:
+    for i, item in enumerate(items):
+        if match(item):
+            return items.pop(i)
+    return None
+
+
+def _unique(items: list[PendingItem]) -> list[PendingItem]:
+    seen: set[tuple[str, str]] = set()
+    out = []
+    for item in items:
+        if item.key not in seen:
+            seen.add(item.key)
+            out.append(item)
+    return out
+
+
+def _forget_target(text: str) -> str:
+    line = neutralise_line(text)
+    while line.lower().startswith("forget:"):
+        line = line[len("forget:") :].strip()
+    return line
+
+
+def _empty_or_long(text: str, limit: int) -> str | None:
+    if not text:
+        return "empty after neutralising"
+    if len(text) > limit:
+        return f"longer than {limit} characters"
+    return None
+
+
+def _evidence(text: str | None) -> str | None:
+    return neutralise_line(text)[:2000] if text else None
+
+
+def _notes_index(notes: list[Note]) -> dedupe.DedupeIndex:
+    index = dedupe.DedupeIndex()
+    for note in notes:
+        index.add(f"note {note.id}: {note.title}", note.title)
+    return index
