@@ -410,16 +410,18 @@ def _apply(ctx: _Context, held: claims.Claim, items: list[Proposal], done_at: in
         if drafts:
             results += batch.add_drafts(drafts)
         pruned = len(batch.auto_prune())
+        changed = pruned or any(r.status == "written" for r in results)
+        block_error = _sync_block(ctx.paths, lock_held=True) if changed else None
         claims.mark_done(held, done_at)
-    return results, pruned, _sync_block(ctx.paths)
+    return results, pruned, block_error
 
 
-def _sync_block(paths: ProjectPaths) -> str | None:
+def _sync_block(paths: ProjectPaths, lock_held: bool = False) -> str | None:
     """Refresh the managed block; a block that cannot be written is reported, not fatal."""
     try:
         from omp.memory.block import sync_block
 
-        sync_block(paths)
+        sync_block(paths, lock_held=lock_held)
     except OmpError as exc:
         return exc.message + (f" ({exc.hint})" if exc.hint else "")
     return None
@@ -569,8 +571,8 @@ def undo_session(paths: ProjectPaths, session_id: str, force: bool = False) -> U
     check_session_id(session_id)
     with project_lock(paths):
         report = undo_journal(paths, session_id, force=force)
-    outcome = UndoOutcome(session_id, report.restored, report.deleted, report.unchanged, report.forced,
-                          _sync_block(paths))
+        block_error = _sync_block(paths, lock_held=True)
+    outcome = UndoOutcome(session_id, report.restored, report.deleted, report.unchanged, report.forced, block_error)
     log_review(paths, {"session": session_id, "outcome": "undone", "restored": len(report.restored),
                        "deleted": len(report.deleted), "forced": len(report.forced)})
     return outcome
