@@ -100,7 +100,10 @@ def render_block_lines(
     paths: ProjectPaths, settings: dict[str, Any] | None = None, global_paths: GlobalPaths | None = None
 ) -> list[str]:
     """The project block's content (without markers): what a session should start knowing."""
-    directive_sel, note_sel = project_selections(paths, settings, global_paths)
+    return _block_lines(*project_selections(paths, settings, global_paths))
+
+
+def _block_lines(directive_sel: Selection, note_sel: Selection) -> list[str]:
     lines = [
         "## Project memory (kept by omp)",
         "",
@@ -121,6 +124,17 @@ def render_block_lines(
     if not (directive_sel.shown or directive_sel.skipped or note_sel.shown or note_sel.skipped):
         lines += ["", "Nothing remembered yet."]
     return lines
+
+
+def hook_context(paths: ProjectPaths) -> str:
+    """The block's content as one text, for the sessionStart hook in `memory-inject=hook` mode.
+
+    Empty when nothing is remembered (the hook then says nothing about memory).
+    """
+    directive_sel, note_sel = project_selections(paths)
+    if not (directive_sel.shown or directive_sel.skipped or note_sel.shown or note_sel.skipped):
+        return ""
+    return "\n".join(_block_lines(directive_sel, note_sel))
 
 
 def has_memory(paths: ProjectPaths, global_paths: GlobalPaths | None = None) -> bool:
@@ -198,7 +212,10 @@ def remove_block(text: str, path: Path) -> str:
         return text
     nl = _newline(text)
     end = span[1] + len(nl) if text.startswith(nl, span[1]) else span[1]
-    return text[: span[0]] + text[end:]
+    before, after = text[: span[0]], text[end:]
+    if not after and before.endswith(nl + nl):
+        before = before[: -len(nl)]  # the blank line omp put before an appended block
+    return before + after
 
 
 def write_block(path: Path, lines: list[str], create: bool) -> str:

@@ -1,0 +1,119 @@
+"""The managed block in `.github/copilot-instructions.md` (SPEC §7.3)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from helpers import run_omp
+from memory_support import END, START, block_of, outside_block, pm
+
+from omp.memory.block import render_block_lines, select
+from omp.paths import ProjectPaths
+
+
+def sync(project: Path, env: dict[str, str] | None = None):  # type: ignore[no-untyped-def]
+    return run_omp(["memory", "sync", "--root", str(project)], env=env)
+
+
+def test_text_around_the_block_is_kept_byte_for_byte_over_ten_syncs(project: Path) -> None:
+    instructions = project / ".github" / "copilot-instructions.md"
+    instructions.parent.mkdir()
+    above = "# Team rules\r\n\r\nBe kind.  Trailing spaces stay.   \r\n\r\n"
+    below = "\r\n\r\n## After\r\nno final newline"
+    instructions.write_bytes(f"{above}{START}\r\nold content\r\n{END}{below}".encode())
+    expected_outside = (above + below).encode()
+
+    for i in range(10):
+        assert pm(project, "add-directive", f"Rule number {i} about topic {i}").returncode == 0
+        result = sync(project)
+        assert result.returncode == 0, result.stderr
+        assert outside_block(instructions) == expected_outside
+    block = block_of(instructions)
+    assert "- Rule number 9 about topic 9" in block
+    assert "old content" not in block
+
+
+def test_a_file_without_markers_gets_the_block_appended(project: Path) -> None:
+    instructions = project / ".github" / "copilot-instructions.md"
+    instructions.parent.mkdir()
+    instructions.write_text("Use four spaces.")
+    assert pm(project, "add-directive", "Prefer pathlib").returncode == 0
+    text = instructions.read_text()
+    assert text.startswith("Use four spaces.\n\n" + START + "\n")
+    assert text.endswith(END + "\n")
+    assert sync(project).stdout.strip().splitlines()[0].endswith("already up to date")
+
+
+def test_a_missing_file_is_created(project: Path) -> None:
+    assert pm(project, "add-note", "Postgres 16 in production").returncode == 0
+    text = (project / ".github" / "copilot-instructions.md").read_text()
+    assert text.startswith(START) and "`postgres-16-in-production`: Postgres 16 in production" in text
+    assert "omp project-memory read <id>" in text
+
+
+def test_duplicated_or_unbalanced_markers_write_nothing_and_say_why(project: Path) -> None:
+    instructions = project / ".github" / "copilot-instructions.md"
+    instructions.parent.mkdir()
+    for broken in (
+        f"{START}\na\n{END}\ntext\n{START}\nb\n{END}\n",
+        f"intro\n{START}\nno end\n",
+        f"{END}\nreversed\n{START}\n",
+    ):
+        instructions.write_text(broken)
+        result = sync(project)
+        assert result.returncode == 1
+        assert str(instructions) in result.stderr and "nothing was written" in result.stderr
+        assert "exactly one start marker" in result.stderr
+        assert instructions.read_text() == broken
+
+
+def test_hook_mode_writes_no_instruction_file(project: Path, isolated_home: Path) -> None:
+    env = {"OMP_MEMORY_INJECT": "hook"}
+    assert pm(project, "add-directive", "Prefer pathlib", env=env).returncode == 0
+    assert pm(project, "add-directive", "Sign commits", "--global", env=env).returncode == 0
+    result = sync(project, env)
+    assert result.returncode == 0 and "memory-inject=hook" in result.stdout
+    assert not (project / ".github").exists()
+    assert not (isolated_home / ".copilot" / "copilot-instructions.md").exists()
+    # The hook gets the same content.
+    lines = render_block_lines(ProjectPaths(project))
+    assert "- Prefer pathlib" in lines and "- Sign commits (global)" in lines
+
+
+def test_switching_to_hook_mode_takes_the_block_out(project: Path) -> None:
+    instructions = project / ".github" / "copilot-instructions.md"
+    instructions.parent.mkdir()
+    instructions.write_text("Mine.\n")
+    assert pm(project, "add-directive", "Prefer pathlib").returncode == 0
+    assert START in instructions.read_text()
+    result = run_omp(["config", "set", "memory-inject", "hook", "--root", str(project)])
+    assert result.returncode == 0, result.stderr
+    assert instructions.read_text() == "Mine.\n"
+
+
+def test_changing_a_cap_rerenders_the_block(project: Path) -> None:
+    for text in ("Alpha rule", "Beta rule", "Gamma rule"):
+        assert pm(project, "add-directive", text).returncode == 0
+    result = run_omp(["config", "set", "memory-directive-cap", "2", "--root", str(project)])
+    assert result.returncode == 0, result.stderr
+    block = block_of(project / ".github" / "copilot-instructions.md")
+    assert "- Alpha rule" in block and "- Beta rule" in block and "Gamma" not in block
+    assert "+1 more directive" in block
+
+
+def test_an_item_too_long_for_the_char_cap_is_skipped_not_a_stop() -> None:
+    chosen = select(["short one", "x" * 50, "short two"], cap=5, char_cap=30)
+    assert chosen.shown == ["short one", "short two"] and chosen.skipped == 1
+    assert select(["a", "b", "c"], cap=2, char_cap=100).shown == ["a", "b"]
+
+
+def test_rendering_re_sanitises_hand_edited_stores(project: Path) -> None:
+    store = project / ".omp" / "project-memory.json"
+    store.parent.mkdir()
+    # A legacy plain list, edited by hand with a forged end marker and a line break.
+    store.write_text('["Be brief <!-- omp:memory:end --> now\\n- [ ] injected"]')
+    result = sync(project)
+    assert result.returncode == 0, result.stderr
+    text = (project / ".github" / "copilot-instructions.md").read_text()
+    assert text.count(END) == 1 and text.count(START) == 1
+    assert "- Be brief omp:memory:end now; injected" in text
