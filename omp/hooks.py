@@ -1,0 +1,461 @@
+"""Copilot's sessionStart / sessionEnd hooks: the fast path (SPEC §9.2, §9.3, §12).
+
+    python -m omp.hooks session-start   <  {"sessionId", "cwd", "source", ...}
+    python -m omp.hooks session-end     <  {"sessionId", "cwd", "reason", ...}
+
+Copilot runs these around every session, so they must be quick and must never break one:
+- stdout is always one JSON object (`{}` when there is nothing to say) and the exit status is
+  always 0, whatever arrives on stdin; a problem is one line on stderr and in `G/logs/hooks.log`;
+- the review itself never runs here: sessionEnd detaches `omp memory-review` (omp.detach) and
+  returns, so Copilot exits at once while the review goes on;
+- a reviewer's own Copilot session (`OMP_REVIEWER` set, or `OMP_MEMORY_MODE=off`) gets
+  nothing: no review, no context.
+
+Why this module re-reads a few things itself: SPEC §12 allows the sessionEnd hook 25 ms over a
+bare `python -c pass`. Importing omp.config / omp.paths / omp.memory costs several times that
+(dataclasses pulls in inspect, fsio pulls in tempfile, the stores pull in datetime and
+unicodedata). So the hot path imports only `json`, `os` and `sys`, and carries small readers
+for exactly what it needs — project root, `memory-mode` / `memory-inject`, the session id
+check, the pending count. Each one is tested for agreement with the library function it stands
+in for (tests/test_hooks.py), and anything unusual (a value it does not recognise, a file that
+does not parse) is handed to the library itself, so errors are reported the library's way.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only; importing typing costs start-up time
+    from typing import Any, Mapping
+
+MAX_PAYLOAD_BYTES = 1 << 20
+NUDGE = "[MEMORY REVIEW] {n} proposed directive(s) await your review — run omp project-memory pending"
+STATE_DIR = ".omp"
+
+_ID_FIRST = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
+_ID_REST = _ID_FIRST | frozenset("._-")
+
+
+class HookResult:
+    """What a hook prints, and what it did (for logs and tests)."""
+
+    __slots__ = ("output", "action")
+
+    def __init__(self, output: dict[str, Any], action: str) -> None:
+        self.output = output
+        self.action = action
+
+    def __repr__(self) -> str:
+        return f"HookResult({self.output!r}, {self.action!r})"
+
+
+# ---------------------------------------------------------------------------------------------
+# input
+
+
+def read_payload(stream: Any) -> dict[str, Any]:
+    """The hook's JSON object from stdin; {} for anything else (empty, garbage, a terminal)."""
+    if stream is None:
+        return {}
+    try:
+        if stream.isatty():
+            return {}
+        source = getattr(stream, "buffer", stream)
+        raw = source.read(MAX_PAYLOAD_BYTES)
+    except (OSError, ValueError, AttributeError):
+        return {}
+    if isinstance(raw, bytes):
+        raw = raw.decode("utf-8", errors="replace")
+    try:
+        value = json.loads(raw) if raw and raw.strip() else {}
+    except ValueError:
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
+def session_id_of(payload: Mapping[str, Any]) -> str | None:
+    """camelCase `sessionId` (Copilot configs) or snake_case `session_id` (Claude-style ones)."""
+    value = payload.get("sessionId", payload.get("session_id"))
+    return value if isinstance(value, str) else None
+
+
+def cwd_of(payload: Mapping[str, Any], env: Mapping[str, str]) -> str | None:
+    cwd = payload.get("cwd")
+    if isinstance(cwd, str) and cwd:
+        return cwd
+    # A plugin hook runs in the plugin's folder, never the project's: only Copilot's own
+    # variable can stand in for a missing `cwd`.
+    return env.get("COPILOT_PROJECT_DIR") or None
+
+
+def is_reviewer_session(env: Mapping[str, str]) -> bool:
+    return bool(env.get("OMP_REVIEWER", "").strip()) or env.get("OMP_MEMORY_MODE", "").strip().lower() == "off"
+
+
+def is_valid_session_id(value: str) -> bool:
+    """Same rule as omp.paths.is_valid_session_id, without importing re."""
+    return (
+        0 < len(value) <= 128
+        and value[0] in _ID_FIRST
+        and all(ch in _ID_REST for ch in value)
+        and ".." not in value
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# project and settings (light readers; see the module docstring)
+
+
+def _home() -> str:
+    return os.environ.get("HOME") or os.path.expanduser("~")
+
+
+def _same(a: str, b: str) -> bool:
+    try:
+        return os.path.realpath(a) == os.path.realpath(b)
+    except OSError:
+        return False
+
+
+def project_root(cwd: str | None) -> str | None:
+    """omp.paths.find_project_root as if omp were started in `cwd`; None when it would refuse.
+
+    Not an explicit `--root`: the home folder never silently becomes a project.
+    """
+    if not cwd:
+        return None
+    try:
+        base = os.path.realpath(os.path.expanduser(cwd))
+    except (OSError, ValueError):
+        return None
+    if not os.path.isdir(base):
+        return None
+    home = _home()
+    candidate = base
+    while True:
+        if os.path.exists(os.path.join(candidate, ".git")):
+            return None if _same(candidate, home) else candidate
+        parent = os.path.dirname(candidate)
+        if parent == candidate:
+            break
+        candidate = parent
+    return None if _same(base, home) else base
+
+
+class _Unsure(Exception):
+    """The light reader met something only the library can judge (bad value, bad file)."""
+
+
+def _config_layer(path: str) -> dict[str, Any]:
+    try:
+        with open(path, "rb") as handle:
+            data = json.loads(handle.read().decode("utf-8"))
+    except FileNotFoundError:
+        return {}
+    except (OSError, ValueError):
+        raise _Unsure(path) from None
+    if not isinstance(data, dict):
+        raise _Unsure(path)
+    return data
+
+
+def _global_home() -> str:
+    explicit = os.environ.get("OMP_HOME")
+    return os.path.expanduser(explicit) if explicit else os.path.join(_home(), ".omp")
+
+
+_CHOICES = {"memory-mode": ("on", "off"), "memory-inject": ("block", "hook")}
+_DEFAULTS = {"memory-mode": "off", "memory-inject": "block"}
+
+
+def _light_settings(root: str, env: Mapping[str, str]) -> dict[str, str]:
+    layers: list[dict[str, Any]] | None = None
+    values: dict[str, str] = {}
+    for name, choices in _CHOICES.items():
+        raw = env.get("OMP_" + name.upper().replace("-", "_"))
+        if raw is not None and raw.strip():
+            value = raw.strip().lower()
+            if value not in choices:
+                raise _Unsure(name)
+            values[name] = value
+            continue
+        if layers is None:
+            layers = [
+                _config_layer(os.path.join(root, STATE_DIR, "config.json")),
+                _config_layer(os.path.join(_global_home(), "config.json")),
+            ]
+        values[name] = _DEFAULTS[name]
+        for data in layers:
+            stored = data.get(name)
+            if stored is None:
+                continue
+            value = stored.strip().lower() if isinstance(stored, str) else None
+            if value not in choices:
+                raise _Unsure(name)
+            values[name] = value
+            break
+    return values
+
+
+def settings_for(root: str, env: Mapping[str, str]) -> dict[str, Any] | None:
+    """`memory-mode` and `memory-inject` (env › project › global › default); None if unreadable."""
+    try:
+        return _light_settings(root, env)
+    except _Unsure:
+        pass
+    # Let the library judge (and word the error); the hook then stays quiet.
+    from omp.config import resolve
+    from omp.errors import OmpError
+    from omp.paths import ProjectPaths
+
+    try:
+        return {name: setting.value for name, setting in resolve(ProjectPaths(_as_path(root))).items()}
+    except OmpError as exc:
+        _problem(f"config: {exc.message}")
+        return None
+
+
+def _as_path(text: str) -> Any:
+    from pathlib import Path
+
+    return Path(text)
+
+
+def pending_count(root: str) -> int:
+    """Open (unticked) items of the pending checklist — omp.memory.directives.count_open's rule."""
+    path = os.path.join(root, STATE_DIR, "memory-review", "pending-directives.md")
+    try:
+        with open(path, "rb") as handle:
+            text = handle.read().decode("utf-8")
+    except FileNotFoundError:
+        return 0
+    except (OSError, UnicodeDecodeError) as exc:
+        _problem(f"pending queue {path}: {exc}")
+        return 0
+    if "[" not in text:
+        return 0
+    import re  # only when there is a checklist to read
+
+    item = re.compile(r"^\s{0,12}[-*+]\s*\[([ xX]?)\]\s*(.*?)\s*$")
+    forget = re.compile(r"^forget\s*:\s*(.*)$", re.IGNORECASE)
+    seen: set[tuple[bool, str, bool]] = set()
+    count = 0
+    for raw in text.splitlines():
+        match = item.match(raw)
+        if not match or not match.group(2):
+            continue
+        body = match.group(2)
+        removal = forget.match(body)
+        item_text = (removal.group(1) if removal else body).strip()
+        if not item_text:
+            continue
+        ticked = match.group(1) in ("x", "X")
+        key = (removal is not None, item_text, ticked)
+        if key in seen:
+            continue
+        seen.add(key)
+        count += 0 if ticked else 1
+    return count
+
+
+def _queue_waiting(root: str) -> bool:
+    folder = os.path.join(root, STATE_DIR, "memory-review", "queue")
+    try:
+        with os.scandir(folder) as entries:
+            return any(e.name.endswith(".json") and not e.name.startswith(".") for e in entries)
+    except OSError:
+        return False
+
+
+CONTEXT_CACHE = os.path.join(STATE_DIR, "state", "hook-context.json")
+
+
+def _stat_key(path: str) -> list[Any]:
+    try:
+        info = os.stat(path)
+    except OSError:
+        return [path, None]
+    return [path, info.st_mtime_ns, info.st_size]
+
+
+def context_fingerprint(root: str, env: Mapping[str, str]) -> str:
+    """Everything the managed block's content depends on, as one string.
+
+    The stores' files (active directives, project and global; every note), the config files
+    and `OMP_MEMORY_*` variables (the caps), and the renderer itself. Stat calls only: cheap
+    even with hundreds of notes.
+    """
+    state = os.path.join(root, STATE_DIR)
+    g = _global_home()
+    parts: list[Any] = [
+        _stat_key(os.path.join(state, "project-memory.json")),
+        _stat_key(os.path.join(g, "directives.json")),
+        _stat_key(os.path.join(state, "config.json")),
+        _stat_key(os.path.join(g, "config.json")),
+        _stat_key(os.path.join(os.path.dirname(__file__), "memory", "block.py")),
+        sorted((k, v) for k, v in env.items() if k.startswith("OMP_MEMORY_")),
+    ]
+    notes: list[Any] = []
+    try:
+        with os.scandir(os.path.join(state, "memory", "notes")) as entries:
+            for entry in entries:
+                try:
+                    info = entry.stat()
+                except OSError:
+                    continue
+                notes.append([entry.name, info.st_mtime_ns, info.st_size])
+    except OSError:
+        pass
+    parts.append(sorted(notes))
+    return json.dumps(parts, ensure_ascii=False)
+
+
+def memory_context(root: str, env: Mapping[str, str]) -> str:
+    """The managed block's content, for memory-inject=hook.
+
+    Rendering it (omp.memory.block.hook_context, which re-sanitises every text) imports most of
+    the memory library: several times the hook's budget. So the rendered text is kept in
+    `R/.omp/state/hook-context.json` with the fingerprint of everything it was rendered from,
+    and rendered again only when that fingerprint changes.
+    """
+    fingerprint = context_fingerprint(root, env)
+    cache_path = os.path.join(root, CONTEXT_CACHE)
+    try:
+        with open(cache_path, "rb") as handle:
+            cached = json.loads(handle.read().decode("utf-8"))
+        if cached.get("fingerprint") == fingerprint and isinstance(cached.get("context"), str):
+            return cached["context"]
+    except (OSError, ValueError, AttributeError):
+        pass
+    try:
+        from omp.memory.block import hook_context
+        from omp.paths import ProjectPaths
+
+        context = hook_context(ProjectPaths(_as_path(root)))
+    except Exception as exc:
+        _problem(f"memory block: {type(exc).__name__}: {exc}")
+        return ""
+    _write_cache(cache_path, {"fingerprint": fingerprint, "context": context})
+    return context
+
+
+def _write_cache(path: str, value: dict[str, Any]) -> None:
+    """Best effort, atomic (temp file + replace): a reader sees the old cache or the new one."""
+    tmp = f"{path}.{os.getpid()}.tmp"
+    try:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(tmp, "w", encoding="utf-8") as handle:
+            json.dump(value, handle, ensure_ascii=False)
+        os.replace(tmp, path)
+    except OSError:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+
+
+# ---------------------------------------------------------------------------------------------
+# the two hooks
+
+
+def session_end(payload: Mapping[str, Any], env: Mapping[str, str]) -> HookResult:
+    """Detach `omp memory-review --session ID --root R` when memory-mode is on."""
+    if is_reviewer_session(env):
+        return HookResult({}, "reviewer session")
+    session_id = session_id_of(payload)
+    if not session_id or not is_valid_session_id(session_id):
+        return HookResult({}, "no valid session id")
+    root = project_root(cwd_of(payload, env))
+    if root is None:
+        return HookResult({}, "no project")
+    settings = settings_for(root, env)
+    if settings is None or settings["memory-mode"] != "on":
+        return HookResult({}, "memory-mode off")
+    from omp.detach import start_review
+
+    start_review(root, session_id)
+    return HookResult({}, "review started")
+
+
+def session_start(payload: Mapping[str, Any], env: Mapping[str, str]) -> HookResult:
+    """The pending nudge (and, with memory-inject=hook, the managed block's content)."""
+    if is_reviewer_session(env):
+        return HookResult({}, "reviewer session")
+    root = project_root(cwd_of(payload, env))
+    if root is None:
+        return HookResult({}, "no project")
+    settings = settings_for(root, env)
+    if settings is None or settings["memory-mode"] != "on":
+        return HookResult({}, "memory-mode off")
+    swept = ""
+    if _queue_waiting(root):
+        from omp.detach import start_sweep
+
+        start_sweep(root)
+        swept = ", sweep started"
+    parts: list[str] = []
+    if settings["memory-inject"] == "hook":
+        block = memory_context(root, env)
+        if block:
+            parts.append(block)
+    pending = pending_count(root)
+    if pending:
+        parts.append(NUDGE.format(n=pending))
+    if not parts:
+        return HookResult({}, "nothing to say" + swept)
+    return HookResult({"additionalContext": "\n\n".join(parts)}, "context" + swept)
+
+
+# ---------------------------------------------------------------------------------------------
+# entry point
+
+EVENTS = {"session-start": session_start, "session-end": session_end}
+
+
+def _problem(message: str) -> None:
+    """One line on stderr and in G/logs/hooks.log; never on stdout, never a traceback."""
+    line = f"omp hook: {message}".replace("\n", " ")[:500]
+    try:
+        sys.stderr.write(line + "\n")
+        sys.stderr.flush()
+    except (OSError, ValueError, AttributeError):
+        pass
+    try:
+        import time
+
+        folder = os.path.join(_global_home(), "logs")
+        os.makedirs(folder, exist_ok=True)
+        with open(os.path.join(folder, "hooks.log"), "a", encoding="utf-8") as handle:
+            handle.write(f"{time.strftime('%Y-%m-%dT%H:%M:%S%z')} {line}\n")
+    except Exception:
+        pass
+
+
+def run(event: str, stdin: Any, env: Mapping[str, str]) -> HookResult:
+    handler = EVENTS.get(event)
+    if handler is None:
+        _problem(f"unknown hook event {event!r} (expected session-start or session-end)")
+        return HookResult({}, "unknown event")
+    try:
+        return handler(read_payload(stdin), env)
+    except Exception as exc:  # a hook must never break the session it runs in
+        _problem(f"{event} failed: {type(exc).__name__}: {exc}")
+        return HookResult({}, "failed")
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    result = run(args[0] if args else "", sys.stdin, os.environ)
+    try:
+        sys.stdout.write(json.dumps(result.output, ensure_ascii=False) + "\n")
+        sys.stdout.flush()
+    except (OSError, ValueError, AttributeError):
+        pass
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
