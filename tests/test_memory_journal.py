@@ -1,0 +1,98 @@
+"""The undo journal: a review's writes are recorded first and can be reverted exactly."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from memory_support import note, propose, snapshot
+
+from omp.errors import OmpError
+from omp.memory.journal import Journal, undo_journal
+from omp.memory.store import DirectiveProposal, DraftProposal, NoteProposal, memory_batch
+from omp.paths import ProjectPaths
+from omp.project import project_lock
+
+
+def review(paths: ProjectPaths, session: str, n: int) -> None:
+    with memory_batch(paths, journal_session=session) as batch:
+        results = batch.add_notes([NoteProposal(f"Fact {n}: the cache lives in /var/cache/app{n}", "body", session, "ev")])
+        results += batch.propose_directives([DirectiveProposal(f"Rule {n}: lint with tool{n}", session, "ev")])
+        results += batch.add_drafts([DraftProposal(f"skill-{n}", f"Procedure {n} for task{n}", "steps", session, "ev")])
+        batch.auto_prune()
+    assert all(r.written for r in results), results
+
+
+def state(project: Path) -> dict[str, bytes]:
+    # Journals and the lock are bookkeeping; everything else must come back exactly.
+    return {k: v for k, v in snapshot(project / ".omp").items() if not k.startswith("memory-review/journal/")}
+
+
+def undo(paths: ProjectPaths, session: str, force: bool = False):  # type: ignore[no-untyped-def]
+    with project_lock(paths):
+        return undo_journal(paths, session, force=force)
+
+
+def test_undo_restores_every_file_exactly(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    paths = ProjectPaths(project)
+    note(project, "An older note, kept by a human")
+    propose(project, "An older pending rule")
+    monkeypatch.setenv("OMP_MEMORY_NOTE_AUTO_KEEP", "1")  # the review also prunes the older note
+    before = state(project)
+
+    review(paths, "sess-a", 1)
+    assert state(project) != before
+    assert not (project / ".omp/memory/notes/an-older-note-kept-by-a-human.md").exists()
+
+    report = undo(paths, "sess-a")
+    assert state(project) == before
+    assert sorted(report.deleted) == [
+        ".omp/memory/notes/fact-1-the-cache-lives-in-var-cache-app1.md",
+        ".omp/self-evolve/drafts/skill-1/SKILL.md",
+    ]
+    assert ".omp/memory/notes/an-older-note-kept-by-a-human.md" in report.restored
+    with pytest.raises(OmpError, match="already undone"):
+        undo(paths, "sess-a")
+
+
+def test_undo_refuses_when_a_file_changed_since_unless_forced(project: Path) -> None:
+    paths = ProjectPaths(project)
+    before = state(project)
+    review(paths, "sess-b", 2)
+    propose(project, "A later proposal from another review")  # changes the pending queue again
+    changed = state(project)
+
+    with pytest.raises(OmpError) as refused:
+        undo(paths, "sess-b")
+    assert "pending-directives.md" in refused.value.message and "--force" in (refused.value.hint or "")
+    assert state(project) == changed  # nothing was reverted
+
+    report = undo(paths, "sess-b", force=True)
+    assert ".omp/memory-review/pending-directives.md" in report.forced
+    assert state(project) == before  # forced: back to what was there before that review
+
+
+
+def test_a_crash_between_journal_and_write_undoes_cleanly(project: Path) -> None:
+    paths = ProjectPaths(project)
+    note(project, "Existing fact")
+    target = project / ".omp/memory/notes/existing-fact.md"
+    original = target.read_bytes()
+    with project_lock(paths):
+        Journal(paths, "sess-c").record(target, b"what the review was about to write")
+        # ... and the process died here, before the write.
+    report = undo(paths, "sess-c")
+    assert report.unchanged == [".omp/memory/notes/existing-fact.md"]
+    assert target.read_bytes() == original
+
+
+def test_two_reviews_of_one_session_are_undone_together(project: Path) -> None:
+    paths = ProjectPaths(project)
+    before = state(project)
+    review(paths, "sess-d", 3)
+    review(paths, "sess-d", 4)  # a resumed session, reviewed again from its cursor
+    journal = json.loads((project / ".omp/memory-review/journal/sess-d.json").read_text())
+    assert len(journal["batches"]) == 2
+    undo(paths, "sess-d")
+    assert state(project) == before
