@@ -1,0 +1,79 @@
+"""`omp memory-review` (SPEC §5). For now only `--dry-run`: what a review would send.
+
+The review run itself (claim, reviewer, validation, writes) is built separately; until it lands
+here, a run without `--dry-run` stops with a usage error. The options it will take are already
+parsed so the command line does not change.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import click
+
+from omp.cli.options import json_option, project_paths, root_option
+from omp.cli.render import echo_json
+from omp.errors import UsageError
+
+if TYPE_CHECKING:
+    from omp.packet import Preview
+
+
+@click.command("memory-review")
+@click.option("--session", "session", default="latest", show_default=True,
+              help="Session to review: a full id, a unique prefix (7+ characters), or latest.")
+@root_option
+@click.option("--model", default=None, help="Reviewer model (default: memory-review-model).")
+@click.option("--reviewer", type=click.Choice(["copilot", "command", "offline"]), default=None,
+              help="Reviewer backend (default: memory-reviewer).")
+@click.option("--dry-run", is_flag=True,
+              help="Show the redacted, token-budgeted packet the reviewer would get; write nothing.")
+@click.option("--force", is_flag=True, help="Review again from the start, even if reviewed before.")
+@click.option("--sweep", is_flag=True, help="Review every unreviewed or queued session of this project.")
+@click.option("--limit", type=click.IntRange(min=1), default=None, help="With --sweep: at most N sessions.")
+@json_option
+def cli(session: str, root: Path | None, model: str | None, reviewer: str | None, dry_run: bool,
+        force: bool, sweep: bool, limit: int | None, as_json: bool) -> None:
+    """Review a finished Copilot session and keep what is worth remembering."""
+    if not dry_run:
+        raise UsageError("the review run is not built yet", "pass --dry-run to see what a review would send")
+    if sweep:
+        raise UsageError("--dry-run previews one session; it does not combine with --sweep",
+                         "pass --session ID|latest instead")
+    from omp.packet import preview
+
+    result = preview(session, project_paths(root), force=force)
+    if as_json:
+        echo_json(result.to_dict())
+    else:
+        _render(result)
+
+
+def _counts(counter: dict[str, int]) -> str:
+    shown = [f"{name} {count}" for name, count in counter.items() if count]
+    return ", ".join(shown) if shown else "none"
+
+
+def _render(result: Preview) -> None:
+    packet, stats = result.packet, result.packet.stats
+    data = stats.to_dict()
+    click.echo("dry run: nothing was written and no reviewer was called")
+    click.echo(f"session:    {result.session.id}" + ("  (a reviewer's own session)" if result.session.is_reviewer else ""))
+    where = " (where the last review stopped)" if result.resumed else ""
+    click.echo(f"read:       {result.session.events} from byte {packet.cursor:,}{where} to {packet.end_offset:,}")
+    click.echo(
+        f"tokens:     {packet.tokens:,} of {packet.budget:,} for the transcript (tokenizer: {packet.tokenizer}); "
+        f"memory-review-max-input-tokens {result.max_input_tokens:,}, {result.prompt_reserve:,} kept for the prompt"
+    )
+    kept = ", ".join(f"{origin} {data['kept'][origin]}/{data['seen'][origin]}" for origin in data["seen"])
+    click.echo(f"messages:   kept {kept}")
+    click.echo(f"trimmed:    {_counts(data['trimmed'])} (long messages keep their head and tail)")
+    click.echo(f"dropped:    {_counts(data['dropped'])} (over budget: user › assistant › tool, newest first)")
+    redacted = ", ".join(f"{kind} ×{count}" for kind, count in data["redactions"].items())
+    click.echo(f"redacted:   {redacted or 'nothing'}")
+    extra = ", last line incomplete (left for later)" if data["partial_tail"] else ""
+    click.echo(f"skipped:    {data['skipped_events']:,} events without conversation, {data['bad_lines']:,} bad lines{extra}")
+    click.echo("----- packet -----")
+    click.echo(packet.text if packet.text else "(empty: no messages after the cursor)")
+    click.echo("----- end of packet -----")

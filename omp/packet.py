@@ -1,0 +1,403 @@
+"""The review packet: a redacted, token-budgeted transcript of a session (SPEC §4.3).
+
+The reviewer sees this packet, never the raw file. How it is built, so that a 100 MB session
+costs about as much as reading it once and memory stays flat:
+
+1. **Scan** (one streaming pass): for each message keep only where it is, its origin and its
+   size (`SessionReader.iter_entries`); tool output lines are not even decoded.
+2. **Choose**, in priority order user › assistant › tool, newest first within each origin.
+   Each candidate is read back from its offset, redacted, and counted exactly with the token
+   counter. Round one gives every candidate, newest first, up to a *floor* (a short message
+   whole, a long one its head and tail), as long as the budget lasts: as many user messages as
+   fit, never "only the last N". Round two grows the chosen messages, newest first, up to a
+   per-origin *cap*, so one huge paste cannot take the whole budget.
+3. **Render** the chosen messages in conversation order, each labelled with its origin and
+   position (`[user #12]`), long ones cut to head + tail around an omission marker, with a
+   marker where messages were left out. The rendered text is counted exactly; if tokenizer
+   boundary effects push it over, the lowest-priority message is shrunk or dropped until it
+   fits. The packet never exceeds its budget.
+
+Secrets are redacted (omp.safety) on each message's whole text *before* any cut, so a cut can
+never leave half a secret behind. The budget passed in is the transcript's own: the review step
+subtracts its prompt frame from `memory-review-max-input-tokens` first.
+"""
+
+from __future__ import annotations
+
+import collections
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any, Protocol
+
+from omp.safety import redact
+from omp.sessions import (
+    ORIGINS,
+    TOOL_HEAD_CHARS,
+    TOOL_TAIL_CHARS,
+    Entry,
+    Message,
+    Origin,
+    RawMessage,
+    SessionReader,
+    cut_head_tail,
+    read_message_at,
+    tool_header,
+)
+
+
+class Counter(Protocol):
+    name: str
+
+    def count(self, text: str) -> int: ...
+
+
+PRIORITY: tuple[Origin, ...] = ("user", "assistant", "tool")
+SEPARATOR = "\n\n"
+# Round one: what each message gets at least (a long one: its head and tail). Round two: the
+# most one message may take, as a share of the budget.
+FLOOR_TOKENS: dict[str, int] = {"user": 400, "assistant": 200, "tool": 160}
+CAP_SHARE: dict[str, float] = {"user": 1 / 3, "assistant": 1 / 8, "tool": 1 / 40}
+MIN_KEEP_TOKENS = 24  # below this a message is dropped rather than cut to nothing
+GAP_TOKENS = 16  # room for a "[… N messages not included …]" marker next to each message
+HEAD_SHARE = 0.6  # of a cut message's room, the head's share; the tail gets the rest
+TEXT_CACHE_CHARS = 64 * 1024  # redacted texts up to this size are kept between passes
+
+
+@dataclass
+class PacketStats:
+    seen: collections.Counter[str] = field(default_factory=collections.Counter)
+    kept: collections.Counter[str] = field(default_factory=collections.Counter)
+    dropped: collections.Counter[str] = field(default_factory=collections.Counter)
+    trimmed: collections.Counter[str] = field(default_factory=collections.Counter)
+    redactions: collections.Counter[str] = field(default_factory=collections.Counter)
+    bad_lines: int = 0
+    skipped_events: int = 0
+    partial_tail: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        def per_origin(counter: collections.Counter[str]) -> dict[str, int]:
+            return {origin: counter.get(origin, 0) for origin in ORIGINS}
+
+        return {
+            "seen": per_origin(self.seen),
+            "kept": per_origin(self.kept),
+            "dropped": per_origin(self.dropped),
+            "trimmed": per_origin(self.trimmed),
+            "redactions": dict(sorted(self.redactions.items())),
+            "bad_lines": self.bad_lines,
+            "skipped_events": self.skipped_events,
+            "partial_tail": self.partial_tail,
+        }
+
+
+@dataclass
+class Packet:
+    messages: list[Message]  # kept, redacted, possibly cut, in conversation order
+    text: str  # the transcript the prompt embeds
+    tokens: int
+    tokenizer: str  # "tiktoken" | "estimate"
+    budget: int
+    stats: PacketStats
+    cursor: int  # where reading started
+    end_offset: int  # the next cursor
+
+    def to_dict(self, include_text: bool = True) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "tokens": self.tokens,
+            "tokenizer": self.tokenizer,
+            "budget": self.budget,
+            "cursor": self.cursor,
+            "end_offset": self.end_offset,
+            "messages": len(self.messages),
+            "stats": self.stats.to_dict(),
+        }
+        if include_text:
+            data["text"] = self.text
+        return data
+
+
+def label(origin: str, seq: int) -> str:
+    return f"[{origin} #{seq}]"
+
+
+def gap_marker(count: int) -> str:
+    return f"[… {count} message{'s' if count != 1 else ''} not included …]"
+
+
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass
+class _Candidate:
+    entry: Entry
+    text_tokens: int  # its redacted text, counted exactly
+    tokens: int  # what its whole block costs: label, text, and room for a gap marker
+    allot: int = 0
+
+
+class _Builder:
+    def __init__(self, handle: IO[bytes], counter: Counter, budget: int) -> None:
+        self.handle = handle
+        self.counter = counter
+        self.budget = budget
+        self.texts: dict[int, tuple[str, collections.Counter[str]]] = {}  # seq -> redacted body
+        self.cut: set[int] = set()
+
+    # Reading one message back, redacted (whole text first, then the tool excerpt).
+    def body(self, entry: Entry) -> tuple[str, collections.Counter[str]] | None:
+        cached = self.texts.get(entry.seq)
+        if cached is not None:
+            return cached
+        raw = read_message_at(self.handle, entry.offset, entry.tool_name)
+        if raw is None:
+            return None
+        text, counts = redact(raw.text)
+        if raw.origin == "tool":
+            text = _tool_excerpt(RawMessage("tool", text, raw.tool_name, raw.tool_failed), len(raw.text))
+        if len(text) <= TEXT_CACHE_CHARS:
+            self.texts[entry.seq] = (text, counts)
+        return text, counts
+
+    def block(self, entry: Entry, text: str) -> str:
+        return f"{label(entry.origin, entry.seq)}\n{text}"
+
+    def label_tokens(self, entry: Entry) -> int:
+        return self.counter.count(label(entry.origin, entry.seq) + "\n")
+
+    def measure(self, entry: Entry) -> _Candidate | None:
+        found = self.body(entry)
+        if found is None:
+            return None
+        text_tokens = self.counter.count(found[0])
+        return _Candidate(entry, text_tokens, text_tokens + self.label_tokens(entry) + GAP_TOKENS)
+
+    # Cutting a message to its allotment, head and tail kept.
+    def fit(self, candidate: _Candidate, text: str) -> str:
+        entry = candidate.entry
+        room = candidate.allot - GAP_TOKENS - self.label_tokens(entry)
+        whole = candidate.text_tokens
+        if whole <= room:
+            return text
+        self.cut.add(entry.seq)
+        chars = int(len(text) * room / max(whole, 1) * 0.95)
+        for _ in range(12):
+            if chars <= 0:
+                break
+            head = int(chars * HEAD_SHARE)
+            candidate, _ = cut_head_tail(text, head, chars - head)
+            used = self.counter.count(candidate)
+            if used <= room:
+                return candidate
+            chars = int(chars * room / used * 0.95) - 8
+        return ""
+
+
+def _tool_excerpt(raw: RawMessage, original_chars: int) -> str:
+    body, _ = cut_head_tail(raw.text.strip(), TOOL_HEAD_CHARS, TOOL_TAIL_CHARS)
+    return f"{tool_header(raw.tool_name, raw.tool_failed, original_chars)}\n{body}"
+
+
+def _floor(origin: str, budget: int) -> int:
+    return min(FLOOR_TOKENS[origin], max(MIN_KEEP_TOKENS * 2, budget // 4))
+
+
+def _cap(origin: str, budget: int) -> int:
+    return max(_floor(origin, budget), int(budget * CAP_SHARE[origin]))
+
+
+def _choose(builder: _Builder, entries: list[Entry], budget: int) -> dict[int, _Candidate]:
+    """Allot tokens to messages: user › assistant › tool, newest first, floors then caps."""
+    chosen: dict[int, _Candidate] = {}
+    remaining = budget
+    by_origin: dict[str, list[Entry]] = {origin: [] for origin in ORIGINS}
+    for entry in entries:
+        by_origin[entry.origin].append(entry)
+    for origin in PRIORITY:
+        newest_first = by_origin[origin][::-1]
+        floor = _floor(origin, budget)
+        taken: list[_Candidate] = []
+        for entry in newest_first:
+            if remaining < MIN_KEEP_TOKENS + GAP_TOKENS:
+                break
+            candidate = builder.measure(entry)
+            if candidate is None:
+                continue
+            want = min(candidate.tokens, floor, remaining)
+            if want < candidate.tokens and want < min(floor // 2, MIN_KEEP_TOKENS + GAP_TOKENS):
+                continue  # it would be cut to a sliver: leave the room to a smaller message
+            candidate.allot = want
+            remaining -= want
+            taken.append(candidate)
+            chosen[entry.seq] = candidate
+        cap = _cap(origin, budget)
+        for candidate in taken:  # newest first
+            grow = min(candidate.tokens, cap) - candidate.allot
+            if grow > 0 and remaining > 0:
+                give = min(grow, remaining)
+                candidate.allot += give
+                remaining -= give
+    return chosen
+
+
+def _render(builder: _Builder, chosen: dict[int, _Candidate], first_seq: int, next_seq: int) -> tuple[str, list[Message], collections.Counter[str]]:
+    parts: list[str] = []
+    messages: list[Message] = []
+    redactions: collections.Counter[str] = collections.Counter()
+    builder.cut = set()
+    expected = first_seq
+    for seq in sorted(chosen):
+        candidate = chosen[seq]
+        found = builder.body(candidate.entry)
+        if found is None:
+            continue
+        text, counts = found
+        text = builder.fit(candidate, text)
+        if not text:
+            continue
+        if seq > expected:
+            parts.append(gap_marker(seq - expected))
+        parts.append(builder.block(candidate.entry, text))
+        messages.append(Message(candidate.entry.origin, text, seq))
+        redactions.update(counts)
+        expected = seq + 1
+    if messages and next_seq > expected:
+        parts.append(gap_marker(next_seq - expected))
+    return SEPARATOR.join(parts), messages, redactions
+
+
+def _victim(chosen: dict[int, _Candidate]) -> _Candidate | None:
+    """The least valuable kept message: tool before assistant before user, oldest first."""
+    rank = {origin: i for i, origin in enumerate(PRIORITY)}
+    if not chosen:
+        return None
+    return max(chosen.values(), key=lambda c: (rank[c.entry.origin], -c.entry.seq))
+
+
+def build_packet(
+    events_path: Path,
+    budget_tokens: int,
+    cursor: int = 0,
+    counter: Counter | None = None,
+    first_seq: int = 0,
+) -> Packet:
+    """The packet for `events_path` from byte offset `cursor`, at most `budget_tokens` tokens."""
+    if counter is None:
+        from omp.tokens import get_counter
+
+        counter = get_counter()
+    budget = max(0, int(budget_tokens))
+    reader = SessionReader(Path(events_path), cursor, first_seq)
+    entries = list(reader.iter_entries())  # pass 1: positions and sizes only
+    stats = PacketStats(bad_lines=reader.bad_lines, skipped_events=reader.skipped_events, partial_tail=reader.partial_tail)
+    stats.seen.update(entry.origin for entry in entries)
+    next_seq = reader.first_seq + len(entries)
+
+    with Path(events_path).open("rb") as handle:
+        builder = _Builder(handle, counter, budget)
+        chosen = _choose(builder, entries, budget)
+        text, messages, redactions = _render(builder, chosen, reader.first_seq, next_seq)
+        tokens = counter.count(text)
+        while tokens > budget and chosen:
+            # Tokenizer boundary effects (or a tiny budget): shrink the least valuable message.
+            victim = _victim(chosen)
+            assert victim is not None
+            victim.allot -= tokens - budget + MIN_KEEP_TOKENS
+            if victim.allot < MIN_KEEP_TOKENS + GAP_TOKENS:
+                del chosen[victim.entry.seq]
+            text, messages, redactions = _render(builder, chosen, reader.first_seq, next_seq)
+            tokens = counter.count(text)
+        if not messages:
+            text, tokens = "", 0
+        cut = builder.cut
+
+    kept = {message.seq for message in messages}
+    for message in messages:
+        stats.kept[message.origin] += 1
+        if message.seq in cut:
+            stats.trimmed[message.origin] += 1
+    for entry in entries:
+        if entry.seq not in kept:
+            stats.dropped[entry.origin] += 1
+    stats.redactions = redactions
+    return Packet(
+        messages=messages,
+        text=text,
+        tokens=tokens,
+        tokenizer=counter.name,
+        budget=budget,
+        stats=stats,
+        cursor=reader.cursor,
+        end_offset=reader.end_offset,
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# What a review would send: `omp memory-review --dry-run`
+
+
+@dataclass
+class Preview:
+    session: Any  # omp.sessions.SessionInfo
+    packet: Packet
+    max_input_tokens: int
+    prompt_reserve: int  # tokens kept for the prompt around the transcript
+    resumed: bool  # the cursor came from an earlier review of this session
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "ran": False,
+            "reason": "dry run",
+            "dry_run": True,
+            "session": self.session.id,
+            "events": str(self.session.events),
+            "reviewer_session": self.session.is_reviewer,
+            "summary": {},
+            "rejected": [],
+            "tokens": {
+                "packet": self.packet.tokens,
+                "budget": self.packet.budget,
+                "max_input": self.max_input_tokens,
+                "prompt_reserve": self.prompt_reserve,
+                "tokenizer": self.packet.tokenizer,
+            },
+            "cursor": {"start": self.packet.cursor, "end": self.packet.end_offset, "resumed": self.resumed},
+            "packet": {
+                "messages": len(self.packet.messages),
+                **self.packet.stats.to_dict(),
+                "text": self.packet.text,
+            },
+        }
+
+
+def transcript_budget(max_input_tokens: int, counter: Counter) -> tuple[int, int]:
+    """(tokens for the packet, tokens reserved for the prompt around it).
+
+    The reserve is the prompt frame as the review builds it (task, schema, markers) plus the
+    largest share the "already known" list may take, so a preview never shows more than a
+    review would send.
+    """
+    from omp.review.prompt import KNOWN_SHARE, KnownForPrompt, build_frame
+
+    frame = build_frame(KnownForPrompt(), max_input_tokens, counter)
+    reserve = frame.tokens + int(max_input_tokens * KNOWN_SHARE)
+    return max(0, max_input_tokens - reserve), reserve
+
+
+def preview(spec: str, project: Any, force: bool = False) -> Preview:
+    """The packet a review of session `spec` would send now. Reads only; writes nothing.
+
+    Like a review, it starts where the last completed review of the session stopped (its
+    claim's cursor), unless `force`.
+    """
+    from omp.config import get_value
+    from omp.review.claim import done_cursor
+    from omp.sessions import find_session
+    from omp.tokens import get_counter
+
+    session = find_session(spec, project)
+    max_input = int(get_value("memory-review-max-input-tokens", project))
+    counter = get_counter()
+    budget, reserve = transcript_budget(max_input, counter)
+    cursor = None if force else done_cursor(project, session.id)
+    packet = build_packet(session.events, budget, cursor=cursor or 0, counter=counter)
+    return Preview(session, packet, max_input, reserve, resumed=bool(cursor))

@@ -1,0 +1,622 @@
+"""Finding Copilot sessions and stream-reading their `events.jsonl` (SPEC §4.1, §4.2).
+
+A session lives in `C/session-state/<id>/events.jsonl`, one JSON event per line
+(`COPILOT.md` §4). Conversation text comes from three event types:
+
+- `user.message` → `data.content` (as typed; `transformedContent` is what the model saw, with
+  injected context, and is ignored);
+- `assistant.message` → `data.content`, plus one line per `data.toolRequests` entry:
+  `name: intentionSummary | description | command`;
+- `tool.execution_complete` → `data.result.content` (or `detailedContent`), kept as a short
+  head/tail excerpt labelled as tool output.
+
+A generic `{"role": ..., "content": ...}` line (other producers) is accepted too. Everything
+else (`system.message`, `hook.*`, `session.*`, turn markers, usage records) carries no
+conversation and is counted in `skipped_events`.
+
+Reading is a stream: one line in memory at a time (a single huge line, e.g. a 600 KB paste, is
+held once), never the whole file. Lines that do not parse are counted in `bad_lines`. A last
+line without its newline is a write in progress: it is not consumed, and `end_offset` (the
+cursor a later review resumes from) stops before it.
+
+Most of a session's bytes are tool output and events nobody reads, so the reader looks at the
+event type at the start of each line (Copilot writes `{"type":"…",` first) and parses only the
+lines that can hold conversation.
+
+Reviewer sessions: omp's own reviewer runs Copilot in a fresh empty folder made by
+`tempfile.mkdtemp(prefix="omp-review-")` (omp/review/reviewers.py), so its session's
+`session.start` `context.cwd` is a folder whose name starts with `omp-review-`. Such sessions
+are flagged `is_reviewer` and never chosen as `latest` (their cwd is outside every project
+anyway; the name makes it certain even for a project under the temp folder).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Any, Iterator, Literal
+
+from omp.errors import OmpError
+from omp.paths import ProjectPaths, check_session_id, copilot_home as default_copilot_home
+
+Origin = Literal["user", "assistant", "tool"]
+ORIGINS: tuple[Origin, ...] = ("user", "assistant", "tool")
+
+REVIEWER_DIR_PREFIX = "omp-review-"
+LOCKS_DIR_NAME = ".session-operation-locks"
+MIN_PREFIX = 7
+
+TOOL_HEAD_CHARS = 700
+TOOL_TAIL_CHARS = 500
+TOOL_SUMMARY_PART_CHARS = 200
+MAX_LINE_BYTES = 64 * 1024 * 1024  # a longer line is skipped (counted bad), never held whole
+HEAD_SCAN_LINES = 20  # session.start is the first line; a few more in case something precedes it
+HEAD_SCAN_BYTES = 256 * 1024
+
+# Event types that never carry conversation: skipped without parsing the line.
+_CONVERSATION_TYPES = frozenset({"user.message", "assistant.message", "tool.execution_complete"})
+_TYPE_AT_START = re.compile(rb'^\s*\{\s*"type"\s*:\s*"([^"\\]{1,100})"')
+_TOOL_CALL_ID = re.compile(rb'"toolCallId"\s*:\s*"([^"\\]{1,200})"')
+
+
+@dataclass(frozen=True)
+class Message:
+    origin: Origin
+    text: str
+    seq: int  # 0-based position in the conversation, counting only messages (from the reader's start)
+
+
+@dataclass
+class SessionInfo:
+    id: str
+    dir: Path
+    events: Path
+    cwd: str | None
+    git_root: str | None
+    mtime: float
+    is_reviewer: bool
+
+
+# --------------------------------------------------------------------------------------------
+# Parsing one event
+
+
+@dataclass(frozen=True)
+class RawMessage:
+    """A message as found in one line, before excerpting: tool output is still whole."""
+
+    origin: Origin
+    text: str
+    tool_name: str | None = None
+    tool_failed: bool = False
+
+
+def _one_line(value: Any, limit: int = TOOL_SUMMARY_PART_CHARS) -> str:
+    if not isinstance(value, str):
+        return ""
+    text = " ".join(value.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def summarize_tool_request(request: Any) -> str:
+    """`name: intentionSummary | description | command` on one line (empty parts left out)."""
+    if not isinstance(request, dict):
+        return ""
+    name = _one_line(request.get("name")) or "tool"
+    arguments = request.get("arguments")
+    if isinstance(arguments, str):  # some producers keep arguments as a JSON string
+        try:
+            arguments = json.loads(arguments)
+        except ValueError:
+            arguments = {"command": arguments}
+    arguments = arguments if isinstance(arguments, dict) else {}
+    parts: list[str] = []
+    for value in (
+        request.get("intentionSummary"),
+        arguments.get("description"),
+        arguments.get("command"),
+        arguments.get("path") if not arguments.get("command") else None,
+    ):
+        part = _one_line(value)
+        if part and part not in parts:
+            parts.append(part)
+    return f"{name}: {' | '.join(parts)}" if parts else name
+
+
+def _text_content(content: Any) -> str:
+    """A string, or the text parts of an OpenAI/Anthropic-style content list."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        texts = []
+        for part in content:
+            if isinstance(part, str):
+                texts.append(part)
+            elif isinstance(part, dict) and isinstance(part.get("text"), str):
+                texts.append(part["text"])
+        return "\n".join(texts)
+    return ""
+
+
+def _assistant_text(data: dict[str, Any]) -> str:
+    text = _text_content(data.get("content")).strip()
+    requests = data.get("toolRequests")
+    lines = [summarize_tool_request(r) for r in requests] if isinstance(requests, list) else []
+    lines = [f"[tool request] {line}" for line in lines if line]
+    return "\n".join(([text] if text else []) + lines)
+
+
+def _tool_output(data: dict[str, Any]) -> str:
+    result = data.get("result")
+    if isinstance(result, dict):
+        text = _text_content(result.get("content"))
+        if not text.strip():
+            text = _text_content(result.get("detailedContent"))
+        return text
+    if isinstance(result, str):
+        return result
+    error = data.get("error")
+    if isinstance(error, dict):
+        return _text_content(error.get("message"))
+    return _text_content(error)
+
+
+_GENERIC_ROLES: dict[str, Origin] = {
+    "user": "user",
+    "human": "user",
+    "assistant": "assistant",
+    "model": "assistant",
+    "ai": "assistant",
+    "tool": "tool",
+    "function": "tool",
+}
+
+
+def parse_event(event: Any, tool_names: dict[str, str] | None = None) -> RawMessage | None:
+    """The message one decoded event carries, or None. `tool_names` maps toolCallId → name."""
+    if not isinstance(event, dict):
+        return None
+    kind = event.get("type")
+    data = event.get("data")
+    if isinstance(kind, str) and isinstance(data, dict):
+        if kind == "user.message":
+            text = _text_content(data.get("content"))
+            return RawMessage("user", text) if text.strip() else None
+        if kind == "assistant.message":
+            _remember_tool_names(data, tool_names)
+            text = _assistant_text(data)
+            return RawMessage("assistant", text) if text else None
+        if kind == "tool.execution_complete":
+            call_id = data.get("toolCallId")
+            name = data.get("toolName")
+            if not isinstance(name, str) and tool_names is not None and isinstance(call_id, str):
+                name = tool_names.pop(call_id, None)
+            # Kept even when empty, so that every tool.execution_complete line is one message
+            # (the packet's first pass counts them without decoding).
+            failed = data.get("success") is False
+            return RawMessage("tool", _tool_output(data), name if isinstance(name, str) else None, failed)
+        if kind != "message":
+            return None
+    role = event.get("role")
+    if isinstance(role, str) and role.lower() in _GENERIC_ROLES:
+        text = _text_content(event.get("content"))
+        if text.strip():
+            origin = _GENERIC_ROLES[role.lower()]
+            name = event.get("name") if origin == "tool" else None
+            return RawMessage(origin, text, name if isinstance(name, str) else None)
+    return None
+
+
+_MAX_TOOL_NAMES = 4096
+
+
+def _remember_tool_names(data: dict[str, Any], tool_names: dict[str, str] | None) -> None:
+    requests = data.get("toolRequests")
+    if tool_names is None or not isinstance(requests, list):
+        return
+    for request in requests:
+        if isinstance(request, dict) and isinstance(request.get("toolCallId"), str) and isinstance(request.get("name"), str):
+            if len(tool_names) >= _MAX_TOOL_NAMES:  # calls that never completed: forget the oldest
+                tool_names.pop(next(iter(tool_names)))
+            tool_names[request["toolCallId"]] = request["name"]
+
+
+def tool_header(name: str | None, failed: bool, total_chars: int) -> str:
+    what = f"tool output: {name}" if name else "tool output"
+    if failed:
+        what += ", failed"
+    return f"({what}; {total_chars:,} chars)"
+
+
+def cut_head_tail(text: str, head: int, tail: int) -> tuple[str, int]:
+    """`text` reduced to about `head` + `tail` characters around an omission marker.
+
+    Cuts land on whitespace near the limits, so no token (or redaction marker) is split.
+    Returns the text and how many characters were left out (0 when nothing was).
+    """
+    if len(text) <= head + tail + 80:
+        return text, 0
+    head_end = _snap_back(text, head)
+    tail_start = _snap_forward(text, len(text) - tail)
+    if tail_start <= head_end:
+        return text, 0
+    omitted = tail_start - head_end
+    return f"{text[:head_end].rstrip()}\n[… {omitted:,} characters omitted …]\n{text[tail_start:].lstrip()}", omitted
+
+
+def _snap_back(text: str, at: int) -> int:
+    window = max(16, at // 5)
+    cut = max(text.rfind("\n", at - window, at), text.rfind(" ", at - window, at))
+    return cut if cut > 0 else at
+
+
+def _snap_forward(text: str, at: int) -> int:
+    window = max(16, (len(text) - at) // 5)
+    candidates = [i for i in (text.find("\n", at, at + window), text.find(" ", at, at + window)) if i >= 0]
+    return min(candidates) + 1 if candidates else at
+
+
+def excerpt_tool(raw: RawMessage, head: int = TOOL_HEAD_CHARS, tail: int = TOOL_TAIL_CHARS) -> str:
+    body, _ = cut_head_tail(raw.text.strip(), head, tail)
+    return f"{tool_header(raw.tool_name, raw.tool_failed, len(raw.text))}\n{body}"
+
+
+def message_text(raw: RawMessage) -> str:
+    """The text a Message carries: tool output as a labelled excerpt, the rest as is."""
+    return excerpt_tool(raw) if raw.origin == "tool" else raw.text
+
+
+# --------------------------------------------------------------------------------------------
+# Streaming a file
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    """Where one message is, without its text: what the packet's first pass keeps per message."""
+
+    seq: int
+    origin: Origin
+    offset: int  # byte offset of its line
+    size: int  # characters of its text (for tool output: of the excerpt it becomes)
+    tool_name: str | None = None
+
+
+class SessionReader:
+    """Streams one `events.jsonl` from a byte offset (a cursor).
+
+    Counters, valid after iterating: `bad_lines` (lines that did not parse, oversized lines,
+    a torn line), `skipped_events` (events that carry no conversation), `messages`,
+    `end_offset` (byte offset just after the last complete line: the next cursor),
+    `partial_tail` (True when the file ended in a line without its newline).
+    """
+
+    def __init__(self, path: Path, cursor: int = 0, first_seq: int = 0) -> None:
+        self.path = Path(path)
+        self.cursor = max(0, int(cursor))
+        self.first_seq = first_seq
+        self.bad_lines = 0
+        self.skipped_events = 0
+        self.messages = 0
+        self.end_offset = self.cursor
+        self.partial_tail = False
+
+    def _open(self) -> IO[bytes]:
+        try:
+            handle = self.path.open("rb")
+        except FileNotFoundError as exc:
+            raise OmpError(f"session log {self.path} does not exist", "check the session id") from exc
+        except OSError as exc:
+            raise OmpError(f"cannot read {self.path}: {exc.strerror}", "check its permissions") from exc
+        size = os.fstat(handle.fileno()).st_size
+        if self.cursor > size:
+            # The file is shorter than the cursor: it was replaced. Read it from the start.
+            self.cursor = 0
+        handle.seek(self.cursor)
+        return handle
+
+    def _lines(self, handle: IO[bytes]) -> Iterator[tuple[int, bytes]]:
+        """(offset, line) for each complete line; updates end_offset, partial_tail, bad_lines."""
+        self.bad_lines = self.skipped_events = self.messages = 0
+        self.partial_tail = False
+        offset = self.cursor
+        self.end_offset = offset
+        while True:
+            line = handle.readline(MAX_LINE_BYTES)
+            if not line:
+                return
+            if not line.endswith(b"\n"):
+                if len(line) < MAX_LINE_BYTES:
+                    self.partial_tail = True  # a write in progress: leave it for the next read
+                    return
+                skipped = len(line) + _skip_rest_of_line(handle)
+                self.bad_lines += 1
+                offset += skipped
+                self.end_offset = offset
+                continue
+            yield offset, line
+            offset += len(line)
+            self.end_offset = offset
+
+    def iter_messages(self) -> Iterator[Message]:
+        """Every message after the cursor, in order, tool output as an excerpt."""
+        for _, raw in self._raw_messages():
+            yield Message(raw.origin, message_text(raw), self.first_seq + self.messages - 1)
+
+    def iter_raw_messages(self) -> Iterator[tuple[int, RawMessage]]:
+        """(seq, message) with tool output whole: for callers that redact before excerpting."""
+        for _, raw in self._raw_messages():
+            yield self.first_seq + self.messages - 1, raw
+
+    def _raw_messages(self) -> Iterator[tuple[int, RawMessage]]:
+        tool_names: dict[str, str] = {}
+        with self._open() as handle:
+            for offset, line in self._lines(handle):
+                raw = self._parse(line, tool_names)
+                if raw is not None:
+                    self.messages += 1
+                    yield offset, raw
+
+    def iter_entries(self) -> Iterator[Entry]:
+        """Position, origin and size of every message, parsing as little as possible.
+
+        Tool output lines are not decoded: their message is an excerpt of bounded size, so the
+        line's length bounds it, and the tool's name comes from the assistant's request.
+        """
+        tool_names: dict[str, str] = {}
+        tool_cap = TOOL_HEAD_CHARS + TOOL_TAIL_CHARS + 120
+        with self._open() as handle:
+            for offset, line in self._lines(handle):
+                kind = _line_type(line)
+                if kind == "tool.execution_complete":
+                    seq = self.first_seq + self.messages
+                    self.messages += 1
+                    yield Entry(seq, "tool", offset, min(len(line), tool_cap), _tool_name_from_line(line, tool_names))
+                    continue
+                raw = self._parse(line, tool_names, kind)
+                if raw is not None:
+                    seq = self.first_seq + self.messages
+                    self.messages += 1
+                    size = min(len(raw.text), tool_cap) if raw.origin == "tool" else len(raw.text)
+                    yield Entry(seq, raw.origin, offset, size, raw.tool_name)
+
+    def read_at(self, offset: int, tool_name: str | None = None) -> RawMessage | None:
+        """The message on the line starting at `offset` (an Entry's), or None."""
+        with self.path.open("rb") as handle:
+            return read_message_at(handle, offset, tool_name)
+
+    def _parse(self, line: bytes, tool_names: dict[str, str] | None, kind: str | None = None) -> RawMessage | None:
+        kind = kind if kind is not None else _line_type(line)
+        if kind is not None and kind not in _CONVERSATION_TYPES and kind != "message":
+            self.skipped_events += 1
+            return None
+        stripped = line.strip()
+        if not stripped:
+            return None
+        try:
+            event = json.loads(stripped)
+        except ValueError:
+            self.bad_lines += 1
+            return None
+        raw = parse_event(event, tool_names)
+        if raw is None:
+            self.skipped_events += 1
+        return raw
+
+
+def read_message_at(handle: IO[bytes], offset: int, tool_name: str | None = None) -> RawMessage | None:
+    """The message on the line at `offset` of an open events file (an Entry's), or None."""
+    handle.seek(offset)
+    line = handle.readline(MAX_LINE_BYTES)
+    try:
+        event = json.loads(line)
+    except ValueError:
+        return None
+    raw = parse_event(event)
+    if raw is not None and raw.tool_name is None and tool_name:
+        raw = RawMessage(raw.origin, raw.text, tool_name, raw.tool_failed)
+    return raw
+
+
+def _line_type(line: bytes) -> str | None:
+    match = _TYPE_AT_START.match(line, 0, 200)
+    return match.group(1).decode("utf-8", "replace") if match else None
+
+
+def _tool_name_from_line(line: bytes, tool_names: dict[str, str]) -> str | None:
+    if not tool_names:
+        return None
+    match = _TOOL_CALL_ID.search(line, 0, 400)
+    return tool_names.pop(match.group(1).decode("utf-8", "replace"), None) if match else None
+
+
+def _skip_rest_of_line(handle: IO[bytes]) -> int:
+    skipped = 0
+    while True:
+        chunk = handle.readline(MAX_LINE_BYTES)
+        skipped += len(chunk)
+        if not chunk or chunk.endswith(b"\n"):
+            return skipped
+
+
+# --------------------------------------------------------------------------------------------
+# Finding sessions
+
+
+def _session_state(copilot_home: Path | None) -> Path:
+    return (copilot_home if copilot_home is not None else default_copilot_home()) / "session-state"
+
+
+def read_session_start(events: Path) -> dict[str, Any] | None:
+    """The `session.start` event's data, from the first lines only (never the whole file)."""
+    try:
+        handle = events.open("rb")
+    except OSError:
+        return None
+    read = 0
+    with handle:
+        for _ in range(HEAD_SCAN_LINES):
+            line = handle.readline(HEAD_SCAN_BYTES)
+            read += len(line)
+            if not line or read > HEAD_SCAN_BYTES:
+                return None
+            if _line_type(line) != "session.start":
+                continue
+            try:
+                event = json.loads(line)
+            except ValueError:
+                return None
+            data = event.get("data") if isinstance(event, dict) else None
+            return data if isinstance(data, dict) else None
+    return None
+
+
+def _workspace_fields(folder: Path) -> dict[str, str]:
+    """`cwd` and `git_root` from `workspace.yaml` (flat `key: value` lines), if present."""
+    fields: dict[str, str] = {}
+    try:
+        with (folder / "workspace.yaml").open("r", encoding="utf-8", errors="replace") as handle:
+            for _, line in zip(range(50), handle):
+                key, sep, value = line.partition(":")
+                if sep and key.strip() in ("cwd", "git_root"):
+                    value = value.strip().strip("'\"")
+                    if value:
+                        fields[key.strip()] = value
+    except OSError:
+        pass
+    return fields
+
+
+def session_info(folder: Path, events: Path | None = None, mtime: float | None = None) -> SessionInfo:
+    events = events or folder / "events.jsonl"
+    if mtime is None:
+        try:
+            mtime = events.stat().st_mtime
+        except OSError:
+            mtime = 0.0
+    start = read_session_start(events) or {}
+    context = start.get("context") if isinstance(start.get("context"), dict) else {}
+    cwd = context.get("cwd") if isinstance(context.get("cwd"), str) else None
+    git_root = context.get("gitRoot") if isinstance(context.get("gitRoot"), str) else None
+    if cwd is None and git_root is None:
+        fields = _workspace_fields(folder)
+        cwd, git_root = fields.get("cwd"), fields.get("git_root")
+    return SessionInfo(
+        id=folder.name,
+        dir=folder,
+        events=events,
+        cwd=cwd,
+        git_root=git_root,
+        mtime=mtime,
+        is_reviewer=is_reviewer_cwd(cwd),
+    )
+
+
+def is_reviewer_cwd(cwd: str | None) -> bool:
+    if not cwd:
+        return False
+    return os.path.basename(os.path.normpath(cwd)).startswith(REVIEWER_DIR_PREFIX)
+
+
+def _inside(path: str | None, root: Path) -> bool:
+    if not path:
+        return False
+    root_text = os.path.normpath(str(root))
+    for candidate in {os.path.normpath(path), os.path.realpath(path)}:
+        if candidate == root_text or candidate.startswith(root_text.rstrip(os.sep) + os.sep):
+            return True
+    return False
+
+
+def belongs_to(info: SessionInfo, project: ProjectPaths) -> bool:
+    root = project.root
+    roots = {root, Path(os.path.realpath(root))}
+    return any(_inside(info.cwd, r) or _inside(info.git_root, r) for r in roots)
+
+
+def _candidates(copilot_home: Path | None) -> list[tuple[float, Path, Path]]:
+    """(mtime, folder, events) of every session folder with an events.jsonl, newest first."""
+    state = _session_state(copilot_home)
+    found: list[tuple[float, Path, Path]] = []
+    try:
+        entries = list(os.scandir(state))
+    except FileNotFoundError:
+        return []
+    except OSError as exc:
+        raise OmpError(f"cannot list {state}: {exc.strerror}", "check its permissions") from exc
+    for entry in entries:
+        if entry.name == LOCKS_DIR_NAME or entry.name.startswith("."):
+            continue
+        try:
+            if not entry.is_dir():
+                continue
+            events = Path(entry.path) / "events.jsonl"
+            mtime = events.stat().st_mtime
+        except OSError:
+            continue  # no events.jsonl: the run failed before its first turn
+        found.append((mtime, Path(entry.path), events))
+    found.sort(key=lambda item: (item[0], item[1].name), reverse=True)
+    return found
+
+
+def _project_sessions(project: ProjectPaths, copilot_home: Path | None) -> Iterator[SessionInfo]:
+    for mtime, folder, events in _candidates(copilot_home):
+        info = session_info(folder, events, mtime)
+        if not info.is_reviewer and belongs_to(info, project):
+            yield info
+
+
+def list_project_sessions(project: ProjectPaths, copilot_home: Path | None = None) -> list[SessionInfo]:
+    """This project's sessions, newest first (reviewer sessions and lock folders left out)."""
+    return list(_project_sessions(project, copilot_home))
+
+
+def find_session(spec: str, project: ProjectPaths, copilot_home: Path | None = None) -> SessionInfo:
+    """A session by full id, unique prefix (≥ 7 characters) or `latest` (of this project)."""
+    if spec == "latest":
+        for info in _project_sessions(project, copilot_home):
+            return info
+        raise OmpError(
+            f"no Copilot session of {project.root} found in {_session_state(copilot_home)}",
+            "run Copilot in this project first, or pass --session ID",
+        )
+    check_session_id(spec)  # refuses '..', '/', and the rest before any path is built
+    state = _session_state(copilot_home)
+    folder = state / spec
+    if spec != LOCKS_DIR_NAME and folder.is_dir():
+        return _with_events(folder)
+    if len(spec) < MIN_PREFIX:
+        raise OmpError(
+            f"no session {spec!r} in {state}",
+            f"pass a full session id, a unique prefix of at least {MIN_PREFIX} characters, or latest",
+        )
+    matches = sorted(
+        name for name in _folder_names(state) if name.startswith(spec) and name != LOCKS_DIR_NAME
+    )
+    if not matches:
+        raise OmpError(f"no session matching {spec!r} in {state}", "check the id, or pass --session latest")
+    if len(matches) > 1:
+        shown = ", ".join(matches[:10]) + (f" (+{len(matches) - 10} more)" if len(matches) > 10 else "")
+        raise OmpError(f"session prefix {spec!r} is ambiguous: {shown}", "pass more characters of the id")
+    return _with_events(state / matches[0])
+
+
+def _folder_names(state: Path) -> list[str]:
+    try:
+        return [entry.name for entry in os.scandir(state) if entry.is_dir()]
+    except FileNotFoundError:
+        return []
+    except OSError as exc:
+        raise OmpError(f"cannot list {state}: {exc.strerror}", "check its permissions") from exc
+
+
+def _with_events(folder: Path) -> SessionInfo:
+    events = folder / "events.jsonl"
+    if not events.is_file():
+        raise OmpError(
+            f"session {folder.name} has no events.jsonl (the run ended before its first turn)",
+            "nothing to review in it; pass another --session",
+        )
+    return session_info(folder, events)

@@ -1,0 +1,98 @@
+"""Counting tokens: tiktoken's `o200k_base` when it is available, a byte-based estimate otherwise.
+
+`get_counter()` tries `tiktoken.get_encoding("o200k_base")` once per process. The encoding file
+is downloaded on first use and cached (`TIKTOKEN_CACHE_DIR`); offline it raises within a fraction
+of a second. A slow network must not stall a review either, so the attempt runs in a daemon
+thread and is abandoned after `LOAD_TIMEOUT` seconds (a download still in flight may finish and
+fill the cache for the next run). Whatever happens, the caller gets a counter, and its `name`
+says which one (`"tiktoken"` or `"estimate"`), so the ledger can record it.
+
+The estimate, chosen to over-count rather than under-count (a packet counted with it must still
+fit the model's real budget):
+
+    tokens = ceil(ascii_bytes / 3 + non_ascii_utf8_bytes / 2)
+
+o200k averages about 4 bytes of English or code per token, and about 3 for dense code and
+identifiers, so a third of the ASCII bytes is above the real count; non-ASCII text (CJK, emoji)
+takes 1–2 tokens per 3–4 bytes, so half its bytes is above it too.
+
+`OMP_TOKENIZER=estimate` skips tiktoken altogether (the tests use it so they never download).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import threading
+from typing import Any
+
+ENCODING_NAME = "o200k_base"
+LOAD_TIMEOUT = 5.0
+_ASCII = bytes(range(128))
+
+
+class TokenCounter:
+    """Counts tokens with a tiktoken encoding, or estimates them when there is none."""
+
+    def __init__(self, encoding: Any | None = None) -> None:
+        self._encoding = encoding
+        self.name = "tiktoken" if encoding is not None else "estimate"
+        self.encoding_name: str | None = getattr(encoding, "name", None) if encoding is not None else None
+
+    def count(self, text: str) -> int:
+        if not text:
+            return 0
+        if self._encoding is not None:
+            # encode_ordinary: text that happens to contain "<|endoftext|>" is data, not a
+            # special token (plain `encode` would raise on it).
+            return len(self._encoding.encode_ordinary(text))
+        return estimate_tokens(text)
+
+    def __repr__(self) -> str:
+        return f"TokenCounter({self.name}{', ' + self.encoding_name if self.encoding_name else ''})"
+
+
+def estimate_tokens(text: str) -> int:
+    """The byte-based estimate (see the module docstring): an upper bound in practice."""
+    data = text.encode("utf-8", errors="surrogatepass")
+    non_ascii = len(data.translate(None, _ASCII))
+    return math.ceil((len(data) - non_ascii) / 3 + non_ascii / 2)
+
+
+_cached: dict[str, TokenCounter] = {}
+_lock = threading.Lock()
+
+
+def get_counter() -> TokenCounter:
+    """The process's counter: tiktoken `o200k_base` if it loads, else the estimate. Cached."""
+    with _lock:
+        counter = _cached.get("counter")
+        if counter is None:
+            counter = TokenCounter(_load_encoding())
+            _cached["counter"] = counter
+        return counter
+
+
+def _load_encoding() -> Any | None:
+    if os.environ.get("OMP_TOKENIZER", "").strip().lower() == "estimate":
+        return None
+    result: dict[str, Any] = {}
+
+    def load() -> None:
+        try:
+            import tiktoken
+
+            result["encoding"] = tiktoken.get_encoding(ENCODING_NAME)
+        except Exception as exc:  # offline, blocked, corrupt cache: all mean "estimate"
+            result["error"] = exc
+
+    worker = threading.Thread(target=load, name="omp-tiktoken-load", daemon=True)
+    worker.start()
+    worker.join(LOAD_TIMEOUT)
+    return result.get("encoding")
+
+
+def reset_counter_cache() -> None:
+    """Forget the cached counter (tests that change `OMP_TOKENIZER`)."""
+    with _lock:
+        _cached.clear()
