@@ -261,13 +261,28 @@ def pending_count(root: str) -> int:
     return count
 
 
-def _queue_waiting(root: str) -> bool:
+def queue_due(root: str, now: float | None = None) -> bool:
+    """Is a queued session due for its retry? (Entries still backing off wait for later.)"""
     folder = os.path.join(root, STATE_DIR, "memory-review", "queue")
     try:
-        with os.scandir(folder) as entries:
-            return any(e.name.endswith(".json") and not e.name.startswith(".") for e in entries)
+        names = [n for n in os.listdir(folder) if n.endswith(".json") and not n.startswith(".")]
     except OSError:
         return False
+    if not names:
+        return False
+    import time
+
+    now = time.time() if now is None else now
+    for name in names:
+        try:
+            with open(os.path.join(folder, name), "rb") as handle:
+                entry = json.loads(handle.read().decode("utf-8"))
+            next_try = entry.get("next_try_at", 0)
+            if not isinstance(next_try, (int, float)) or next_try <= now:
+                return True
+        except (OSError, ValueError, AttributeError):
+            return True  # unreadable: the sweep deals with it
+    return False
 
 
 CONTEXT_CACHE = os.path.join(STATE_DIR, "state", "hook-context.json")
@@ -391,7 +406,7 @@ def session_start(payload: Mapping[str, Any], env: Mapping[str, str]) -> HookRes
     if settings is None or settings["memory-mode"] != "on":
         return HookResult({}, "memory-mode off")
     swept = ""
-    if _queue_waiting(root):
+    if queue_due(root):
         from omp.detach import start_sweep
 
         start_sweep(root)

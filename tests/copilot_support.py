@@ -1,0 +1,109 @@
+"""Helpers for the Copilot-integration tests: running hooks, waiting on detached work, the real CLI."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any, Callable, Mapping
+
+from helpers import Result
+
+REPO = Path(__file__).resolve().parent.parent
+E2E_CACHE = Path(os.environ.get("OMP_E2E_CACHE", "/var/tmp/omp-e2e"))
+DEFAULT_COPILOT = E2E_CACHE / "copilot-1.0.102" / "node_modules" / ".bin" / "copilot"
+XDG_CACHE = E2E_CACHE / "xdg-cache"
+
+
+def run_hook(
+    event: str,
+    payload: bytes | str | Mapping[str, Any] | None,
+    env: Mapping[str, str] | None = None,
+    cwd: Path | None = None,
+    timeout: float = 30,
+) -> Result:
+    """`python -m omp.hooks EVENT` with PAYLOAD on stdin, as Copilot runs it."""
+    full = dict(os.environ)
+    full.update(env or {})
+    if payload is None:
+        data = b""
+    elif isinstance(payload, bytes):
+        data = payload
+    elif isinstance(payload, str):
+        data = payload.encode("utf-8")
+    else:
+        data = json.dumps(payload).encode("utf-8")
+    proc = subprocess.run(
+        [sys.executable, "-m", "omp.hooks", event],
+        input=data,
+        capture_output=True,
+        env=full,
+        cwd=cwd,
+        timeout=timeout,
+    )
+    return Result(proc.returncode, proc.stdout.decode("utf-8", "replace"), proc.stderr.decode("utf-8", "replace"))
+
+
+def wait_for(predicate: Callable[[], Any], timeout: float, what: str, interval: float = 0.1) -> Any:
+    """Poll until `predicate()` is truthy (and return it); fail with `what` after `timeout`."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = predicate()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout:.0f}s waiting for {what}")
+        time.sleep(interval)
+
+
+def pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    # A zombie still answers kill(0); /proc tells them apart on Linux.
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return True
+    return "\nState:\tZ" not in status
+
+
+def kill_quietly(pid: int) -> None:
+    """End a process this test started (by its id), and its session if it leads one."""
+    for send in (lambda: os.killpg(pid, signal.SIGKILL), lambda: os.kill(pid, signal.SIGKILL)):
+        try:
+            send()
+        except (ProcessLookupError, PermissionError):
+            pass
+
+
+def run_logs(project: Path, prefix: str = "") -> list[Path]:
+    folder = project / ".omp" / "state" / "runs"
+    return sorted(folder.glob(f"{prefix}*.log")) if folder.is_dir() else []
+
+
+def copilot_binary() -> Path | None:
+    """The real Copilot CLI for end-to-end tests: $OMP_E2E_COPILOT_BIN, else the CI cache."""
+    explicit = os.environ.get("OMP_E2E_COPILOT_BIN")
+    path = Path(explicit) if explicit else DEFAULT_COPILOT
+    return path if path.exists() and os.access(path, os.X_OK) else None
+
+
+def copilot_env(home: Path, base_url: str | None = None) -> dict[str, str]:
+    """Environment for the real CLI: the test's homes, the shared unpack cache, offline model."""
+    env = {
+        "HOME": str(home),
+        "COPILOT_HOME": str(home / ".copilot"),
+        "XDG_CACHE_HOME": str(XDG_CACHE),
+        "NO_COLOR": "1",
+    }
+    if base_url:
+        env.update({"COPILOT_OFFLINE": "true", "COPILOT_PROVIDER_BASE_URL": base_url})
+    return env

@@ -1,0 +1,433 @@
+"""The sessionStart / sessionEnd hooks (SPEC §9.2, §9.3), run as Copilot runs them: a real
+`python -m omp.hooks EVENT` process with the hook's JSON on stdin."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from copilot_support import kill_quietly, pid_alive, run_hook, run_logs, wait_for
+
+from omp import config, hooks
+from omp.detach import prune_run_logs, read_env_file, review_environment, spawn_detached
+from omp.memory.directives import count_open
+from omp.memory.store import DirectiveProposal, NoteProposal, add_notes, propose_directives
+from omp.memory.manage import add_directive
+from omp.paths import ProjectPaths, find_project_root, is_valid_session_id
+from omp.review import queue
+
+REPO = Path(__file__).resolve().parent.parent
+HEAVY = ("click", "tiktoken", "psutil", "filelock", "detect_secrets")
+SID = "0f5c2d7e-1111-4c3b-9a55-3c1f0e6b7a01"
+
+
+def enable(project: Path, **settings: str) -> ProjectPaths:
+    paths = ProjectPaths(project)
+    config.set_value("memory-mode", "on", "project", paths)
+    for key, value in settings.items():
+        config.set_value(key.replace("_", "-"), value, "project", paths)
+    return paths
+
+
+def end_payload(project: Path, session_id: str = SID, snake: bool = False) -> dict[str, str]:
+    if snake:
+        return {"session_id": session_id, "cwd": str(project), "hook_event_name": "SessionEnd"}
+    return {"sessionId": session_id, "timestamp": 1795982097017, "cwd": str(project), "reason": "complete"}
+
+
+def start_payload(project: Path) -> dict[str, str]:
+    return {"sessionId": SID, "timestamp": 1795982096462, "cwd": str(project), "source": "new",
+            "initialPrompt": "hello"}
+
+
+def assert_quiet_empty(result) -> None:
+    assert result.returncode == 0
+    assert result.stdout == "{}\n"
+    assert "Traceback" not in result.stdout + result.stderr
+
+
+# ---------------------------------------------------------------------------------------------
+# every path prints one JSON object and exits 0
+
+
+@pytest.mark.parametrize("event", ["session-start", "session-end"])
+@pytest.mark.parametrize(
+    "payload",
+    ["", "   \n", "garbage{", "[1, 2]", '"text"', "null", '{"sessionId": 5}', '{"sessionId": "../../etc", "cwd": "/"}',
+     '{"sessionId": "ok-id", "cwd": 17}', b"\xff\xfe not utf8 \x00", b'{"sessionId": "a\xff", "cwd": "/"}'],
+)
+def test_bad_input_prints_empty_object(project: Path, event: str, payload: str | bytes) -> None:
+    enable(project)
+    result = run_hook(event, payload)
+    assert_quiet_empty(result)
+    assert run_logs(project) == []
+
+
+def test_unknown_event_prints_empty_object() -> None:
+    result = run_hook("user-prompt", {"sessionId": SID})
+    assert result.returncode == 0
+    assert result.stdout == "{}\n"
+    assert "unknown hook event" in result.stderr
+
+
+def test_invalid_session_id_starts_nothing(project: Path) -> None:
+    enable(project)
+    for bad in ("../../etc/passwd", "a/b", ".hidden", "x" * 129, "a..b"):
+        assert_quiet_empty(run_hook("session-end", end_payload(project, bad)))
+    assert run_logs(project) == []
+
+
+# ---------------------------------------------------------------------------------------------
+# sessionEnd
+
+
+@pytest.mark.parametrize("snake", [False, True], ids=["camelCase", "snake_case"])
+def test_session_end_detaches_a_review(project: Path, snake: bool) -> None:
+    enable(project)
+    sub = project / "src" / "deep"
+    sub.mkdir(parents=True)
+    result = run_hook("session-end", end_payload(sub, snake=snake))
+    assert_quiet_empty(result)
+    logs = run_logs(project, f"review-{SID}-")
+    assert len(logs) == 1
+    header = logs[0].read_text().splitlines()[0]
+    assert f"-m omp memory-review --session {SID} --root {project.resolve()}" in header
+
+
+def test_session_end_with_memory_mode_off_touches_nothing(project: Path) -> None:
+    result = run_hook("session-end", end_payload(project))
+    assert_quiet_empty(result)
+    assert not (project / ".omp").exists()
+    assert not (project / ".gitignore").exists()
+
+
+def test_first_review_adds_the_gitignore_block(project: Path) -> None:
+    result = run_hook("session-end", end_payload(project), env={"OMP_MEMORY_MODE": "on"})
+    assert_quiet_empty(result)
+    assert ".omp/" in (project / ".gitignore").read_text()
+    assert len(run_logs(project, "review-")) == 1
+
+
+def test_cwd_falls_back_to_copilot_project_dir(project: Path) -> None:
+    enable(project)
+    result = run_hook("session-end", {"sessionId": SID}, env={"COPILOT_PROJECT_DIR": str(project)})
+    assert_quiet_empty(result)
+    assert len(run_logs(project, "review-")) == 1
+
+
+@pytest.mark.parametrize("env", [{"OMP_REVIEWER": "1"}, {"OMP_MEMORY_MODE": "off"}], ids=["OMP_REVIEWER", "mode-off-env"])
+def test_reviewer_session_gets_no_review_and_no_context(project: Path, env: dict[str, str]) -> None:
+    paths = enable(project, memory_inject="hook")
+    add_directive(paths, "Use pnpm, not npm")
+    propose_directives(paths, [DirectiveProposal("Run the linter before committing", "s1", "e")])
+    assert_quiet_empty(run_hook("session-end", end_payload(project), env=env))
+    assert_quiet_empty(run_hook("session-start", start_payload(project), env=env))
+    assert run_logs(project) == []
+
+
+def test_home_folder_is_never_a_project(isolated_home: Path) -> None:
+    subprocess.run(["git", "init", "-q", str(isolated_home)], check=True)
+    env = {"OMP_MEMORY_MODE": "on"}
+    assert_quiet_empty(run_hook("session-end", end_payload(isolated_home), env=env))
+    assert_quiet_empty(run_hook("session-start", start_payload(isolated_home), env=env))
+    assert not (isolated_home / ".omp").exists()
+
+
+def test_unreadable_config_is_one_line_on_stderr(project: Path, isolated_home: Path) -> None:
+    (project / ".omp").mkdir()
+    (project / ".omp" / "config.json").write_text('{"memory-mode": "on",\n')
+    for event, payload in (("session-end", end_payload(project)), ("session-start", start_payload(project))):
+        result = run_hook(event, payload)
+        assert_quiet_empty(result)
+        lines = result.stderr.strip().splitlines()
+        assert len(lines) == 1 and "config.json" in lines[0]
+    assert "config.json" in (isolated_home / ".omp" / "logs" / "hooks.log").read_text()
+    assert run_logs(project) == []
+
+
+# ---------------------------------------------------------------------------------------------
+# sessionStart
+
+
+def test_session_start_says_nothing_without_pending_items(project: Path) -> None:
+    enable(project)
+    assert_quiet_empty(run_hook("session-start", start_payload(project)))
+
+
+def test_session_start_nudges_about_open_pending_items(project: Path) -> None:
+    paths = enable(project)
+    add_directive(paths, "Use pnpm, not npm")
+    propose_directives(paths, [
+        DirectiveProposal("Run the linter before committing", "s1", "e"),
+        DirectiveProposal("Write tests first", "s1", "e"),
+        DirectiveProposal("Use pnpm, not npm", "s1", "e", kind="forget"),
+    ])
+    result = run_hook("session-start", start_payload(project))
+    assert result.returncode == 0
+    context = result.json()["additionalContext"]
+    # memory-inject=block: the block is in the instruction file already; only the nudge is new.
+    assert context == "[MEMORY REVIEW] 3 proposed directive(s) await your review — run omp project-memory pending"
+
+
+def test_hook_mode_injects_the_block_and_follows_changes(project: Path) -> None:
+    paths = enable(project, memory_inject="hook")
+    add_directive(paths, "Use pnpm, not npm")
+    add_notes(paths, [NoteProposal("Releases are cut from main", "Tag, then push.", "s1", "e")])
+    first = run_hook("session-start", start_payload(project)).json()["additionalContext"]
+    assert "Use pnpm, not npm" in first
+    assert "Releases are cut from main" in first
+    assert "[MEMORY REVIEW]" not in first
+    assert not (project / ".github" / "copilot-instructions.md").exists()
+
+    # A new note, a new pending item and a smaller cap all show at the next session start.
+    add_notes(paths, [NoteProposal("CI runs on every push", "", "s2", "e")])
+    propose_directives(paths, [DirectiveProposal("Write tests first", "s2", "e")])
+    second = run_hook("session-start", start_payload(project)).json()["additionalContext"]
+    assert "CI runs on every push" in second
+    assert second.endswith("[MEMORY REVIEW] 1 proposed directive(s) await your review — run omp project-memory pending")
+    config.set_value("memory-note-cap", "1", "project", paths)
+    third = run_hook("session-start", start_payload(project)).json()["additionalContext"]
+    assert "+1 more note(s)" in third
+
+
+def test_hook_mode_context_matches_the_block_renderer(project: Path) -> None:
+    paths = enable(project, memory_inject="hook")
+    add_directive(paths, "Prefer small commits")
+    add_notes(paths, [NoteProposal(f"Fact number {i}", "", "s1", "e") for i in range(15)])
+    from omp.memory.block import hook_context
+
+    for _ in range(2):  # rendered once, then served from the cache: the same text both times
+        context = run_hook("session-start", start_payload(project)).json()["additionalContext"]
+        assert context == hook_context(paths)
+
+
+def test_session_start_sweeps_a_due_retry_queue(project: Path) -> None:
+    paths = enable(project)
+    later = queue.record_failure(paths, "waiting-session", "network down", None, "network")
+    assert later.next_try_at > time.time()
+    assert_quiet_empty(run_hook("session-start", start_payload(project)))
+    assert run_logs(project, "sweep-") == []  # still backing off: no process for nothing
+
+    queue.record_failure(paths, "due-session", "network down", None, "network", now=time.time() - 86400)
+    assert_quiet_empty(run_hook("session-start", start_payload(project)))
+    logs = run_logs(project, "sweep-")
+    assert len(logs) == 1
+    assert f"memory-review --sweep --root {project.resolve()}" in logs[0].read_text().splitlines()[0]
+
+
+# ---------------------------------------------------------------------------------------------
+# the fast path stays light
+
+
+def test_hooks_import_no_heavy_modules(project: Path) -> None:
+    paths = enable(project)
+    propose_directives(paths, [DirectiveProposal("Write tests first", "s1", "e")])
+    script = textwrap.dedent(
+        f"""
+        import io, json, os, sys
+        from omp import hooks
+        results = []
+        for event in ("session-end", "session-start"):
+            payload = {{"sessionId": {SID!r}, "cwd": {str(project)!r}}}
+            results.append(hooks.run(event, io.StringIO(json.dumps(payload)), os.environ).action)
+        print(json.dumps({{"actions": results, "modules": sorted(sys.modules)}}))
+        """
+    )
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
+    report = json.loads(proc.stdout)
+    assert report["actions"] == ["review started", "context"]
+    loaded = {name.split(".")[0] for name in report["modules"]} | set(report["modules"])
+    assert not loaded & set(HEAVY)
+    # Nor the library modules the light readers stand in for (their imports cost the budget).
+    assert not loaded & {"omp.config", "omp.memory", "omp.review", "dataclasses"}
+    if os.name != "nt":
+        assert "subprocess" not in loaded  # the review starts with posix_spawn
+
+
+# ---------------------------------------------------------------------------------------------
+# the light readers agree with the library functions they stand in for
+
+
+def test_session_id_rule_matches_the_library() -> None:
+    samples = ["abc", "A1", "0f5c2d7e-1111-4c3b-9a55-3c1f0e6b7a01", "a.b_c-d", "x" * 128, "x" * 129, "",
+               ".a", "-a", "_a", "a..b", "a/b", "a b", "é", "a\n", "..", "a.", "1..", "Ω"]
+    for sample in samples:
+        assert hooks.is_valid_session_id(sample) == is_valid_session_id(sample), sample
+
+
+def test_project_root_matches_the_library(tmp_path: Path, isolated_home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    git_project = tmp_path / "proj"
+    (git_project / "a" / "b").mkdir(parents=True)
+    (git_project / ".git").mkdir()
+    plain = tmp_path / "plain" / "folder"
+    plain.mkdir(parents=True)
+    (tmp_path / "link").symlink_to(git_project / "a")
+    home_sub = isolated_home / "work"
+    home_sub.mkdir()
+    cases = [git_project, git_project / "a" / "b", plain, tmp_path / "link", isolated_home, home_sub]
+    for dotgit in (False, True):
+        if dotgit:
+            (isolated_home / ".git").mkdir()
+        for case in cases:
+            monkeypatch.chdir(case)
+            try:
+                expected: str | None = str(find_project_root(None))
+            except Exception:
+                expected = None
+            assert hooks.project_root(str(case)) == expected, (case, dotgit)
+
+
+@pytest.mark.parametrize(
+    "env, project_cfg, global_cfg",
+    [
+        ({}, {}, {}),
+        ({"OMP_MEMORY_MODE": "on"}, {"memory-mode": "off"}, {}),
+        ({"OMP_MEMORY_MODE": " ON "}, {}, {}),
+        ({"OMP_MEMORY_MODE": ""}, {"memory-mode": "on"}, {"memory-mode": "off"}),
+        ({}, {}, {"memory-mode": "on", "memory-inject": "hook"}),
+        ({}, {"memory-inject": "Hook"}, {"memory-inject": "block"}),
+        ({"OMP_MEMORY_INJECT": "hook"}, {"memory-mode": "on", "memory-inject": None}, {}),
+    ],
+)
+def test_settings_match_the_library(project: Path, isolated_home: Path, monkeypatch: pytest.MonkeyPatch,
+                                    env: dict[str, str], project_cfg: dict, global_cfg: dict) -> None:
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    (project / ".omp").mkdir()
+    (project / ".omp" / "config.json").write_text(json.dumps(project_cfg))
+    (isolated_home / ".omp").mkdir()
+    (isolated_home / ".omp" / "config.json").write_text(json.dumps(global_cfg))
+    expected = config.resolve(ProjectPaths(project))
+    got = hooks.settings_for(str(project), os.environ)
+    assert got is not None
+    for key in ("memory-mode", "memory-inject"):
+        assert got[key] == expected[key].value, key
+
+
+def test_bad_setting_values_are_judged_by_the_library(project: Path, monkeypatch: pytest.MonkeyPatch,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    (project / ".omp").mkdir()
+    (project / ".omp" / "config.json").write_text(json.dumps({"memory-mode": "yes"}))
+    assert hooks.settings_for(str(project), os.environ) is None
+    assert "memory-mode" in capsys.readouterr().err
+    monkeypatch.setenv("OMP_MEMORY_MODE", "maybe")
+    assert hooks.settings_for(str(project), os.environ) is None
+    assert "OMP_MEMORY_MODE" in capsys.readouterr().err
+
+
+def test_pending_count_matches_the_library(project: Path) -> None:
+    text = textwrap.dedent(
+        """\
+        # Pending directives
+
+        - [ ] Use pnpm
+        - [ ] Use pnpm
+        - [x] Ticked means approved on the next touch
+        * [ ] star bullet
+          + [] empty box
+        - [ ]
+        - [ ] FORGET: old rule
+        - [ ] forget:
+        -[ ]tight
+        not a checkbox [ ]
+        \t- [ ] tab indented
+        """
+    )
+    path = project / ".omp" / "memory-review" / "pending-directives.md"
+    path.parent.mkdir(parents=True)
+    path.write_text(text)
+    assert hooks.pending_count(str(project)) == count_open(path)
+    assert count_open(path) > 0
+
+
+# ---------------------------------------------------------------------------------------------
+# detaching
+
+
+SLEEPER = """
+import os, sys, time
+with open(sys.argv[1], "w") as f:
+    f.write(str(os.getpid()))
+print("sleeper started", flush=True)
+time.sleep(120)
+"""
+
+PARENT = """
+import sys
+from omp.detach import spawn_detached
+child = spawn_detached([sys.executable, sys.argv[1], sys.argv[2]], sys.argv[3])
+print(child.pid, flush=True)
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc to inspect the child")
+def test_detached_child_outlives_its_parent_and_holds_none_of_its_pipes(tmp_path: Path) -> None:
+    sleeper = tmp_path / "sleeper.py"
+    sleeper.write_text(SLEEPER)
+    parent = tmp_path / "parent.py"
+    parent.write_text(PARENT)
+    pid_file, log = tmp_path / "pid", tmp_path / "runs" / "child.log"
+    # capture_output waits for EOF on the parent's stdout and stderr: it would hang for the
+    # sleeper's 120 s if the child had inherited either pipe.
+    proc = subprocess.run([sys.executable, str(parent), str(sleeper), str(pid_file), str(log)],
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    pid = int(proc.stdout.strip())
+    try:
+        wait_for(pid_file.exists, 30, "the detached child to start")
+        assert pid_alive(pid)
+        assert os.getsid(pid) == pid  # leads its own session: no terminal signals reach it
+        assert os.readlink(f"/proc/{pid}/fd/0") == os.devnull
+        assert os.readlink(f"/proc/{pid}/fd/1") == str(log)
+        assert os.readlink(f"/proc/{pid}/fd/2") == str(log)
+        assert sorted(int(fd) for fd in os.listdir(f"/proc/{pid}/fd")) == [0, 1, 2]
+        wait_for(lambda: "sleeper started" in log.read_text(), 30, "the child's output in its log")
+    finally:
+        kill_quietly(pid)
+
+
+def test_run_logs_are_capped(tmp_path: Path) -> None:
+    folder = tmp_path / "runs"
+    folder.mkdir()
+    for number in range(25):
+        path = folder / f"review-{number:02d}.log"
+        path.write_text("x")
+        os.utime(path, (1_700_000_000 + number, 1_700_000_000 + number))
+    prune_run_logs(str(folder), keep=20)
+    assert sorted(p.name for p in folder.iterdir()) == [f"review-{n:02d}.log" for n in range(5, 25)]
+
+
+def test_reviewer_env_file_reaches_the_detached_review(tmp_path: Path, isolated_home: Path,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    env_file = isolated_home / ".omp" / "reviewer.env"
+    env_file.parent.mkdir(parents=True)
+    env_file.write_text(
+        "# what Copilot strips from hook environments\n"
+        "COPILOT_OFFLINE=true\n"
+        "export COPILOT_PROVIDER_BASE_URL='http://127.0.0.1:9/v1'\n"
+        "not a line\n"
+        "9BAD=x\n"
+    )
+    assert read_env_file(env_file) == {"COPILOT_OFFLINE": "true", "COPILOT_PROVIDER_BASE_URL": "http://127.0.0.1:9/v1"}
+    monkeypatch.setenv("OMP_REVIEWER", "1")  # even if the hook itself looked like a reviewer
+    out = tmp_path / "env.json"
+    child = spawn_detached(
+        [sys.executable, "-c", f"import json, os; open({str(out)!r}, 'w').write(json.dumps(dict(os.environ)))"],
+        tmp_path / "child.log",
+        env=review_environment(),
+    )
+    seen = json.loads(wait_for(lambda: out.exists() and out.read_text(), 30, "the child's environment"))
+    assert seen["COPILOT_OFFLINE"] == "true"
+    assert seen["COPILOT_PROVIDER_BASE_URL"] == "http://127.0.0.1:9/v1"
+    assert "OMP_REVIEWER" not in seen
+    monkeypatch.setenv("OMP_REVIEWER_ENV_FILE", str(tmp_path / "other.env"))
+    (tmp_path / "other.env").write_text("ONLY_THIS=1\n")
+    assert review_environment({})["ONLY_THIS"] == "1"
+    kill_quietly(child.pid)
