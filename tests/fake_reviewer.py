@@ -13,7 +13,9 @@ and as the Copilot CLI (`OMP_COPILOT_BIN` pointing at a small wrapper that runs 
                           (the reply it took) and answered.txt once it has written stdout
 
 A reply is `{"stdout": str, "stderr": str, "exit": int, "sleep": seconds before answering,
-"hang": true to sleep "forever" after answering, "ignore_term": true to ignore SIGTERM}`.
+"hang": true to sleep "forever" after answering, "ignore_term": true to ignore SIGTERM,
+"fill": regex}`. With `fill`, every "@@" in stdout becomes the last match of the regex in the
+prompt (the transcript comes last), so one default reply can answer many different sessions.
 A reply is taken by renaming it into the call's folder: of several fakes running at once, only
 one rename of a given file succeeds, so no two calls ever take the same reply.
 """
@@ -22,6 +24,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import sys
 import time
@@ -71,7 +74,11 @@ def main() -> int:
     if reply.get("ignore_term"):
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
     time.sleep(float(reply.get("sleep", 0)))
-    sys.stdout.write(reply.get("stdout", ""))
+    stdout = reply.get("stdout", "")
+    if reply.get("fill"):
+        found = re.findall(reply["fill"], data.decode("utf-8", errors="replace"))
+        stdout = stdout.replace("@@", found[-1] if found else "nothing-matched")
+    sys.stdout.write(stdout)
     sys.stdout.flush()
     sys.stderr.write(reply.get("stderr", ""))
     sys.stderr.flush()

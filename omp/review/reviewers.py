@@ -134,16 +134,27 @@ def reviewer_env(config: ReviewerConfig) -> dict[str, str]:
 # running the process
 
 
-def _die_with_parent() -> None:  # pragma: no cover - runs in the child between fork and exec
-    # Linux only: if omp itself is killed mid-call, the reviewer goes too instead of running on
-    # as an orphan whose answer nobody reads.
+def _die_with_parent_hook() -> Callable[[], None] | None:
+    """Linux only: a pre-exec hook so that, if omp itself is killed mid-call, the reviewer goes
+    too instead of running on as an orphan whose answer nobody reads.
+
+    Everything is resolved here, in the parent: the hook that runs in the child between fork and
+    exec must not import anything (another thread could hold the import lock at fork time).
+    """
+    if not sys.platform.startswith("linux"):
+        return None
     try:
         import ctypes
 
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-    except Exception:
-        pass
+        prctl = ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):
+        return None
+    sigkill = int(signal.SIGKILL)
+
+    def hook() -> None:  # pragma: no cover - runs in the child
+        prctl(1, sigkill)  # PR_SET_PDEATHSIG
+
+    return hook
 
 
 class _Pump:
@@ -255,7 +266,7 @@ def run_process(
                 env=env,
                 close_fds=True,
                 start_new_session=True,
-                preexec_fn=_die_with_parent if sys.platform.startswith("linux") else None,
+                preexec_fn=_die_with_parent_hook(),
             )
         except (FileNotFoundError, PermissionError, NotADirectoryError) as exc:
             raise ReviewerUnavailable(
