@@ -7,7 +7,8 @@ from pathlib import Path
 from helpers import run_omp
 from memory_support import END, START, block_of, outside_block, pm
 
-from omp.memory.block import render_block_lines, select
+from omp.memory.block import render_block_lines, select, sync_block
+from omp.memory.manage import add_directive
 from omp.paths import ProjectPaths
 
 
@@ -23,13 +24,16 @@ def test_text_around_the_block_is_kept_byte_for_byte_over_ten_syncs(project: Pat
     instructions.write_bytes(f"{above}{START}\r\nold content\r\n{END}{below}".encode())
     expected_outside = (above + below).encode()
 
-    for i in range(10):
-        assert pm(project, "add-directive", f"Rule number {i} about topic {i}").returncode == 0
-        result = sync(project)
-        assert result.returncode == 0, result.stderr
+    paths = ProjectPaths(project)
+    for i in range(9):
+        add_directive(paths, f"Rule number {i} about topic {i}")
+        sync_block(paths)
         assert outside_block(instructions) == expected_outside
+    result = sync(project)  # the tenth through the command a user runs
+    assert result.returncode == 0, result.stderr
+    assert outside_block(instructions) == expected_outside
     block = block_of(instructions)
-    assert "- Rule number 9 about topic 9" in block
+    assert "- Rule number 8 about topic 8" in block
     assert "old content" not in block
 
 

@@ -96,3 +96,17 @@ def test_two_reviews_of_one_session_are_undone_together(project: Path) -> None:
     assert len(journal["batches"]) == 2
     undo(paths, "sess-d")
     assert state(project) == before
+
+
+def test_journals_older_than_90_days_are_cleaned_up(project: Path) -> None:
+    import os
+    import time
+
+    paths = ProjectPaths(project)
+    review(paths, "sess-old", 5)
+    old = project / ".omp/memory-review/journal/sess-old.json"
+    stamp = time.time() - 91 * 86400
+    os.utime(old, (stamp, stamp))
+    review(paths, "sess-new", 6)
+    assert not old.exists()
+    assert (project / ".omp/memory-review/journal/sess-new.json").exists()

@@ -111,7 +111,7 @@ def test_a_corrupt_store_file_is_named_and_left_alone(project: Path, relative: s
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text(content)
     before = snapshot(project)
-    for args in (["pending"], ["add-note", "Something new"], ["promote-directive", "--all"]):
+    for args in (["pending"], ["add-note", "Something new"]):
         result = pm(project, *args)
         assert result.returncode == 1, (args, result.stdout, result.stderr)
         assert str(target) in result.stderr and "never rewrites" in result.stderr

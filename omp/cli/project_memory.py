@@ -204,14 +204,14 @@ def pending_cmd(as_json: bool, root: Path | None) -> None:
         return
     click.echo(f"{len(items)} pending item(s) ({paths.pending_md}):")
     for i, item in enumerate(items, 1):
-        origin = f"  [proposed {item.proposed_at[:10]}" if item.proposed_at else "  ["
-        origin += f", session {item.session[:12]}]" if item.session else "]"
-        click.echo(f"  {i}. {item.label}{origin if origin != '  []' else ''}")
+        origin = [f"proposed {item.proposed_at[:10]}"] if item.proposed_at else []
+        origin += [f"session {item.session[:12]}"] if item.session else []
+        click.echo(f"  {i}. {item.label}" + (f"  [{', '.join(origin)}]" if origin else ""))
     click.echo("Approve: omp project-memory promote-directive N|--all   Dismiss: omp project-memory dismiss-directive N|--all")
 
 
 @cli.command("promote-directive")
-@click.argument("numbers", metavar="N", nargs=-1, type=int)
+@click.argument("numbers", metavar="[N]...", nargs=-1, type=int)
 @click.option("--all", "all_items", is_flag=True, help="Promote every pending item.")
 @click.option("--global", "scope_global", is_flag=True, help="Make them global directives (every project).")
 @root_option
@@ -239,7 +239,7 @@ def promote_cmd(numbers: tuple[int, ...], all_items: bool, scope_global: bool, r
 
 
 @cli.command("dismiss-directive")
-@click.argument("numbers", metavar="N", nargs=-1, type=int)
+@click.argument("numbers", metavar="[N]...", nargs=-1, type=int)
 @click.option("--all", "all_items", is_flag=True, help="Dismiss every pending item.")
 @click.option("--reason", default=None, help="Why (kept in decisions.jsonl).")
 @root_option

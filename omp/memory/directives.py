@@ -30,6 +30,7 @@ STORE_VERSION = 2
 PENDING_VERSION = 1
 Kind = Literal["add", "forget"]
 Status = Literal["promoted", "rejected", "expired"]
+TOMBSTONE_STATUSES = ("rejected", "expired")
 
 _ITEM_RE = re.compile(r"^\s{0,12}[-*+]\s*\[([ xX]?)\]\s*(.*?)\s*$")
 _FORGET_RE = re.compile(r"^forget\s*:\s*(.*)$", re.IGNORECASE)
@@ -232,7 +233,7 @@ def iter_decisions(path: Path) -> Iterator[Decision]:
 
 def tombstones(path: Path) -> list[Decision]:
     """Dismissed and expired items: never queued again (nor anything near-equal to them)."""
-    return [d for d in iter_decisions(path) if d.status in ("rejected", "expired")]
+    return [d for d in iter_decisions(path) if d.status in TOMBSTONE_STATUSES]
 
 
 def older_than(stamp: str | None, days: int, now: _dt.datetime) -> bool:

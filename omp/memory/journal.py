@@ -35,6 +35,7 @@ from omp.fsio import CorruptFileError, atomic_write, atomic_write_json, create_e
 from omp.paths import ProjectPaths, check_session_id
 
 JOURNAL_VERSION = 1
+JOURNAL_RETENTION_DAYS = 90
 
 
 def utc_now() -> str:
@@ -229,6 +230,25 @@ def undo_journal(paths: ProjectPaths, session: str, force: bool = False) -> Undo
     return report
 
 
+def cleanup_journals(paths: ProjectPaths, max_age_days: int = JOURNAL_RETENTION_DAYS) -> int:
+    """Delete journals not written for `max_age_days` (SPEC §7.4); returns how many."""
+    import time
+
+    cutoff = time.time() - max_age_days * 86400
+    removed = 0
+    try:
+        entries = list(os.scandir(paths.journal))
+    except FileNotFoundError:
+        return 0
+    for entry in entries:
+        if entry.name.endswith(".json") and entry.is_file(follow_symlinks=False):
+            with contextlib.suppress(OSError):
+                if entry.stat(follow_symlinks=False).st_mtime < cutoff:
+                    os.unlink(entry.path)
+                    removed += 1
+    return removed
+
+
 def _remove_empty_parents(folder: Path, stop: Path) -> None:
     # A created draft lives in its own folder; leave no empty folder behind, never above R/.omp.
     while folder != stop and stop in folder.parents:
@@ -239,4 +259,4 @@ def _remove_empty_parents(folder: Path, stop: Path) -> None:
         folder = folder.parent
 
 
-__all__ = ["Journal", "UndoReport", "Writer", "journal_path", "undo_journal", "utc_now"]
+__all__ = ["Journal", "UndoReport", "Writer", "cleanup_journals", "journal_path", "undo_journal", "utc_now"]

@@ -29,6 +29,8 @@ _END_PUNCT = ".;:!?,"
 
 def _drop_invisible(text: str) -> str:
     """Remove format (Cf: zero-width, bidi overrides) and control characters but tab/newline."""
+    if text.isprintable():  # the common case, checked in C: nothing to remove
+        return text
     return "".join(
         ch
         for ch in text

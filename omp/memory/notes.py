@@ -28,11 +28,14 @@ import re
 import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from omp.errors import UsageError
 from omp.fsio import CorruptFileError, read_text
 from omp.memory import frontmatter
-from omp.memory.journal import Writer
+
+if TYPE_CHECKING:  # the hook's fast path reads notes; it never writes them
+    from omp.memory.journal import Writer
 
 MAX_SLUG = 60
 _ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
@@ -113,15 +116,16 @@ def _sort_key(note: Note) -> tuple[_dt.datetime, str]:
 def list_notes(folder: Path) -> list[Note]:
     """Every note, newest first (by `created`; ties by id, so the order is stable)."""
     try:
-        names = sorted(os.listdir(folder))
+        with os.scandir(folder) as it:
+            # DirEntry.is_file(follow_symlinks=False) uses the d_type readdir gave: no stat per note.
+            names = sorted(
+                e.name
+                for e in it
+                if e.name.endswith(".md") and not e.name.startswith(".") and e.is_file(follow_symlinks=False)
+            )
     except FileNotFoundError:
         return []
-    notes = []
-    for name in names:
-        path = folder / name
-        if not name.endswith(".md") or name.startswith(".") or path.is_symlink() or not path.is_file():
-            continue
-        notes.append(read_note(path))
+    notes = [read_note(folder / name) for name in names]
     notes.sort(key=_sort_key, reverse=True)
     return notes
 

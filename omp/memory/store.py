@@ -43,7 +43,7 @@ from omp import config
 from omp.memory import dedupe, directives as dirs, drafts as drafts_mod, notes as notes_mod
 from omp.memory.directives import Decision, Directive, Kind, PendingItem
 from omp.memory.drafts import Draft
-from omp.memory.journal import Journal, Writer, utc_now
+from omp.memory.journal import Journal, Writer, cleanup_journals, utc_now
 from omp.memory.neutralise import (
     neutralise_body,
     neutralise_directive,
@@ -152,8 +152,9 @@ class MemoryBatch:
         self.global_directives: list[Directive] = dirs.read_directives(self.global_paths.directives)
         self.notes: list[Note] = notes_mod.list_notes(paths.notes)
         self.drafts: list[Draft] = drafts_mod.list_drafts(paths.drafts)
-        self.tombstones: list[Decision] = dirs.tombstones(paths.decisions)
-        self._decided = {(d.kind, dedupe.fold(d.text)) for d in dirs.iter_decisions(paths.decisions)}
+        decisions = list(dirs.iter_decisions(paths.decisions))
+        self.tombstones: list[Decision] = [d for d in decisions if d.status in dirs.TOMBSTONE_STATUSES]
+        self._decided = {(d.kind, dedupe.fold(d.text)) for d in decisions}
         self._checklist_text: str | None = read_text(paths.pending_md)
         self._metadata: list[PendingItem] = dirs.read_pending_metadata(paths.pending_json)
         self.pending: list[PendingItem] = []
@@ -514,6 +515,7 @@ def memory_batch(
         batch._reconcile()
         batch._expire()
         if journal_session is not None:
+            cleanup_journals(paths)
             batch.writer = Writer(Journal(paths, journal_session))
         yield batch
 
