@@ -107,3 +107,64 @@ def copilot_env(home: Path, base_url: str | None = None) -> dict[str, str]:
     if base_url:
         env.update({"COPILOT_OFFLINE": "true", "COPILOT_PROVIDER_BASE_URL": base_url})
     return env
+
+
+# ---------------------------------------------------------------------------------------------
+# a stand-in Copilot CLI for the wrapper's tests
+
+FAKE_COPILOT = r'''
+import json, os, signal, sys, time, uuid
+args = sys.argv[1:]
+record = os.environ.get("FAKE_COPILOT_RECORD")
+def note(**values):
+    if record:
+        with open(record, "a") as handle:
+            handle.write(json.dumps(values) + "\n")
+def on_signal(signum, frame):
+    note(signal=signum)
+    sys.exit(128 + signum)
+signal.signal(signal.SIGTERM, on_signal)
+signal.signal(signal.SIGINT, on_signal)
+stdin = "" if sys.stdin.isatty() else sys.stdin.read()
+note(argv=args, cwd=os.getcwd(), stdin=stdin, reviewer=os.environ.get("OMP_REVIEWER"))
+sid = None
+for flag in ("--session-id", "--resume"):
+    if flag in args and args.index(flag) + 1 < len(args):
+        sid = args[args.index(flag) + 1]
+if "--continue" in args:
+    sid = os.environ.get("FAKE_COPILOT_CONTINUE")
+prompt = args[args.index("-p") + 1] if "-p" in args else stdin
+if sid and "plugin" not in args:
+    folder = os.path.join(os.environ["COPILOT_HOME"], "session-state", sid)
+    os.makedirs(folder, exist_ok=True)
+    with open(os.path.join(folder, "events.jsonl"), "a") as handle:
+        for kind, data in (
+            ("session.start", {"sessionId": sid, "context": {"cwd": os.getcwd(), "gitRoot": os.getcwd()}}),
+            ("user.message", {"content": prompt}),
+            ("assistant.message", {"content": "Done.", "toolRequests": []}),
+        ):
+            handle.write(json.dumps({"type": kind, "data": data, "id": str(uuid.uuid4()),
+                                     "timestamp": "2026-11-29T19:06:07.182Z", "parentId": None}) + "\n")
+if os.environ.get("FAKE_COPILOT_SLEEP"):
+    note(started=True)
+    time.sleep(float(os.environ["FAKE_COPILOT_SLEEP"]))
+sys.stdout.write("copilot says: " + (prompt or "") + "\n")
+sys.stderr.write("copilot stderr line\n")
+sys.exit(int(os.environ.get("FAKE_COPILOT_EXIT", "0")))
+'''
+
+
+def fake_copilot(folder: Path) -> Path:
+    """An executable stand-in for `copilot`: records its argv, writes a session, echoes."""
+    script = folder / "fake_copilot.py"
+    script.write_text(FAKE_COPILOT)
+    wrapper = folder / "copilot"
+    wrapper.write_text(f'#!/bin/sh\nexec "{sys.executable}" "{script}" "$@"\n')
+    wrapper.chmod(0o755)
+    return wrapper
+
+
+def records(path: Path) -> list[dict[str, Any]]:
+    if not path.exists():
+        return []
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]

@@ -1,0 +1,276 @@
+"""The headless wrapper: `omp -p PROMPT [copilot options]`, `omp launch -- [copilot options]` (SPEC §9.4).
+
+Copilot gets the arguments exactly as given, plus `--session-id <uuid4>` when the run starts a
+new session, so the wrapper knows which session to review without guessing. Its stdin, stdout
+and stderr are the wrapper's own (nothing is added to them), its exit code is the wrapper's, and
+SIGINT / SIGTERM / SIGHUP reach it. After Copilot exits, with memory-mode on, the review of that
+session is detached (omp.detach) and the wrapper returns at once.
+
+Which session was it?
+- a new session: the id we passed, or the user's own `--session-id ID`;
+- `--resume [X]` / `-r [X]` / `--continue`: Copilot picks the session, so the wrapper notes each
+  session's `events.jsonl` size and mtime before the run and reviews the one that changed
+  (when several changed — other Copilot windows — the one matching X, else none);
+- a subcommand (`omp launch -- plugin list`), `--help`, `--version`, `--connect`: no session.
+
+The sessionEnd hook, when the plugin is installed too, starts the same review first; the
+wrapper then sees that hook's run log and starts nothing (the claim would make a second review
+harmless anyway, §5.1).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Sequence
+
+from omp.detach import Detached, runs_dir, start_review
+from omp.errors import OmpError
+from omp.hooks import is_reviewer_session, is_valid_session_id, project_root
+
+NO_SESSION_FLAGS = frozenset({"-h", "--help", "-v", "--version", "--acp"})
+RESUME_FLAGS = frozenset({"-r", "--resume", "--continue"})
+HINT_INSTALL = "install Copilot CLI (npm install -g @github/copilot) or point OMP_COPILOT_BIN at it"
+
+
+@dataclass(frozen=True)
+class LaunchPlan:
+    argv: list[str]  # the whole command line run
+    session_id: str | None  # known before the run (ours or the user's --session-id)
+    resume: str | None  # --resume's value ("" for --continue or a bare --resume); None if new
+    work_dir: Path  # where Copilot works: -C DIR, else the working directory
+    reviewable: bool  # False for subcommands, --help, --version, --connect
+
+
+@dataclass
+class LaunchResult:
+    exit_code: int
+    session_id: str | None = None
+    review: Detached | None = None
+    skipped: str | None = None  # why no review was started (policy: memory-mode off, …)
+    warning: str | None = None  # a problem the user should hear about (on stderr)
+
+
+def copilot_command() -> str:
+    configured = os.environ.get("OMP_COPILOT_BIN")
+    if configured:
+        return configured
+    found = shutil.which("copilot")
+    if not found:
+        raise OmpError("Copilot CLI not found on PATH", HINT_INSTALL)
+    return found
+
+
+def _option_value(args: Sequence[str], index: int, flag: str) -> tuple[str | None, int]:
+    """The value of `flag` at args[index] (`--flag V`, `--flag=V`, `-CV`) and the next index."""
+    arg = args[index]
+    if arg.startswith(flag + "="):
+        return arg[len(flag) + 1 :], index + 1
+    if len(flag) == 2 and arg.startswith(flag) and len(arg) > 2:  # short form glued: -Cdir
+        return arg[2:], index + 1
+    if index + 1 < len(args):
+        return args[index + 1], index + 2
+    return None, index + 1
+
+
+def plan_launch(args: Sequence[str], cwd: Path | None = None, binary: str | None = None) -> LaunchPlan:
+    """Decide the command line and what is known about its session, without running anything."""
+    args = list(args)
+    work_dir = Path(cwd or os.getcwd())
+    session_id: str | None = None
+    resume: str | None = None
+    reviewable = not (args and not args[0].startswith("-"))  # `copilot plugin …`: a subcommand
+    index = 0
+    while index < len(args):
+        arg = args[index]
+        name = arg.split("=", 1)[0]
+        if arg == "--":
+            break
+        if name in NO_SESSION_FLAGS or name == "--connect":
+            reviewable = False
+            index += 1
+        elif name == "--session-id":
+            session_id, index = _option_value(args, index, "--session-id")
+        elif name == "-C" or (arg.startswith("-C") and not arg.startswith("--")):
+            value, index = _option_value(args, index, "-C")
+            if value:
+                work_dir = (work_dir / value).resolve()
+        elif name in RESUME_FLAGS:
+            resume = ""
+            if "=" in arg:
+                resume = arg.split("=", 1)[1]
+            elif name != "--continue" and index + 1 < len(args) and not args[index + 1].startswith("-"):
+                resume = args[index + 1]  # --resume takes an optional value
+                index += 1
+            index += 1
+        else:
+            index += 1
+    argv = [binary or copilot_command()]
+    if reviewable and session_id is None and resume is None:
+        session_id = str(uuid.uuid4())
+        argv += ["--session-id", session_id]
+    return LaunchPlan(argv + args, session_id, resume, work_dir, reviewable)
+
+
+# ---------------------------------------------------------------------------------------------
+# sessions touched by a resumed run
+
+
+def _session_state() -> Path:
+    from omp.paths import GlobalPaths
+
+    return GlobalPaths.current().session_state
+
+
+def snapshot_sessions() -> dict[str, tuple[int, int]]:
+    """(size, mtime_ns) of every session's events.jsonl."""
+    found: dict[str, tuple[int, int]] = {}
+    try:
+        entries = list(os.scandir(_session_state()))
+    except OSError:
+        return found
+    for entry in entries:
+        if not entry.is_dir() or not is_valid_session_id(entry.name):
+            continue
+        try:
+            info = os.stat(os.path.join(entry.path, "events.jsonl"))
+        except OSError:
+            continue
+        found[entry.name] = (info.st_size, info.st_mtime_ns)
+    return found
+
+
+def changed_session(before: dict[str, tuple[int, int]], hint: str | None) -> str | None:
+    """The one session whose events grew during the run (`hint` breaks a tie)."""
+    after = snapshot_sessions()
+    changed = sorted(sid for sid, stamp in after.items() if before.get(sid) != stamp)
+    if len(changed) == 1:
+        return changed[0]
+    if hint:
+        matching = [sid for sid in changed if sid == hint or sid.startswith(hint)]
+        if len(matching) == 1:
+            return matching[0]
+    return None
+
+
+# ---------------------------------------------------------------------------------------------
+# running
+
+
+def _forward_signals(proc: subprocess.Popen[bytes]) -> dict[int, object]:
+    """Pass SIGTERM/SIGHUP (and a SIGINT the terminal did not already deliver) to Copilot."""
+
+    def terminal_already_sent_it() -> bool:
+        # Ctrl-C in a terminal reaches the whole foreground process group, Copilot included;
+        # sending it again would count as a second Ctrl-C (which exits an interactive session).
+        try:
+            return os.tcgetpgrp(0) == os.getpgrp()
+        except OSError:
+            return False
+
+    def forward(signum: int, _frame: object) -> None:
+        if signum == signal.SIGINT and terminal_already_sent_it():
+            return
+        try:
+            proc.send_signal(signum)
+        except (ProcessLookupError, OSError):
+            pass
+
+    previous: dict[int, object] = {}
+    wanted = [signal.SIGINT, signal.SIGTERM] + ([signal.SIGHUP] if hasattr(signal, "SIGHUP") else [])
+    for signum in wanted:
+        try:
+            previous[signum] = signal.signal(signum, forward)
+        except (OSError, ValueError):  # not the main thread, or not supported here
+            pass
+    return previous
+
+
+def _restore(previous: dict[int, object]) -> None:
+    for signum, handler in previous.items():
+        try:
+            signal.signal(signum, handler)  # type: ignore[arg-type]
+        except (OSError, ValueError):
+            pass
+
+
+def run_copilot(argv: list[str], cwd: Path | None = None) -> int:
+    """Run Copilot with our stdin/stdout/stderr; its exit code (128+N when killed by signal N)."""
+    try:
+        proc = subprocess.Popen(argv, cwd=cwd)
+    except FileNotFoundError as exc:
+        raise OmpError(f"cannot run Copilot CLI {argv[0]!r}: not found", HINT_INSTALL) from exc
+    except PermissionError as exc:
+        raise OmpError(f"cannot run Copilot CLI {argv[0]!r}: permission denied", HINT_INSTALL) from exc
+    previous = _forward_signals(proc)
+    try:
+        while True:
+            try:
+                code = proc.wait()
+                break
+            except KeyboardInterrupt:  # Windows, or a handler that could not be installed
+                continue
+    finally:
+        _restore(previous)
+    return 128 - code if code < 0 else code
+
+
+def _review_logs(root: str | None) -> set[str]:
+    if root is None:
+        return set()
+    try:
+        return {name for name in os.listdir(runs_dir(root)) if name.startswith("review-")}
+    except OSError:
+        return set()
+
+
+def review_after(
+    plan: LaunchPlan, session_id: str | None, logs_before: set[str] | None = None
+) -> tuple[Detached | None, str | None]:
+    """Detach the review of `session_id` when memory-mode is on; (started, why not)."""
+    if not plan.reviewable:
+        return None, "not a session (subcommand, --help or --version)"
+    if is_reviewer_session(os.environ):
+        return None, "reviewer session"
+    if not session_id or not is_valid_session_id(session_id):
+        return None, "session not identified (several sessions changed during a resumed run)"
+    root = project_root(str(plan.work_dir))
+    if root is None:
+        return None, "no project (the home folder is never one)"
+    from omp.config import get_value
+    from omp.paths import ProjectPaths
+
+    if get_value("memory-mode", ProjectPaths(Path(root))) != "on":
+        return None, "memory-mode off"
+    if not (_session_state() / session_id / "events.jsonl").is_file():
+        return None, "Copilot recorded no conversation for this session"
+    started_by_hook = _review_logs(root) - (logs_before or set())
+    if any(name.startswith(f"review-{session_id}-") for name in started_by_hook):
+        return None, "the sessionEnd hook already started its review"
+    return start_review(root, session_id), None
+
+
+def launch(args: Sequence[str], cwd: Path | None = None) -> LaunchResult:
+    """Run Copilot with `args`, then detach the review of its session. Returns Copilot's exit code."""
+    plan = plan_launch(args, cwd)
+    before = snapshot_sessions() if plan.resume is not None else {}
+    # A sessionEnd hook (plugin installed too) starts the same review while Copilot exits: its
+    # run log is new after the run.
+    logs_before = _review_logs(project_root(str(plan.work_dir)))
+    code = run_copilot(plan.argv, cwd)
+    session_id = plan.session_id
+    if plan.resume is not None and session_id is None:
+        session_id = changed_session(before, plan.resume)
+    try:
+        review, skipped = review_after(plan, session_id, logs_before)
+    except OmpError as exc:  # Copilot's run stands; only the review could not start
+        hint = f" ({exc.hint})" if exc.hint else ""
+        return LaunchResult(code, session_id, None, "error", f"review not started: {exc.message}{hint}")
+    except OSError as exc:
+        return LaunchResult(code, session_id, None, "error", f"review not started: {exc}")
+    return LaunchResult(code, session_id, review, skipped)
