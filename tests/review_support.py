@@ -12,8 +12,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
 
-from helpers import run_omp
+from helpers import Result
 
+OMP_CMD = [sys.executable, "-m", "omp"]
 FAKE = Path(__file__).resolve().parent / "fake_reviewer.py"
 SCHEMA = "omp.review.v1"
 
@@ -167,7 +168,8 @@ class FakeReviewer:
 
     def env(self, backend: str = "command", **settings: str) -> dict[str, str]:
         """Environment for `run_omp`: memory mode on, this fake as the reviewer."""
-        env = {"OMP_MEMORY_MODE": "on", "FAKE_REVIEWER_DIR": str(self.base), "OMP_MEMORY_REVIEWER": backend}
+        env = {"OMP_MEMORY_MODE": "on", "FAKE_REVIEWER_DIR": str(self.base), "OMP_MEMORY_REVIEWER": backend,
+               "OMP_TOKENIZER": "estimate"}  # no tiktoken download attempt in every subprocess
         if backend == "command":
             env["OMP_MEMORY_REVIEWER_COMMAND"] = self.command
         elif backend == "copilot":
@@ -177,15 +179,23 @@ class FakeReviewer:
         return env
 
 
-def review(project: Path, env: dict[str, str], *args: str, timeout: float = 60) -> Any:
-    """`omp memory-review --json ARGS` in the project; the Result (json() gives the object)."""
-    return run_omp(["memory-review", "--json", *args], cwd=project, env=env, timeout=timeout)
+def omp(project: Path, env: dict[str, str], *args: str, timeout: float = 60) -> Result:
+    """Run the real `omp ARGS` in the project with the fake reviewer's environment."""
+    full = dict(os.environ)
+    full.update(env)
+    proc = subprocess.run([*OMP_CMD, *args], cwd=project, env=full, capture_output=True, text=True, timeout=timeout)
+    return Result(proc.returncode, proc.stdout, proc.stderr)
+
+
+def review(project: Path, env: dict[str, str], *args: str, timeout: float = 60) -> Result:
+    """`omp memory-review --json ARGS` in the project (json() gives the outcome object)."""
+    return omp(project, env, "memory-review", "--json", *args, timeout=timeout)
 
 
 def spawn_review(project: Path, env: dict[str, str], *args: str) -> subprocess.Popen[str]:
     full = dict(os.environ)
     full.update(env)
-    return subprocess.Popen([sys.executable, "-m", "omp", "memory-review", "--json", *args], cwd=project, env=full,
+    return subprocess.Popen([*OMP_CMD, "memory-review", "--json", *args], cwd=project, env=full,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 

@@ -1,8 +1,10 @@
-"""`omp memory-review` (SPEC §5). For now only `--dry-run`: what a review would send.
+"""`omp memory-review` (SPEC §5): review a session, sweep the project, preview, or undo.
 
-The review run itself (claim, reviewer, validation, writes) is built separately; until it lands
-here, a run without `--dry-run` stops with a usage error. The options it will take are already
-parsed so the command line does not change.
+- `omp memory-review [--session ID|latest] [--model M] [--reviewer NAME] [--force] [--json]`
+  runs the review (`omp.review.run`);
+- `--sweep [--limit N] [--force]` reviews every unreviewed or due queued session;
+- `--dry-run` shows the packet a review would send and writes nothing (`omp.packet.preview`);
+- `omp memory-review undo SESSION` reverts what that session's reviews wrote.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ if TYPE_CHECKING:
     from omp.packet import Preview
 
 
-@click.command("memory-review")
+@click.group("memory-review", invoke_without_command=True)
 @click.option("--session", "session", default="latest", show_default=True,
               help="Session to review: a full id, a unique prefix (7+ characters), or latest.")
 @root_option
@@ -33,11 +35,24 @@ if TYPE_CHECKING:
 @click.option("--sweep", is_flag=True, help="Review every unreviewed or queued session of this project.")
 @click.option("--limit", type=click.IntRange(min=1), default=None, help="With --sweep: at most N sessions.")
 @json_option
-def cli(session: str, root: Path | None, model: str | None, reviewer: str | None, dry_run: bool,
-        force: bool, sweep: bool, limit: int | None, as_json: bool) -> None:
-    """Review a finished Copilot session and keep what is worth remembering."""
+@click.pass_context
+def cli(ctx: click.Context, session: str, root: Path | None, model: str | None, reviewer: str | None,
+        dry_run: bool, force: bool, sweep: bool, limit: int | None, as_json: bool) -> int | None:
+    """Review a finished Copilot session and keep what is worth remembering.
+
+    Exit status: 0 reviewed or skipped by policy, 1 the review failed (it is queued for retry
+    when the reviewer was unavailable), 2 usage error.
+    """
+    if ctx.invoked_subcommand is not None:
+        return None
+    if limit is not None and not sweep:
+        raise UsageError("--limit only applies to --sweep", "pass --sweep --limit N")
     if not dry_run:
-        raise UsageError("the review run is not built yet", "pass --dry-run to see what a review would send")
+        from omp.review.run import run_from_cli
+
+        code = run_from_cli(root=root, session=None if sweep else session, model=model, reviewer=reviewer,
+                            force=force, as_json=as_json, sweep_all=sweep, limit=limit)
+        ctx.exit(code)
     if sweep:
         raise UsageError("--dry-run previews one session; it does not combine with --sweep",
                          "pass --session ID|latest instead")
@@ -77,3 +92,15 @@ def _render(result: Preview) -> None:
     click.echo("----- packet -----")
     click.echo(packet.text if packet.text else "(empty: no messages after the cursor)")
     click.echo("----- end of packet -----")
+
+
+@cli.command("undo")
+@click.argument("session_id", metavar="SESSION")
+@click.option("--force", is_flag=True, help="Revert files even if they changed since the review.")
+@root_option
+@json_option
+def undo_cmd(session_id: str, force: bool, root: Path | None, as_json: bool) -> None:
+    """Revert everything the review(s) of SESSION wrote (its journal)."""
+    from omp.review.run import undo_from_cli
+
+    undo_from_cli(root=root, session=session_id, force=force, as_json=as_json)
