@@ -224,3 +224,37 @@ def test_undo_reverts_everything_the_review_wrote(project: Path, fake: FakeRevie
     assert "Package manager is pnpm" not in (project / ".github" / "copilot-instructions.md").read_text() \
         if (project / ".github" / "copilot-instructions.md").exists() else True
     assert log_lines(project)[-1]["outcome"] == "undone"
+
+
+def test_the_copilot_backend_gets_the_chosen_model_and_a_clean_environment(project: Path, fake: FakeReviewer) -> None:
+    session = write_session(project, conversation())
+    fake.queue(json_reply(standard_answer()))
+    result = review(project, fake.env("copilot"), "--session", session[:8], "--model", "claude-haiku-4.5")
+    assert result.returncode == 0, result.stderr
+    [call] = fake.calls()
+    assert call.argv[:2] == ["--model", "claude-haiku-4.5"] and "--available-tools" in call.argv
+    assert call.env["OMP_REVIEWER"] == "1" and call.env["OMP_MEMORY_MODE"] == "off"
+    assert Path(call.cwd).name.startswith("omp-review-")
+    assert ledger(project)[0]["model"] == "claude-haiku-4.5" and ledger(project)[0]["backend"] == "copilot"
+
+
+def test_bad_arguments_exit_2_and_write_nothing(project: Path, fake: FakeReviewer) -> None:
+    write_session(project, conversation())
+    assert omp(project, fake.env(), "memory-review", "--limit", "2").returncode == 2
+    assert omp(project, fake.env(), "memory-review", "--reviewer", "gpt").returncode == 2
+    assert omp(project, fake.env(), "memory-review", "--session", "../../etc").returncode == 2
+    assert omp(project, fake.env(), "memory-review", "--model", "bad model!").returncode == 2
+    assert not state(project).exists() and fake.calls() == []
+
+
+def test_a_corrupt_store_stops_the_review_names_the_file_and_is_left_alone(project: Path, fake: FakeReviewer) -> None:
+    session = write_session(project, conversation())
+    pending = state(project) / "memory-review" / "pending.json"
+    pending.parent.mkdir(parents=True)
+    pending.write_text("{not json")
+    fake.queue(json_reply(standard_answer()))
+    result = review(project, fake.env(), "--session", session)
+    assert result.returncode == 1 and "pending.json" in result.stderr
+    assert pending.read_text() == "{not json"
+    assert not (state(project) / "memory-review" / "claims" / f"{session}.json").exists()
+    assert log_lines(project)[-1]["outcome"] == "failed"

@@ -36,6 +36,7 @@ from typing import Any, Iterable
 
 from omp import config
 from omp.errors import OmpError, UsageError
+from omp.fsio import CorruptFileError
 from omp.ledger import CallRecord, log_review, now_iso, record_call
 from omp.paths import ProjectPaths, check_session_id
 from omp.project import ensure_state_dir
@@ -217,7 +218,18 @@ def review_session(paths: ProjectPaths, request: ReviewRequest) -> ReviewOutcome
     info = find_session(request.session, paths)
     if getattr(info, "is_reviewer", False):
         return _skip(ctx, paths, info.id, "this is a session of omp's own reviewer")
-    return _review(ctx, info.id, info.events, log_skips=True)
+    return _review_logging_errors(ctx, info.id, info.events, log_skips=True)
+
+
+def _review_logging_errors(ctx: _Context, session_id: str, events: Path, log_skips: bool) -> ReviewOutcome:
+    """`_review`, with a fault the user must fix (a corrupt store, say) logged before it surfaces."""
+    try:
+        return _review(ctx, session_id, events, log_skips)
+    except OmpError as exc:
+        if ctx.paths.state.is_dir():
+            _log(ctx.paths, ReviewOutcome(False, exc.message, session_id, failed=True, hint=exc.hint),
+                 backend=ctx.backend)
+        raise
 
 
 def _review(ctx: _Context, session_id: str, events: Path, log_skips: bool) -> ReviewOutcome:
@@ -232,7 +244,7 @@ def _review(ctx: _Context, session_id: str, events: Path, log_skips: bool) -> Re
                   f"{entry.last_error}); use --force to retry now")
         return _skip(ctx, paths, session_id, reason, log_skips)
     found, scan_end = _scan(events, verdict.start_cursor)
-    trivial = _trivial(ctx, found)
+    trivial = _trivial(ctx, found, verdict.start_cursor)
     if trivial:
         return _skip(ctx, paths, session_id, trivial, log_skips)
 
@@ -244,7 +256,7 @@ def _review(ctx: _Context, session_id: str, events: Path, log_skips: bool) -> Re
         if held.start_cursor != verdict.start_cursor:
             # Another review finished between our look and our claim: start where it stopped.
             found, scan_end = _scan(events, held.start_cursor)
-            trivial = _trivial(ctx, found)
+            trivial = _trivial(ctx, found, held.start_cursor)
             if trivial:
                 claims.release(held)
                 return _skip(ctx, paths, session_id, trivial, log_skips)
@@ -254,12 +266,12 @@ def _review(ctx: _Context, session_id: str, events: Path, log_skips: bool) -> Re
         raise
 
 
-def _trivial(ctx: _Context, found: ExplicitScan) -> str | None:
+def _trivial(ctx: _Context, found: ExplicitScan, cursor: int) -> str | None:
     minimum = int(ctx.settings["memory-review-min-messages"])
-    if found.messages < minimum:
-        return (f"trivial session: {found.messages} message(s) to review, fewer than "
-                f"memory-review-min-messages={minimum}")
-    return None
+    if found.messages >= minimum:
+        return None
+    what = "new message(s) since the last review" if cursor else "message(s)"
+    return f"trivial session: {found.messages} {what}, fewer than memory-review-min-messages={minimum}"
 
 
 def _known_for_prompt(paths: ProjectPaths) -> KnownForPrompt:
@@ -474,7 +486,14 @@ def sweep(paths: ProjectPaths, request: ReviewRequest, limit: int | None = None)
         if limit is not None and attempted >= limit:
             result.skipped["over --limit"] = result.skipped.get("over --limit", 0) + 1
             continue
-        outcome = _review(ctx, session_id, events, log_skips=False)
+        try:
+            outcome = _review_logging_errors(ctx, session_id, events, log_skips=False)
+        except CorruptFileError as exc:
+            # A store that does not parse fails every review alike: stop and say which file.
+            result.outcomes.append(ReviewOutcome(False, exc.message, session_id, failed=True, hint=exc.hint))
+            break
+        except OmpError as exc:
+            outcome = ReviewOutcome(False, exc.message, session_id, failed=True, hint=exc.hint)
         if outcome.ran or outcome.failed:
             attempted += 1
             result.outcomes.append(outcome)
@@ -525,24 +544,14 @@ def _sweep_candidates(paths: ProjectPaths, force: bool, result: SweepResult) -> 
 
 def clean_old(paths: ProjectPaths, timeout: float, days: float = HOUSEKEEPING_DAYS) -> dict[str, int]:
     """Remove claims, journals and queue entries older than `days` (SPEC §7.4)."""
+    from omp.memory.journal import cleanup_journals
+
     seconds = days * _DAY
     cleaned = {
         "claims": claims.clean_old(paths, seconds, timeout),
         "queue": queue.clean_old(paths, seconds),
-        "journals": 0,
+        "journals": cleanup_journals(paths, int(days)),
     }
-    now = time.time()
-    try:
-        journals = list(paths.journal.glob("*.json"))
-    except OSError:
-        journals = []
-    for path in journals:
-        try:
-            if now - path.stat().st_mtime > seconds:
-                path.unlink()
-                cleaned["journals"] += 1
-        except OSError:
-            continue
     return {k: v for k, v in cleaned.items() if v}
 
 
