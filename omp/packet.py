@@ -58,7 +58,7 @@ SEPARATOR = "\n\n"
 FLOOR_TOKENS: dict[str, int] = {"user": 400, "assistant": 200, "tool": 160}
 CAP_SHARE: dict[str, float] = {"user": 1 / 3, "assistant": 1 / 8, "tool": 1 / 40}
 MIN_KEEP_TOKENS = 24  # below this a message is dropped rather than cut to nothing
-GAP_TOKENS = 16  # room for a "[… N messages not included …]" marker next to each message
+SEPARATOR_TOKENS = 2  # the blank line between two messages, with room for boundary effects
 HEAD_SHARE = 0.6  # of a cut message's room, the head's share; the tail gets the rest
 TEXT_CACHE_CHARS = 64 * 1024  # redacted texts up to this size are kept between passes
 
@@ -120,8 +120,9 @@ def label(origin: str, seq: int) -> str:
     return f"[{origin} #{seq}]"
 
 
-def gap_marker(count: int) -> str:
-    return f"[… {count} message{'s' if count != 1 else ''} not included …]"
+def header(kept: int, seen: int) -> str:
+    """The packet's first line when messages were left out: the numbering shows where."""
+    return f"[{kept} of {seen} messages; #N is a message's position in the conversation, missing numbers were left out]"
 
 
 # --------------------------------------------------------------------------------------------
@@ -169,12 +170,12 @@ class _Builder:
         if found is None:
             return None
         text_tokens = self.counter.count(found[0])
-        return _Candidate(entry, text_tokens, text_tokens + self.label_tokens(entry) + GAP_TOKENS)
+        return _Candidate(entry, text_tokens, text_tokens + self.label_tokens(entry) + SEPARATOR_TOKENS)
 
     # Cutting a message to its allotment, head and tail kept.
     def fit(self, candidate: _Candidate, text: str) -> str:
         entry = candidate.entry
-        room = candidate.allot - GAP_TOKENS - self.label_tokens(entry)
+        room = candidate.allot - SEPARATOR_TOKENS - self.label_tokens(entry)
         whole = candidate.text_tokens
         if whole <= room:
             return text
@@ -217,13 +218,13 @@ def _choose(builder: _Builder, entries: list[Entry], budget: int) -> dict[int, _
         floor = _floor(origin, budget)
         taken: list[_Candidate] = []
         for entry in newest_first:
-            if remaining < MIN_KEEP_TOKENS + GAP_TOKENS:
+            if remaining < MIN_KEEP_TOKENS + SEPARATOR_TOKENS:
                 break
             candidate = builder.measure(entry)
             if candidate is None:
                 continue
             want = min(candidate.tokens, floor, remaining)
-            if want < candidate.tokens and want < min(floor // 2, MIN_KEEP_TOKENS + GAP_TOKENS):
+            if want < candidate.tokens and want < min(floor // 2, MIN_KEEP_TOKENS + SEPARATOR_TOKENS):
                 continue  # it would be cut to a sliver: leave the room to a smaller message
             candidate.allot = want
             remaining -= want
@@ -239,12 +240,11 @@ def _choose(builder: _Builder, entries: list[Entry], budget: int) -> dict[int, _
     return chosen
 
 
-def _render(builder: _Builder, chosen: dict[int, _Candidate], first_seq: int, next_seq: int) -> tuple[str, list[Message], collections.Counter[str]]:
+def _render(builder: _Builder, chosen: dict[int, _Candidate], seen: int) -> tuple[str, list[Message], collections.Counter[str]]:
     parts: list[str] = []
     messages: list[Message] = []
     redactions: collections.Counter[str] = collections.Counter()
     builder.cut = set()
-    expected = first_seq
     for seq in sorted(chosen):
         candidate = chosen[seq]
         found = builder.body(candidate.entry)
@@ -254,14 +254,11 @@ def _render(builder: _Builder, chosen: dict[int, _Candidate], first_seq: int, ne
         text = builder.fit(candidate, text)
         if not text:
             continue
-        if seq > expected:
-            parts.append(gap_marker(seq - expected))
         parts.append(builder.block(candidate.entry, text))
         messages.append(Message(candidate.entry.origin, text, seq))
         redactions.update(counts)
-        expected = seq + 1
-    if messages and next_seq > expected:
-        parts.append(gap_marker(next_seq - expected))
+    if messages and len(messages) < seen:
+        parts.insert(0, header(len(messages), seen))
     return SEPARATOR.join(parts), messages, redactions
 
 
@@ -282,29 +279,32 @@ def build_packet(
 ) -> Packet:
     """The packet for `events_path` from byte offset `cursor`, at most `budget_tokens` tokens."""
     if counter is None:
-        from omp.tokens import get_counter
+        from omp import tokens
 
-        counter = get_counter()
+        tokens.start_loading()  # overlaps the scan below
     budget = max(0, int(budget_tokens))
     reader = SessionReader(Path(events_path), cursor, first_seq)
     entries = list(reader.iter_entries())  # pass 1: positions and sizes only
+    if counter is None:
+        counter = tokens.get_counter()
     stats = PacketStats(bad_lines=reader.bad_lines, skipped_events=reader.skipped_events, partial_tail=reader.partial_tail)
     stats.seen.update(entry.origin for entry in entries)
-    next_seq = reader.first_seq + len(entries)
 
     with Path(events_path).open("rb") as handle:
         builder = _Builder(handle, counter, budget)
-        chosen = _choose(builder, entries, budget)
-        text, messages, redactions = _render(builder, chosen, reader.first_seq, next_seq)
+        # The header line is paid for up front; without it every message could be kept.
+        header_tokens = counter.count(header(len(entries), len(entries))) + SEPARATOR_TOKENS
+        chosen = _choose(builder, entries, max(0, budget - header_tokens))
+        text, messages, redactions = _render(builder, chosen, len(entries))
         tokens = counter.count(text)
         while tokens > budget and chosen:
             # Tokenizer boundary effects (or a tiny budget): shrink the least valuable message.
             victim = _victim(chosen)
             assert victim is not None
             victim.allot -= tokens - budget + MIN_KEEP_TOKENS
-            if victim.allot < MIN_KEEP_TOKENS + GAP_TOKENS:
+            if victim.allot < MIN_KEEP_TOKENS + SEPARATOR_TOKENS:
                 del chosen[victim.entry.seq]
-            text, messages, redactions = _render(builder, chosen, reader.first_seq, next_seq)
+            text, messages, redactions = _render(builder, chosen, len(entries))
             tokens = counter.count(text)
         if not messages:
             text, tokens = "", 0

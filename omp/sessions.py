@@ -57,7 +57,7 @@ HEAD_SCAN_LINES = 20  # session.start is the first line; a few more in case some
 HEAD_SCAN_BYTES = 256 * 1024
 
 # Event types that never carry conversation: skipped without parsing the line.
-_CONVERSATION_TYPES = frozenset({"user.message", "assistant.message", "tool.execution_complete"})
+_CONVERSATION_TYPES = frozenset({b"user.message", b"assistant.message", b"tool.execution_complete", b"message"})
 _TYPE_AT_START = re.compile(rb'^\s*\{\s*"type"\s*:\s*"([^"\\]{1,100})"')
 _TOOL_CALL_ID = re.compile(rb'"toolCallId"\s*:\s*"([^"\\]{1,200})"')
 
@@ -370,7 +370,7 @@ class SessionReader:
         with self._open() as handle:
             for offset, line in self._lines(handle):
                 kind = _line_type(line)
-                if kind == "tool.execution_complete":
+                if kind == b"tool.execution_complete":
                     seq = self.first_seq + self.messages
                     self.messages += 1
                     yield Entry(seq, "tool", offset, min(len(line), tool_cap), _tool_name_from_line(line, tool_names))
@@ -387,9 +387,9 @@ class SessionReader:
         with self.path.open("rb") as handle:
             return read_message_at(handle, offset, tool_name)
 
-    def _parse(self, line: bytes, tool_names: dict[str, str] | None, kind: str | None = None) -> RawMessage | None:
+    def _parse(self, line: bytes, tool_names: dict[str, str] | None, kind: bytes | None = None) -> RawMessage | None:
         kind = kind if kind is not None else _line_type(line)
-        if kind is not None and kind not in _CONVERSATION_TYPES and kind != "message":
+        if kind is not None and kind not in _CONVERSATION_TYPES:
             self.skipped_events += 1
             return None
         stripped = line.strip()
@@ -420,9 +420,17 @@ def read_message_at(handle: IO[bytes], offset: int, tool_name: str | None = None
     return raw
 
 
-def _line_type(line: bytes) -> str | None:
+_TYPE_PREFIX = b'{"type":"'
+
+
+def _line_type(line: bytes) -> bytes | None:
+    """The event type, read from the start of the line without decoding it (None: unknown)."""
+    if line.startswith(_TYPE_PREFIX):  # how Copilot writes every line
+        end = line.find(b'"', len(_TYPE_PREFIX), 120)
+        if end > 0:
+            return line[len(_TYPE_PREFIX) : end]
     match = _TYPE_AT_START.match(line, 0, 200)
-    return match.group(1).decode("utf-8", "replace") if match else None
+    return match.group(1) if match else None
 
 
 def _tool_name_from_line(line: bytes, tool_names: dict[str, str]) -> str | None:
@@ -462,7 +470,7 @@ def read_session_start(events: Path) -> dict[str, Any] | None:
             read += len(line)
             if not line or read > HEAD_SCAN_BYTES:
                 return None
-            if _line_type(line) != "session.start":
+            if _line_type(line) != b"session.start":
                 continue
             try:
                 event = json.loads(line)

@@ -24,6 +24,7 @@ from __future__ import annotations
 import math
 import os
 import threading
+import time
 from typing import Any
 
 ENCODING_NAME = "o200k_base"
@@ -59,24 +60,29 @@ def estimate_tokens(text: str) -> int:
     return math.ceil((len(data) - non_ascii) / 3 + non_ascii / 2)
 
 
-_cached: dict[str, TokenCounter] = {}
+_state: dict[str, Any] = {}
 _lock = threading.Lock()
 
 
-def get_counter() -> TokenCounter:
-    """The process's counter: tiktoken `o200k_base` if it loads, else the estimate. Cached."""
+def start_loading() -> None:
+    """Begin loading the encoding in the background (idempotent).
+
+    Callers with other work to do first (the packet's scan of the session) call this early, so
+    the import and the cache lookup or download overlap that work.
+    """
     with _lock:
-        counter = _cached.get("counter")
-        if counter is None:
-            counter = TokenCounter(_load_encoding())
-            _cached["counter"] = counter
-        return counter
+        _start_locked()
 
 
-def _load_encoding() -> Any | None:
-    if os.environ.get("OMP_TOKENIZER", "").strip().lower() == "estimate":
-        return None
+def _start_locked() -> None:
+    if "worker" in _state or "counter" in _state:
+        return
     result: dict[str, Any] = {}
+    _state["result"] = result
+    _state["started"] = time.monotonic()
+    if os.environ.get("OMP_TOKENIZER", "").strip().lower() == "estimate":
+        _state["worker"] = None
+        return
 
     def load() -> None:
         try:
@@ -87,12 +93,26 @@ def _load_encoding() -> Any | None:
             result["error"] = exc
 
     worker = threading.Thread(target=load, name="omp-tiktoken-load", daemon=True)
+    _state["worker"] = worker
     worker.start()
-    worker.join(LOAD_TIMEOUT)
-    return result.get("encoding")
+
+
+def get_counter() -> TokenCounter:
+    """The process's counter: tiktoken `o200k_base` if it loads, else the estimate. Cached."""
+    with _lock:
+        counter = _state.get("counter")
+        if counter is not None:
+            return counter
+        _start_locked()
+        worker = _state["worker"]
+        if worker is not None:
+            worker.join(max(0.0, LOAD_TIMEOUT - (time.monotonic() - _state["started"])))
+        counter = TokenCounter(_state["result"].get("encoding"))
+        _state["counter"] = counter
+        return counter
 
 
 def reset_counter_cache() -> None:
     """Forget the cached counter (tests that change `OMP_TOKENIZER`)."""
     with _lock:
-        _cached.clear()
+        _state.clear()
