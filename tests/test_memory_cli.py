@@ -243,3 +243,15 @@ def test_checklist_edited_by_hand_is_understood(project: Path) -> None:
     assert [i["text"] for i in metadata["items"]] == ["Never force-push main", "Document every public function"]
     assert propose(project, "prefer tabs")[0].status == "duplicate"  # the deleted line is a tombstone
     assert "* [ ] Document every public function" in checklist.read_text()  # the human's line is kept
+
+
+def test_a_global_directive_can_be_added_outside_any_project(isolated_home: Path) -> None:
+    from helpers import run_omp
+
+    result = run_omp(["project-memory", "add-directive", "Reply in English", "--global"], cwd=isolated_home)
+    assert result.returncode == 0, result.stderr
+    stored = json.loads((isolated_home / ".omp" / "directives.json").read_text())
+    assert [d["text"] for d in stored["directives"]] == ["Reply in English"]
+    assert "- Reply in English" in block_of(isolated_home / ".copilot" / "copilot-instructions.md")
+    refused = run_omp(["project-memory", "add-directive", "Reply in English"], cwd=isolated_home)
+    assert refused.returncode == 2 and "home folder" in refused.stderr

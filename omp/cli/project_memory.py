@@ -47,6 +47,15 @@ def _warn(warnings: list[str]) -> None:
         click.echo(f"warning: {warning}", err=True)
 
 
+def _migrate_first(paths: ProjectPaths) -> None:
+    """A legacy folder is taken in before anything is shown, and the block shows it at once."""
+    done = manage.ensure_migrated(paths)
+    if done is not None:
+        _report_housekeeping(done)
+        if done.changed_active:
+            _refresh(paths)
+
+
 def _report_housekeeping(done: Housekeeping) -> None:
     if done.migrated:
         counts = ", ".join(f"{n} {what}" for what, n in done.migrated.items()) or "nothing new"
@@ -72,6 +81,7 @@ def cli() -> None:
 def read_cmd(note_id: str | None, as_json: bool, root: Path | None) -> None:
     """Show directives, the pending count and the note index; or one note."""
     paths = project_paths(root)
+    _migrate_first(paths)
     if note_id is not None:
         note = manage.read_note(paths, note_id)
         if as_json:
@@ -128,7 +138,9 @@ def _print_notes(notes: list[Any]) -> None:
 @_usage
 def index_cmd(as_json: bool, root: Path | None) -> None:
     """List every note, newest first."""
-    notes = manage.note_index(project_paths(root))
+    paths = project_paths(root)
+    _migrate_first(paths)
+    notes = manage.note_index(paths)
     if as_json:
         echo_json({"notes": [n.summary() for n in notes]})
     else:
@@ -146,14 +158,21 @@ def add_note_cmd(title: str, body: str, root: Path | None) -> None:
     change = manage.add_note(paths, title, body)
     _report_housekeeping(change.housekeeping)
     result = change.results[0]
+    if result.status == "rejected":
+        raise errors.OmpError(f"note not added: {result.reason}", _fix_hint(result.reason))
     if result.status == "written":
         click.echo(f"added note {result.ref}: {result.text}")
-        _refresh(paths)
-    elif result.status == "duplicate":
-        click.echo(f"not added: {result.reason}")
     else:
-        raise errors.OmpError(f"note not added: {result.reason}", "remove the secret from the text and try again")
+        click.echo(f"not added: {result.reason}")
+    if result.written or change.housekeeping.changed_active:
+        _refresh(paths)
     _warn(change.warnings)
+
+
+def _fix_hint(reason: str | None) -> str:
+    if reason and "secret" in reason:
+        return "remove the secret from the text and try again (omp never stores one)"
+    return "fix the text and try again"
 
 
 @cli.command("add-directive")
@@ -175,15 +194,15 @@ def add_directive_cmd(text: str, scope_global: bool, root: Path | None) -> None:
     result = change.results[0]
     where = "global " if scope_global else ""
     if result.status == "rejected":
-        raise errors.OmpError(f"directive not added: {result.reason}", "remove the secret from the text and try again")
+        raise errors.OmpError(f"directive not added: {result.reason}", _fix_hint(result.reason))
     if result.status == "duplicate":
         click.echo(f"not added: {result.reason}")
-        return
-    click.echo(f"added {where}directive: {result.text}")
-    if paths is not None:
-        _refresh(paths)
     else:
+        click.echo(f"added {where}directive: {result.text}")
+    if paths is None:
         block.sync_global_block()
+    elif result.written or change.housekeeping.changed_active:
+        _refresh(paths)
     _warn(change.warnings)
 
 
@@ -196,6 +215,8 @@ def pending_cmd(as_json: bool, root: Path | None) -> None:
     paths = project_paths(root)
     items, done = manage.list_pending(paths)
     _report_housekeeping(done)
+    if done.changed_active:
+        _refresh(paths)
     if as_json:
         echo_json({"pending": [{"n": i, "label": item.label, **item.to_json()} for i, item in enumerate(items, 1)]})
         return
@@ -293,7 +314,9 @@ def prune_cmd(keep: int | None, older_than: int | None, root: Path | None) -> No
 @_usage
 def drafts_cmd(as_json: bool, root: Path | None) -> None:
     """List skill drafts awaiting promotion."""
-    drafts = manage.list_drafts(project_paths(root))
+    paths = project_paths(root)
+    _migrate_first(paths)
+    drafts = manage.list_drafts(paths)
     if as_json:
         echo_json({"drafts": [d.summary() for d in drafts]})
         return

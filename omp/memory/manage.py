@@ -53,11 +53,12 @@ class Overview:
 # Reading
 
 
-def ensure_migrated(paths: ProjectPaths) -> None:
+def ensure_migrated(paths: ProjectPaths) -> Housekeeping | None:
     """Read-only commands still take in a legacy folder first, so they show its items."""
-    if legacy.needs_migration(paths):
-        with memory_batch(paths):
-            pass
+    if not legacy.needs_migration(paths):
+        return None
+    with memory_batch(paths) as batch:
+        return batch.housekeeping
 
 
 def overview(paths: ProjectPaths) -> Overview:

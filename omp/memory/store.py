@@ -134,6 +134,11 @@ class Housekeeping:
     adopted: list[str] = field(default_factory=list)  # lines a human added to the checklist
     expired: list[str] = field(default_factory=list)
 
+    @property
+    def changed_active(self) -> bool:
+        """Did it change what the managed block shows (so the block needs a refresh)?"""
+        return bool(self.migrated or self.promoted_ticked)
+
 
 # ---------------------------------------------------------------------------------------------
 # The batch
@@ -444,8 +449,9 @@ class MemoryBatch:
     def save_pending(self) -> None:
         """Checklist first, then metadata: a crash between them leaves a line without metadata,
         which the next open adopts, never metadata without a line (which would read as a dismissal)."""
-        self.writer.write(self.paths.pending_md, self._edited_checklist())
-        self._checklist_text = self._edited_checklist()
+        checklist = self._edited_checklist()
+        self.writer.write(self.paths.pending_md, checklist)
+        self._checklist_text = checklist
         self.writer.write(self.paths.pending_json, dirs.render_pending_metadata(self.pending))
         self._metadata = list(self.pending)
 
