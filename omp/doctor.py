@@ -1,0 +1,304 @@
+"""`omp doctor [--deep] [--json]`: is everything in place, and if not, what fixes it (SPEC §11).
+
+Each check reports `ok`, `info`, `warn` or `fail`, what it found, and for anything but `ok` the
+command that fixes it. A `fail` means memory does not work as configured; the command then exits 1.
+
+Checks: Copilot CLI found and its version; how omp's hooks are registered (missing; duplicated —
+each registration runs every hook, so every review would start twice; the Python the hooks run
+with); memory-mode and where it comes from; the reviewer (`--deep` really calls it, with what a
+hook-started review would get from `reviewer.env`); tokenizer; stale claims; the retry queue;
+whether the state folders are writable.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import shutil
+import stat
+import sys
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Callable, Literal
+
+from omp.errors import OmpError
+from omp.install import Registration, find_copilot, find_registrations, run_copilot
+from omp.paths import GlobalPaths, ProjectPaths
+
+Status = Literal["ok", "info", "warn", "fail"]
+DEEP_PROMPT = "This is a connectivity check from omp doctor. Reply with the single word: OK"
+
+
+@dataclass(frozen=True)
+class Check:
+    name: str
+    status: Status
+    detail: str
+    fix: str | None = None
+
+
+@dataclass
+class Report:
+    checks: list[Check]
+
+    @property
+    def ok(self) -> bool:
+        return not any(check.status == "fail" for check in self.checks)
+
+    def to_json(self) -> dict[str, object]:
+        return {"ok": self.ok, "checks": [asdict(check) for check in self.checks]}
+
+
+@dataclass
+class _Context:
+    project: ProjectPaths | None
+    global_paths: GlobalPaths
+    deep: bool
+    copilot: str | None = None
+    copilot_works: bool = False
+    settings: dict | None = None
+
+
+# ---------------------------------------------------------------------------------------------
+# checks
+
+
+def check_copilot(ctx: _Context) -> list[Check]:
+    found = find_copilot()
+    if not found:
+        return [Check("copilot", "fail", "Copilot CLI not found on PATH",
+                      "npm install -g @github/copilot (or point OMP_COPILOT_BIN at it)")]
+    try:
+        proc = run_copilot(found, "--version", timeout=60)
+    except OmpError as exc:
+        return [Check("copilot", "fail", exc.message, exc.hint)]
+    version = next((line.strip() for line in proc.stdout.splitlines() if line.strip()), "")
+    if proc.returncode != 0 or not version:
+        detail = (proc.stderr or proc.stdout).strip().splitlines()[-1:] or [f"exit code {proc.returncode}"]
+        return [Check("copilot", "fail", f"{found} --version failed: {detail[0]}",
+                      "reinstall Copilot CLI: npm install -g @github/copilot")]
+    ctx.copilot, ctx.copilot_works = found, True
+    return [Check("copilot", "ok", f"{version.rstrip('.')} ({found})")]
+
+
+def _interpreter_check(registration: Registration) -> Check:
+    baked = registration.interpreter()
+    if baked:
+        if not (os.path.isfile(baked) and os.access(baked, os.X_OK)):
+            return Check("hooks python", "warn",
+                         f"the Python that registered the hooks is gone ({baked}); they fall back to omp on PATH",
+                         "omp install --force")
+        here = os.path.abspath(sys.executable)
+        if os.path.abspath(baked) != here:
+            return Check("hooks python", "info",
+                         f"hooks run with {baked}; this omp runs with {here}",
+                         "to make the hooks use this omp: omp install --force")
+        return Check("hooks python", "ok", f"hooks run with {baked} (this omp)")
+    if os.environ.get("OMP_PYTHON"):
+        return Check("hooks python", "ok", f"hooks run with $OMP_PYTHON ({os.environ['OMP_PYTHON']})")
+    omp_on_path = shutil.which("omp")
+    if omp_on_path:
+        return Check("hooks python", "ok", f"hooks run with the Python behind {omp_on_path}")
+    return Check("hooks python", "fail",
+                 f"{registration.label} names no Python and there is no omp on PATH: its hooks cannot run",
+                 "omp install --force (bakes this Python in), or put omp on PATH")
+
+
+def check_registration(ctx: _Context) -> list[Check]:
+    try:
+        registrations = find_registrations(ctx.copilot if ctx.copilot_works else None, ctx.global_paths)
+    except OmpError as exc:
+        return [Check("registration", "fail", exc.message, exc.hint)]
+    enabled = [r for r in registrations if r.enabled]
+    checks: list[Check] = []
+    for registration in registrations:
+        if not registration.enabled:
+            checks.append(Check("registration", "info", f"{registration.label}: does not run",
+                                f"remove it: {registration.removal}"))
+    if not enabled:
+        checks.append(Check("registration", "fail", "omp's hooks are not registered with Copilot CLI: "
+                            "no session is reviewed when it ends", "omp install"))
+        return checks
+    if len(enabled) > 1:
+        labels = "; ".join(r.label for r in enabled)
+        removals = " ; ".join(r.removal for r in enabled[1:])
+        checks.append(Check("registration", "fail",
+                            f"registered {len(enabled)} times ({labels}): every hook runs {len(enabled)} times",
+                            f"keep one, remove the others: {removals}"))
+    else:
+        checks.append(Check("registration", "ok", enabled[0].label))
+    checks.extend(_interpreter_check(r) for r in enabled)
+    return checks
+
+
+def check_memory_mode(ctx: _Context) -> list[Check]:
+    from omp.config import resolve
+
+    try:
+        settings = resolve(ctx.project, ctx.global_paths)
+    except OmpError as exc:
+        return [Check("memory-mode", "fail", exc.message, exc.hint)]
+    ctx.settings = {name: s.value for name, s in settings.items()}
+    mode = settings["memory-mode"]
+    where = mode.origin + (f" ({mode.source})" if mode.source else "")
+    scope = f"project {ctx.project.root}" if ctx.project else "outside any project"
+    inject = settings["memory-inject"].value
+    if mode.value != "on":
+        return [Check("memory-mode", "warn", f"off for {scope}, from {where}: sessions are not reviewed",
+                      "omp config set memory-mode on   (or --global for every project)")]
+    return [Check("memory-mode", "ok", f"on for {scope}, from {where}; memory-inject={inject}")]
+
+
+def _reviewer_env_check() -> list[Check]:
+    from omp.detach import read_env_file, reviewer_env_file
+
+    path = Path(reviewer_env_file())
+    if not path.exists():
+        return []
+    keys = sorted(read_env_file(path))
+    checks = [Check("reviewer env", "info", f"{path} gives hook-started reviews: {', '.join(keys) or 'nothing'}")]
+    try:
+        mode = path.stat().st_mode
+    except OSError:
+        return checks
+    if os.name != "nt" and mode & (stat.S_IRGRP | stat.S_IROTH):
+        checks.append(Check("reviewer env", "warn", f"{path} is readable by other users (it may hold tokens)",
+                            f"chmod 600 {shlex.quote(str(path))}"))
+    return checks
+
+
+def check_reviewer(ctx: _Context) -> list[Check]:
+    settings = ctx.settings
+    if settings is None:
+        return [Check("reviewer", "fail", "settings could not be read (see memory-mode)", None)]
+    backend, model = settings["memory-reviewer"], settings["memory-review-model"]
+    checks = _reviewer_env_check()
+    if backend == "offline":
+        return checks + [Check("reviewer", "ok", "offline: the explicit pass only, no model is called")]
+    if backend == "command":
+        command = settings["memory-reviewer-command"]
+        if not command:
+            return checks + [Check("reviewer", "fail", "memory-reviewer is command but memory-reviewer-command is not set",
+                                   'omp config set memory-reviewer-command "<command line>"')]
+        program = shlex.split(command)[0]
+        if not (shutil.which(program) or Path(program).exists()):
+            return checks + [Check("reviewer", "fail", f"reviewer command {program!r} not found",
+                                   'omp config set memory-reviewer-command "<command line>"')]
+        what = f"command: {command}"
+    else:
+        if not ctx.copilot_works:
+            return checks + [Check("reviewer", "fail", "memory-reviewer is copilot, but Copilot CLI does not run",
+                                   "see the copilot check, or: omp config set memory-reviewer offline")]
+        what = f"copilot, model {model}"
+    if not ctx.deep:
+        return checks + [Check("reviewer", "ok", f"{what} (not called; omp doctor --deep calls it)")]
+    return checks + [_call_reviewer(ctx, backend, model, what)]
+
+
+def _call_reviewer(ctx: _Context, backend: str, model: str, what: str) -> Check:
+    from omp.detach import read_env_file, reviewer_env_file
+    from omp.review.reviewers import ReviewerConfig, ReviewerUnavailable, call_reviewer
+
+    assert ctx.settings is not None
+    # What a hook-started review would have: this environment plus reviewer.env.
+    os.environ.update(read_env_file(reviewer_env_file()))
+    config = ReviewerConfig(
+        backend=backend, model=model, command=ctx.settings["memory-reviewer-command"],
+        timeout=float(ctx.settings["memory-review-timeout"]),
+        project_root=ctx.project.root if ctx.project else Path.cwd(),
+    )
+    started = time.monotonic()
+    try:
+        reply = call_reviewer(config, DEEP_PROMPT, lambda text: bool(text.strip()))
+    except ReviewerUnavailable as exc:
+        return Check("reviewer", "fail", f"{what}: {exc.message}", exc.hint)
+    except OmpError as exc:
+        return Check("reviewer", "fail", f"{what}: {exc.message}", exc.hint)
+    answer = " ".join(reply.text.split())[:60]
+    seconds = time.monotonic() - started
+    return Check("reviewer", "ok", f"{what}: answered {answer!r} in {seconds:.1f}s")
+
+
+def check_tokenizer(ctx: _Context) -> list[Check]:
+    from omp.tokens import get_counter
+
+    counter = get_counter()
+    if counter.name == "tiktoken":
+        return [Check("tokenizer", "ok", "tiktoken o200k_base")]
+    cache = os.environ.get("TIKTOKEN_CACHE_DIR") or "tiktoken's cache"
+    return [Check("tokenizer", "warn", "tiktoken's o200k_base is not available: packets are sized with a byte estimate",
+                  f"go online once so tiktoken can download it into {cache} (or ignore: the estimate over-counts)")]
+
+
+def check_claims_and_queue(ctx: _Context) -> list[Check]:
+    if ctx.project is None:
+        return [Check("claims", "info", "not in a project: no claims or queue to check", None)]
+    from omp.review import claim as claims
+    from omp.review import queue
+
+    timeout = float((ctx.settings or {}).get("memory-review-timeout", 120))
+    stale, unreadable, running = [], [], 0
+    for session, record in claims.list_claims(ctx.project).items():
+        if record is None:
+            unreadable.append(session)
+        elif record.state != "done":
+            running += 1
+            if claims.stale_reason(record, timeout):
+                stale.append(session)
+    checks: list[Check] = []
+    if stale or unreadable:
+        bits = [f"{len(stale)} stale claim(s)"] if stale else []
+        bits += [f"{len(unreadable)} unreadable claim file(s)"] if unreadable else []
+        checks.append(Check("claims", "warn", ", ".join(bits) + ": those sessions wait for the next run",
+                            "omp memory-review --sweep"))
+    else:
+        checks.append(Check("claims", "ok", f"{running} review(s) running, no stale claims"))
+    entries = queue.entries(ctx.project)
+    if entries:
+        now = time.time()
+        due = sum(1 for e in entries if e.next_try_at <= now)
+        first = entries[0]
+        detail = f"{len(entries)} session(s) in the retry queue ({due} due); last error: {first.last_error}"
+        checks.append(Check("queue", "warn", detail, first.hint or "omp memory-review --sweep"))
+    else:
+        checks.append(Check("queue", "ok", "retry queue empty"))
+    return checks
+
+
+def _writable(folder: Path) -> tuple[bool, Path]:
+    """Can omp create or change `folder`? (Checks the nearest folder that exists.)"""
+    probe = folder
+    while not probe.exists() and probe.parent != probe:
+        probe = probe.parent
+    return os.access(probe, os.W_OK | os.X_OK), probe
+
+
+def check_folders(ctx: _Context) -> list[Check]:
+    folders = [("global home", ctx.global_paths.home), ("copilot home", ctx.global_paths.copilot)]
+    if ctx.project is not None:
+        folders.insert(0, ("project state", ctx.project.logs))
+    bad = []
+    for label, folder in folders:
+        ok, probe = _writable(folder)
+        if not ok:
+            bad.append(Check("folders", "fail", f"{label} {folder} is not writable ({probe})",
+                             f"fix the permissions of {probe}"))
+    return bad or [Check("folders", "ok", "state folders writable: " + ", ".join(str(f) for _, f in folders))]
+
+
+CHECKS: tuple[Callable[[_Context], list[Check]], ...] = (
+    check_copilot, check_registration, check_memory_mode, check_reviewer, check_tokenizer,
+    check_claims_and_queue, check_folders,
+)
+
+
+def diagnose(project: ProjectPaths | None, deep: bool = False) -> Report:
+    ctx = _Context(project, GlobalPaths.current(), deep)
+    checks: list[Check] = []
+    for check in CHECKS:
+        try:
+            checks.extend(check(ctx))
+        except OmpError as exc:
+            checks.append(Check(check.__name__.removeprefix("check_"), "fail", exc.message, exc.hint))
+    return Report(checks)

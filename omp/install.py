@@ -1,0 +1,387 @@
+"""Registering omp's hooks with Copilot CLI: `omp install [--hooks-only] [--force]` (SPEC §9.1).
+
+The plugin files ship inside the package (`omp/plugin/`: `plugin.json`, `hooks/hooks.json`,
+`hooks/run`, `hooks/run.ps1`; the same files as the repository's top level). `omp install`
+writes them out to `G/plugin/omp/` together with `hooks/interpreter`, the absolute path of the
+Python running `omp install` — so the hooks run with the very installation that registered them
+(a pipx or venv install included); when that interpreter is gone, `hooks/run` falls back to
+`omp` on PATH with a one-line hint. Then:
+
+- default: `copilot plugin install G/plugin/omp` (Copilot copies it to
+  `C/installed-plugins/_direct/omp/`);
+- `--hooks-only`: no plugin; `C/hooks/omp.json` runs `G/plugin/omp/hooks/run` by absolute path.
+
+Each registration fires every hook, so two of them would start every review twice: `omp install`
+refuses while omp is registered already, and `--force` first removes omp's own earlier
+registration (the plugin it installed, or `C/hooks/omp.json`). Registrations made by hand (the
+repository added as a marketplace, `copilot plugin install <clone>`) are only listed, with the
+command that removes them.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from omp.errors import OmpError
+from omp.paths import GlobalPaths
+
+PLUGIN_NAME = "omp"
+HOOKS_FILE_NAME = "omp.json"
+PACKAGE_PLUGIN = Path(__file__).resolve().parent / "plugin"
+PLUGIN_FILES = ("plugin.json", "hooks/hooks.json", "hooks/run", "hooks/run.ps1")
+INTERPRETER_FILE = "hooks/interpreter"
+COPILOT_TIMEOUT = 120.0
+HINT_INSTALL_COPILOT = "install Copilot CLI (npm install -g @github/copilot) or point OMP_COPILOT_BIN at it"
+
+
+@dataclass(frozen=True)
+class Registration:
+    """One place from which Copilot would run omp's hooks."""
+
+    kind: str  # "plugin" (copied into C/installed-plugins), "live-plugin" (marketplace), "hooks-file"
+    name: str  # "omp", "omp@<marketplace>", or the hooks file's path
+    enabled: bool
+    folder: Path | None  # the plugin root the hooks run from (None when unknown)
+    source: str | None = None  # what it was installed from
+    removal: str = ""  # the command that removes it
+
+    @property
+    def label(self) -> str:
+        where = {"plugin": "plugin", "live-plugin": "marketplace plugin", "hooks-file": "hooks file"}[self.kind]
+        state = "" if self.enabled else ", disabled"
+        origin = f" from {self.source}" if self.source else ""
+        return f"{where} {self.name}{origin}{state}"
+
+    def interpreter(self) -> str | None:
+        """The Python baked into this registration's plugin folder, if any."""
+        if self.folder is None:
+            return None
+        try:
+            text = (self.folder / INTERPRETER_FILE).read_text(encoding="utf-8").strip()
+        except OSError:
+            return None
+        return text.splitlines()[0] if text else None
+
+
+@dataclass
+class InstallResult:
+    mode: str  # "plugin" | "hooks-only"
+    plugin_dir: Path
+    interpreter: str
+    registered: str  # where it is registered now
+    replaced: list[str] = field(default_factory=list)
+    copilot_output: str = ""
+
+
+# ---------------------------------------------------------------------------------------------
+# Copilot CLI
+
+
+def find_copilot() -> str | None:
+    configured = os.environ.get("OMP_COPILOT_BIN")
+    if configured:
+        return configured
+    return shutil.which("copilot")
+
+
+def copilot_command() -> str:
+    found = find_copilot()
+    if not found:
+        raise OmpError("Copilot CLI not found on PATH", HINT_INSTALL_COPILOT)
+    return found
+
+
+def run_copilot(copilot: str, *args: str, timeout: float = COPILOT_TIMEOUT) -> subprocess.CompletedProcess[str]:
+    """One Copilot CLI management command (never a session), output captured."""
+    env = dict(os.environ)
+    env["NO_COLOR"] = "1"
+    try:
+        return subprocess.run(
+            [copilot, *args], capture_output=True, text=True, timeout=timeout, env=env,
+            stdin=subprocess.DEVNULL,
+        )
+    except FileNotFoundError as exc:
+        raise OmpError(f"cannot run Copilot CLI {copilot!r}: not found", HINT_INSTALL_COPILOT) from exc
+    except PermissionError as exc:
+        raise OmpError(f"cannot run Copilot CLI {copilot!r}: permission denied", HINT_INSTALL_COPILOT) from exc
+    except subprocess.TimeoutExpired as exc:
+        raise OmpError(f"`copilot {' '.join(args)}` did not finish within {timeout:.0f}s",
+                       "run it by hand to see what it waits for") from exc
+
+
+def _last_line(text: str) -> str:
+    lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
+    return lines[-1] if lines else ""
+
+
+# ---------------------------------------------------------------------------------------------
+# finding registrations
+
+
+def _read_jsonc(path: Path) -> Any:
+    """Copilot's own config files start with `//` comment lines."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError:
+        return None
+    body = "\n".join(line for line in text.splitlines() if not line.lstrip().startswith("//"))
+    try:
+        return json.loads(body) if body.strip() else None
+    except ValueError:
+        return None
+
+
+def _direct_installs(copilot_home: Path) -> dict[str, dict[str, Any]]:
+    """C/config.json's `installedPlugins`, by plugin name (folder and source of direct installs)."""
+    data = _read_jsonc(copilot_home / "config.json")
+    found: dict[str, dict[str, Any]] = {}
+    for item in (data or {}).get("installedPlugins", []) if isinstance(data, dict) else []:
+        if isinstance(item, dict) and item.get("name") == PLUGIN_NAME and not item.get("marketplace"):
+            found[PLUGIN_NAME] = item
+    return found
+
+
+def _plugins_from_cli(copilot: str, copilot_home: Path) -> list[Registration] | None:
+    proc = run_copilot(copilot, "plugin", "list", "--json", timeout=60)
+    if proc.returncode != 0:
+        return None
+    try:
+        listed = json.loads(proc.stdout)
+    except ValueError:
+        return None
+    direct = _direct_installs(copilot_home)
+    found: list[Registration] = []
+    for item in listed if isinstance(listed, list) else []:
+        if not isinstance(item, dict) or item.get("name") != PLUGIN_NAME:
+            continue
+        marketplace = item.get("marketplace") or ""
+        enabled = bool(item.get("enabled", True))
+        if item.get("source") == "live" or marketplace:
+            folder = item.get("installedFrom")
+            found.append(Registration(
+                "live-plugin", f"{PLUGIN_NAME}@{marketplace}", enabled, Path(folder) if folder else None,
+                folder, f"copilot plugin uninstall {PLUGIN_NAME}@{marketplace}",
+            ))
+        else:
+            info = direct.get(PLUGIN_NAME, {})
+            cache = info.get("cache_path")
+            source = (info.get("source") or {}).get("path") if isinstance(info.get("source"), dict) else None
+            found.append(Registration(
+                "plugin", PLUGIN_NAME, enabled, Path(cache) if cache else None, source,
+                f"copilot plugin uninstall {PLUGIN_NAME}",
+            ))
+    return found
+
+
+def _plugins_from_files(copilot_home: Path) -> list[Registration]:
+    """Without a working Copilot CLI: what its own files say is installed."""
+    found: list[Registration] = []
+    for name, info in _direct_installs(copilot_home).items():
+        cache = info.get("cache_path")
+        source = (info.get("source") or {}).get("path") if isinstance(info.get("source"), dict) else None
+        found.append(Registration("plugin", name, bool(info.get("enabled", True)), Path(cache) if cache else None,
+                                  source, f"copilot plugin uninstall {name}"))
+    settings = _read_jsonc(copilot_home / "settings.json")
+    if isinstance(settings, dict):
+        markets = settings.get("extraKnownMarketplaces") or {}
+        for key, enabled in (settings.get("enabledPlugins") or {}).items():
+            plugin, _, market = str(key).partition("@")
+            if plugin != PLUGIN_NAME or not market:
+                continue
+            source = ((markets.get(market) or {}).get("source") or {}).get("path")
+            found.append(Registration("live-plugin", key, bool(enabled), Path(source) if source else None, source,
+                                      f"copilot plugin uninstall {key}"))
+    return found
+
+
+def _hooks_files(copilot_home: Path) -> list[Registration]:
+    """`C/hooks/*.json` files that run omp's hooks."""
+    folder = copilot_home / "hooks"
+    found: list[Registration] = []
+    try:
+        files = sorted(folder.glob("*.json"))
+    except OSError:
+        return found
+    for path in files:
+        try:
+            text = path.read_text(encoding="utf-8")
+        except OSError:
+            continue
+        if "omp.hooks" not in text and "hooks/run" not in text.replace("\\\\", "/").replace("\\", "/"):
+            continue
+        if path.name != HOOKS_FILE_NAME and "omp" not in text:
+            continue
+        found.append(Registration("hooks-file", str(path), True, _hooks_file_plugin_dir(text), None,
+                                  f"rm {shlex.quote(str(path))}"))
+    return found
+
+
+def _hooks_file_plugin_dir(text: str) -> Path | None:
+    """The plugin folder a hooks file's commands run from (`…/hooks/run`), if one is named."""
+    try:
+        data = json.loads(text)
+        entries = [e for group in data.get("hooks", {}).values() for e in group]
+        command = next(e.get("bash", "") for e in entries if isinstance(e, dict) and e.get("bash"))
+        words = shlex.split(command)
+    except (ValueError, AttributeError, StopIteration, TypeError):
+        return None
+    for word in words:
+        if word.endswith("/hooks/run"):
+            return Path(word).parent.parent
+    return None
+
+
+def find_registrations(copilot: str | None = None, global_paths: GlobalPaths | None = None) -> list[Registration]:
+    """Every registration of omp's hooks: plugins (per Copilot CLI, else its files) and hooks files."""
+    global_paths = global_paths or GlobalPaths.current()
+    plugins = None
+    if copilot:
+        try:
+            plugins = _plugins_from_cli(copilot, global_paths.copilot)
+        except OmpError:
+            plugins = None
+    if plugins is None:
+        plugins = _plugins_from_files(global_paths.copilot)
+    return plugins + _hooks_files(global_paths.copilot)
+
+
+# ---------------------------------------------------------------------------------------------
+# writing the plugin folder
+
+
+def plugin_dir(global_paths: GlobalPaths | None = None) -> Path:
+    return (global_paths or GlobalPaths.current()).home / "plugin" / PLUGIN_NAME
+
+
+def write_plugin(target: Path, interpreter: str) -> Path:
+    """Write the packaged plugin to `target` with `interpreter` baked in; replaces it whole."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{target.name}-new-", dir=target.parent))
+    try:
+        for relative in PLUGIN_FILES:
+            source = PACKAGE_PLUGIN / relative
+            if not source.is_file():
+                raise OmpError(f"the plugin file {source} is missing from this omp installation",
+                               "reinstall omp (pip install --force-reinstall omp)")
+            destination = staging / relative
+            destination.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(source, destination)
+            if relative.endswith("/run"):
+                destination.chmod(0o755)
+        (staging / INTERPRETER_FILE).write_text(interpreter + "\n", encoding="utf-8")
+        staging.chmod(0o755)
+        old = None
+        if target.exists():
+            old = Path(tempfile.mkdtemp(prefix=f".{target.name}-old-", dir=target.parent))
+            os.replace(target, old / target.name)
+        os.replace(staging, target)
+        if old is not None:
+            shutil.rmtree(old, ignore_errors=True)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    return target
+
+
+def hooks_file_content(plugin: Path) -> dict[str, Any]:
+    """`C/hooks/omp.json`: the same hooks, run from `plugin` by absolute path."""
+    run = plugin / "hooks" / "run"
+    run_ps1 = plugin / "hooks" / "run.ps1"
+    powershell_path = "'" + str(run_ps1).replace("'", "''") + "'"
+
+    def entry(event: str) -> dict[str, Any]:
+        return {
+            "type": "command",
+            "bash": f"sh {shlex.quote(str(run))} {event}",
+            "powershell": (f"powershell -NoProfile -NonInteractive -ExecutionPolicy Bypass -File {powershell_path} "
+                           f"{event}"),
+            "timeoutSec": 15,
+        }
+
+    return {"version": 1, "hooks": {"sessionStart": [entry("session-start")], "sessionEnd": [entry("session-end")]}}
+
+
+# ---------------------------------------------------------------------------------------------
+# install
+
+
+def _is_own(registration: Registration, global_paths: GlobalPaths) -> bool:
+    """Made by `omp install` (so `--force` may replace it)."""
+    ours = plugin_dir(global_paths)
+    if registration.kind == "hooks-file":
+        return Path(registration.name) == global_paths.copilot / "hooks" / HOOKS_FILE_NAME
+    if registration.kind == "plugin":
+        return registration.source is None or Path(registration.source) == ours
+    return False
+
+
+def _remove(registration: Registration, copilot: str | None) -> None:
+    if registration.kind == "hooks-file":
+        Path(registration.name).unlink(missing_ok=True)
+        return
+    if copilot is None:
+        raise OmpError(f"cannot remove {registration.label} without Copilot CLI", HINT_INSTALL_COPILOT)
+    proc = run_copilot(copilot, "plugin", "uninstall", registration.name)
+    if proc.returncode != 0:
+        raise OmpError(f"could not remove {registration.label}: {_last_line(proc.stderr or proc.stdout)}",
+                       f"remove it by hand: {registration.removal}")
+
+
+def _already_registered(existing: list[Registration], force: bool) -> OmpError:
+    lines = "; ".join(r.label for r in existing)
+    if force:
+        return OmpError(
+            f"omp is registered with Copilot in a way omp install did not make: {lines}",
+            "remove it first: " + " ; ".join(r.removal for r in existing),
+        )
+    return OmpError(
+        f"omp is already registered with Copilot ({lines}); a second registration would run every hook twice",
+        "to refresh it (after upgrading omp or moving its Python), run: omp install --force; "
+        "omp doctor lists every registration",
+    )
+
+
+def install(hooks_only: bool = False, force: bool = False, interpreter: str | None = None) -> InstallResult:
+    """Write the plugin folder and register it (see the module doc). Refuses a second registration."""
+    from omp.project import global_lock
+
+    global_paths = GlobalPaths.current()
+    interpreter = interpreter or sys.executable
+    copilot = find_copilot() if hooks_only else copilot_command()
+    with global_lock(global_paths):
+        existing = find_registrations(copilot, global_paths)
+        if existing and not force:
+            raise _already_registered(existing, force=False)
+        foreign = [r for r in existing if not _is_own(r, global_paths)]
+        if foreign:
+            raise _already_registered(foreign, force=True)
+        for registration in existing:
+            _remove(registration, copilot)
+        target = write_plugin(plugin_dir(global_paths), interpreter)
+        result = InstallResult("hooks-only" if hooks_only else "plugin", target, interpreter, "",
+                               [r.label for r in existing])
+        if hooks_only:
+            hooks_file = global_paths.copilot / "hooks" / HOOKS_FILE_NAME
+            from omp.fsio import atomic_write_json
+
+            atomic_write_json(hooks_file, hooks_file_content(target))
+            result.registered = f"hooks file {hooks_file}"
+            return result
+        assert copilot is not None
+        proc = run_copilot(copilot, "plugin", "install", str(target))
+        if proc.returncode != 0:
+            detail = _last_line(proc.stderr) or _last_line(proc.stdout) or f"exit code {proc.returncode}"
+            raise OmpError(f"copilot plugin install failed: {detail}",
+                           "check that Copilot CLI works (copilot --version), or register with: omp install --hooks-only")
+        result.copilot_output = proc.stdout.strip()
+        result.registered = f"plugin {PLUGIN_NAME} (installed from {target})"
+        return result
