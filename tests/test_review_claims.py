@@ -129,20 +129,17 @@ def _race(project: Path, tmp_path: Path, n: int) -> list[bool]:
     go = tmp_path / "go"
     procs = [subprocess.Popen([sys.executable, "-c", _RACE, str(project), str(go), SESSION],
                               stdout=subprocess.PIPE, text=True) for _ in range(n)]
-    time.sleep(0.5)
+    time.sleep(0.3)
     go.touch()
     return [json.loads(p.communicate(timeout=60)[0]) for p in procs]
 
 
-def test_twenty_processes_racing_for_a_free_claim_one_wins(project: Path, tmp_path: Path) -> None:
-    assert sum(_race(project, tmp_path, 20)) == 1
-
-
-def test_twenty_processes_racing_for_a_stale_claim_one_wins(project: Path, tmp_path: Path) -> None:
+def test_processes_racing_for_a_stale_claim_one_wins(project: Path, tmp_path: Path) -> None:
+    # (Racing for a free claim is shown end to end: 20 reviews of one session, one reviewer call.)
     paths = _paths(project)
     pid, started = _dead_pid()
     _write_claim(paths, pid=pid, pid_started_at=started)
-    assert sum(_race(project, tmp_path, 20)) == 1
+    assert sum(_race(project, tmp_path, 12)) == 1
 
 
 def test_queue_backs_off_exponentially_with_a_cap(project: Path) -> None:

@@ -124,7 +124,7 @@ def test_random_sigkills_never_corrupt_or_double_anything(project: Path, fake: F
     session = write_session(project, conversation())
     fake.default(json_reply(standard_answer()))
     rng = random.Random(5)
-    for _ in range(8):
+    for _ in range(5):
         proc = spawn_review(project, fake.env(), "--session", session)
         time.sleep(rng.uniform(0.1, 0.9))
         _kill(proc)

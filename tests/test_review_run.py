@@ -194,7 +194,7 @@ def call_stdin(fake: FakeReviewer) -> str:
 
 def test_an_answer_printed_before_a_hang_is_used(project: Path, fake: FakeReviewer) -> None:
     session = write_session(project, conversation())
-    fake.queue(json_reply(standard_answer(), hang=True, ignore_term=True))
+    fake.queue(json_reply(standard_answer(), hang=True))
     result = review(project, fake.env(memory_review_timeout=2), "--session", session)
     assert result.returncode == 0, result.stderr
     assert result.json()["summary"]["notes"] == 1
