@@ -185,10 +185,10 @@ class _Builder:
             if chars <= 0:
                 break
             head = int(chars * HEAD_SHARE)
-            candidate, _ = cut_head_tail(text, head, chars - head)
-            used = self.counter.count(candidate)
+            shortened, _ = cut_head_tail(text, head, chars - head)
+            used = self.counter.count(shortened)
             if used <= room:
-                return candidate
+                return shortened
             chars = int(chars * room / used * 0.95) - 8
         return ""
 
@@ -279,14 +279,14 @@ def build_packet(
 ) -> Packet:
     """The packet for `events_path` from byte offset `cursor`, at most `budget_tokens` tokens."""
     if counter is None:
-        from omp import tokens
+        from omp.tokens import get_counter, start_loading
 
-        tokens.start_loading()  # overlaps the scan below
+        start_loading()  # overlaps the scan below
     budget = max(0, int(budget_tokens))
     reader = SessionReader(Path(events_path), cursor, first_seq)
     entries = list(reader.iter_entries())  # pass 1: positions and sizes only
     if counter is None:
-        counter = tokens.get_counter()
+        counter = get_counter()
     stats = PacketStats(bad_lines=reader.bad_lines, skipped_events=reader.skipped_events, partial_tail=reader.partial_tail)
     stats.seen.update(entry.origin for entry in entries)
 

@@ -505,7 +505,8 @@ def session_info(folder: Path, events: Path | None = None, mtime: float | None =
         except OSError:
             mtime = 0.0
     start = read_session_start(events) or {}
-    context = start.get("context") if isinstance(start.get("context"), dict) else {}
+    context = start.get("context")
+    context = context if isinstance(context, dict) else {}
     cwd = context.get("cwd") if isinstance(context.get("cwd"), str) else None
     git_root = context.get("gitRoot") if isinstance(context.get("gitRoot"), str) else None
     if cwd is None and git_root is None:

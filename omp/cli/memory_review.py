@@ -63,6 +63,7 @@ def cli(ctx: click.Context, session: str, root: Path | None, model: str | None, 
         echo_json(result.to_dict())
     else:
         _render(result)
+    return None
 
 
 def _counts(counter: dict[str, int]) -> str:
