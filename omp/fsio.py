@@ -60,8 +60,8 @@ def _target_mode(path: Path) -> int:
         return _DEFAULT_MODE & ~umask
 
 
-def atomic_write(path: Path, data: str | bytes) -> None:
-    """Replace `path` with `data` atomically, keeping the file's permission bits."""
+def _write_temp_beside(path: Path, data: str | bytes) -> str:
+    """A complete, fsynced temp file in `path`'s folder with `path`'s permission bits."""
     payload = data.encode("utf-8") if isinstance(data, str) else data
     path.parent.mkdir(parents=True, exist_ok=True)
     mode = _target_mode(path)
@@ -72,6 +72,17 @@ def atomic_write(path: Path, data: str | bytes) -> None:
             handle.flush()
             os.fsync(handle.fileno())
         os.chmod(tmp_name, mode)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp_name)
+        raise
+    return tmp_name
+
+
+def atomic_write(path: Path, data: str | bytes) -> None:
+    """Replace `path` with `data` atomically, keeping the file's permission bits."""
+    tmp_name = _write_temp_beside(path, data)
+    try:
         os.replace(tmp_name, path)
     except BaseException:
         with contextlib.suppress(OSError):
@@ -95,14 +106,8 @@ def create_exclusive(path: Path, data: str | bytes) -> bool:
     appears complete or not at all (a crash can never leave a half-written claim or note).
     """
     payload = data.encode("utf-8") if isinstance(data, str) else data
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp_name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    tmp_name = _write_temp_beside(path, payload)
     try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(payload)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.chmod(tmp_name, _target_mode(path))
         try:
             os.link(tmp_name, path)
         except FileExistsError:
