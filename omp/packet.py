@@ -61,6 +61,7 @@ MIN_KEEP_TOKENS = 24  # below this a message is dropped rather than cut to nothi
 SEPARATOR_TOKENS = 2  # the blank line between two messages, with room for boundary effects
 HEAD_SHARE = 0.6  # of a cut message's room, the head's share; the tail gets the rest
 TEXT_CACHE_CHARS = 64 * 1024  # redacted texts up to this size are kept between passes
+REDACT_MARGIN_CHARS = 32 * 1024  # see _redacted_tool_excerpt
 
 
 @dataclass
@@ -152,9 +153,10 @@ class _Builder:
         raw = read_message_at(self.handle, entry.offset, entry.tool_name)
         if raw is None:
             return None
-        text, counts = redact(raw.text)
         if raw.origin == "tool":
-            text = _tool_excerpt(RawMessage("tool", text, raw.tool_name, raw.tool_failed), len(raw.text))
+            text, counts = _redacted_tool_excerpt(raw)
+        else:
+            text, counts = redact(raw.text)
         if len(text) <= TEXT_CACHE_CHARS:
             self.texts[entry.seq] = (text, counts)
         return text, counts
@@ -193,9 +195,23 @@ class _Builder:
         return ""
 
 
-def _tool_excerpt(raw: RawMessage, original_chars: int) -> str:
-    body, _ = cut_head_tail(raw.text.strip(), TOOL_HEAD_CHARS, TOOL_TAIL_CHARS)
-    return f"{tool_header(raw.tool_name, raw.tool_failed, original_chars)}\n{body}"
+def _redacted_tool_excerpt(raw: RawMessage) -> tuple[str, collections.Counter[str]]:
+    """The tool output's head and tail, redacted before the cut.
+
+    Only the ends are ever shown, so a huge output is redacted over its ends plus a margin
+    wider than any secret (a secret across a cut is still whole in what was scanned), not over
+    the megabytes in between.
+    """
+    text = raw.text.strip()
+    skipped = 0
+    if len(text) > TOOL_HEAD_CHARS + TOOL_TAIL_CHARS + 2 * REDACT_MARGIN_CHARS:
+        head = text[: TOOL_HEAD_CHARS + REDACT_MARGIN_CHARS]
+        tail = text[-(TOOL_TAIL_CHARS + REDACT_MARGIN_CHARS) :]
+        skipped = len(text) - len(head) - len(tail) - 1  # the joining newline is omitted too
+        text = f"{head}\n{tail}"
+    redacted, counts = redact(text)
+    body, _ = cut_head_tail(redacted, TOOL_HEAD_CHARS, TOOL_TAIL_CHARS, already_omitted=skipped)
+    return f"{tool_header(raw.tool_name, raw.tool_failed, len(raw.text))}\n{body}", counts
 
 
 def _floor(origin: str, budget: int) -> int:

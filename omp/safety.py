@@ -27,6 +27,7 @@ the whole token; when it cannot be located, the whole line is redacted rather th
 
 from __future__ import annotations
 
+import bisect
 import collections
 import re
 import unicodedata
@@ -497,8 +498,9 @@ def find_secrets(text: str) -> list[SecretFinding]:
         return []
     lowered = _lowered(text)
     hits = _trigger_hits(lowered)
-    own = list(_pattern_findings(text, hits))
-    extra = [f for f in _detect_secrets_findings(text, lowered, hits) if not _covered(f, own)]
+    own = sorted(_pattern_findings(text, hits), key=lambda f: f.start)
+    covered = _coverage(own)
+    extra = [f for f in _detect_secrets_findings(text, lowered, hits) if not covered(f)]
     return _merge(own + extra)
 
 
@@ -517,8 +519,18 @@ def _trigger_hits(lowered: str) -> list[tuple[int, str]]:
     return hits
 
 
-def _covered(finding: SecretFinding, spans: list[SecretFinding]) -> bool:
-    return any(s.start <= finding.start and finding.end <= s.end for s in spans)
+def _coverage(spans: list[SecretFinding]) -> Callable[[SecretFinding], bool]:
+    """A test "does one of `spans` (sorted by start) contain this finding?", in log time."""
+    starts = [s.start for s in spans]
+    reach: list[int] = []  # the furthest end among spans starting at or before each one
+    for span in spans:
+        reach.append(max(span.end, reach[-1]) if reach else span.end)
+
+    def covered(finding: SecretFinding) -> bool:
+        index = bisect.bisect_right(starts, finding.start) - 1
+        return index >= 0 and reach[index] >= finding.end
+
+    return covered
 
 
 def contains_secret(text: str) -> bool:

@@ -231,11 +231,12 @@ def tool_header(name: str | None, failed: bool, total_chars: int) -> str:
     return f"({what}; {total_chars:,} chars)"
 
 
-def cut_head_tail(text: str, head: int, tail: int) -> tuple[str, int]:
+def cut_head_tail(text: str, head: int, tail: int, already_omitted: int = 0) -> tuple[str, int]:
     """`text` reduced to about `head` + `tail` characters around an omission marker.
 
     Cuts land on whitespace near the limits, so no token (or redaction marker) is split.
-    Returns the text and how many characters were left out (0 when nothing was).
+    Returns the text and how many characters were left out (0 when nothing was);
+    `already_omitted` counts characters the caller removed from the middle beforehand.
     """
     if len(text) <= head + tail + 80:
         return text, 0
@@ -243,7 +244,7 @@ def cut_head_tail(text: str, head: int, tail: int) -> tuple[str, int]:
     tail_start = _snap_forward(text, len(text) - tail)
     if tail_start <= head_end:
         return text, 0
-    omitted = tail_start - head_end
+    omitted = tail_start - head_end + already_omitted
     return f"{text[:head_end].rstrip()}\n[… {omitted:,} characters omitted …]\n{text[tail_start:].lstrip()}", omitted
 
 

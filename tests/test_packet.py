@@ -158,6 +158,20 @@ def test_no_secret_reaches_the_packet(tmp_path: Path) -> None:
     assert "[REDACTED:github-token]" in packet.text
 
 
+def test_huge_tool_output_is_redacted_around_its_cuts(tmp_path: Path) -> None:
+    token = "ghp_abcdefghijklmnopqrstuvwxyz0123456789"
+    # Secrets placed right where the head and tail cuts fall, and deep in the middle.
+    output = ("word " * 139) + token + " " + ("filler " * 300_000) + token + " " + ("tail " * 99) + "END"
+    path = write(tmp_path, [user("run it"), assistant("", [tool_request("c1")]), tool_result("c1", output)])
+    packet = build_packet(path, 24_000, counter=ESTIMATE)
+    tool = [m for m in packet.messages if m.origin == "tool"][0]
+    assert "ghp_" not in packet.text
+    assert tool.text.startswith(f"(tool output: bash; {len(output):,} chars)")
+    assert tool.text.rstrip().endswith("END")
+    omitted = int(re.search(r"\[… ([\d,]+) characters omitted …\]", tool.text).group(1).replace(",", ""))
+    assert len(output) - 2_000 < omitted < len(output)
+
+
 def test_shas_and_uuids_are_not_redacted(tmp_path: Path) -> None:
     import hashlib
     import uuid
