@@ -25,7 +25,8 @@ Matcher = Callable[[dict[str, Any]], bool]
 
 @dataclass
 class Rule:
-    """Answer `reply` to a request `matches` accepts (at most `times` times; None = always)."""
+    """Answer `reply` to a request `matches` accepts (at most `times` times; None = always),
+    after `delay` seconds (a slow model) unless the server is released or stopped first."""
 
     matches: Matcher
     reply: str
@@ -64,6 +65,7 @@ class ModelServer:
         self.requests: list[Recorded] = []
         self.record_file = record_file
         self._lock = threading.Lock()
+        self._released = threading.Event()  # cuts every scripted delay short
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
         self._httpd.daemon_threads = True
         self._thread = threading.Thread(target=self._httpd.serve_forever, name="model-server", daemon=True)
@@ -81,7 +83,12 @@ class ModelServer:
         self._thread.start()
         return self
 
+    def release(self) -> None:
+        """Answer every delayed request now (a test that is done waiting)."""
+        self._released.set()
+
     def stop(self) -> None:
+        self.release()
         self._httpd.shutdown()
         self._httpd.server_close()
         self._thread.join(timeout=5)
@@ -164,7 +171,7 @@ class ModelServer:
                 rule = server._choose(body)
                 reply = rule.reply if rule else server.default_reply
                 if rule and rule.delay:
-                    time.sleep(rule.delay)
+                    server._released.wait(rule.delay)
                 model = str(body.get("model") or "gpt-5-mini")
                 if body.get("stream"):
                     self._stream(model, reply, body)

@@ -1,0 +1,289 @@
+"""End to end with the real Copilot CLI (npm @github/copilot), offline (SPEC §13, COPILOT.md §5).
+
+The CLI runs with `COPILOT_OFFLINE=true COPILOT_PROVIDER_BASE_URL=<loopback>/v1` against the
+scripted chat-completions server in model_server.py, which records every request: what the
+server saw is exactly what a model would have seen.
+
+What is shown here:
+- `omp install` registers the plugin with the real CLI; `copilot -p` fires its sessionEnd hook,
+  which detaches `omp memory-review`; the review's `copilot` reviewer (the same CLI, pointed at
+  the same server through `G/reviewer.env`, since Copilot strips COPILOT_PROVIDER_* from hook
+  environments) answers a canned omp.review.v1 object; a note and a pending directive are
+  written; once promoted, the next `copilot -p` sends the directive to the model;
+- the hook returns while a slow (30 s) reviewer still runs: `copilot -p` exits at once;
+- a reviewer's own session (OMP_REVIEWER=1) starts no review and gets no injected context;
+- the repository itself installs both ways (direct path, and marketplace + omp@omp), and its
+  hooks fire.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from copilot_support import REPO, copilot_binary, copilot_env, run_logs, wait_for
+from helpers import run_omp
+
+from model_server import ModelServer, request_text
+
+pytestmark = [
+    pytest.mark.e2e,
+    pytest.mark.skipif(copilot_binary() is None, reason="the real Copilot CLI is not installed "
+                       "(run .ci/install-copilot, or set OMP_E2E_COPILOT_BIN)"),
+]
+
+SCHEMA = "omp.review.v1"
+PROMPT = ("We deploy this service with the blue-green script in tools/deploy.sh, never by hand. "
+          "Please look at the deploy folder.")
+DIRECTIVE = "Deploy with tools/deploy.sh (blue-green), never by hand"
+NOTE_TITLE = "Deployment is blue-green via tools/deploy.sh"
+REVIEW_ANSWER = json.dumps({
+    "schema": SCHEMA,
+    "directives": [{"text": DIRECTIVE, "evidence": "We deploy this service with the blue-green script in tools/deploy.sh"}],
+    "notes": [{"title": NOTE_TITLE, "body": "Run tools/deploy.sh; it switches traffic between two stacks.",
+               "evidence": "the blue-green script in tools/deploy.sh"}],
+    "skill_drafts": [],
+    "forget": [],
+})
+NUDGE = "[MEMORY REVIEW]"
+
+
+def is_review_request(body: dict[str, Any]) -> bool:
+    return SCHEMA in request_text(body)
+
+
+def user_text(body: dict[str, Any]) -> str:
+    return "\n".join(str(m.get("content")) for m in body.get("messages", []) if m.get("role") == "user")
+
+
+def system_text(body: dict[str, Any]) -> str:
+    return "\n".join(str(m.get("content")) for m in body.get("messages", []) if m.get("role") == "system")
+
+
+class Rig:
+    """A project, an isolated home, the model server and the real CLI, wired together."""
+
+    def __init__(self, project: Path, home: Path, server: ModelServer) -> None:
+        self.project = project
+        self.home = home
+        self.server = server
+        self.copilot = str(copilot_binary())
+        self.env = {
+            **copilot_env(home, server.base_url),
+            "OMP_COPILOT_BIN": self.copilot,
+            "OMP_TOKENIZER": "estimate",
+        }
+        # What Copilot strips from hook environments, given to hook-started reviews explicitly.
+        reviewer_env = home / ".omp" / "reviewer.env"
+        reviewer_env.parent.mkdir(parents=True, exist_ok=True)
+        reviewer_env.write_text(f"COPILOT_OFFLINE=true\nCOPILOT_PROVIDER_BASE_URL={server.base_url}\n")
+        reviewer_env.chmod(0o600)
+
+    def omp(self, *args: str, env: dict[str, str] | None = None) -> Any:
+        result = run_omp(list(args), cwd=self.project, env={**self.env, **(env or {})}, timeout=180)
+        assert result.returncode == 0, f"omp {' '.join(args)}: {result.stderr}"
+        return result
+
+    def run_copilot(self, prompt: str, *extra: str, env: dict[str, str] | None = None,
+                    cwd: Path | None = None) -> tuple[subprocess.CompletedProcess[str], float, str]:
+        """`copilot -p PROMPT`; (process, seconds it took, session id)."""
+        import uuid
+
+        session_id = str(uuid.uuid4())
+        full = dict(os.environ, **self.env, **(env or {}))
+        started = time.monotonic()
+        proc = subprocess.run(
+            [self.copilot, "-p", prompt, "--model", "gpt-5-mini", "--no-auto-update", "-s",
+             "--session-id", session_id, *extra],
+            cwd=cwd or self.project, env=full, capture_output=True, text=True, timeout=180,
+            stdin=subprocess.DEVNULL,
+        )
+        took = time.monotonic() - started
+        assert proc.returncode == 0, f"copilot failed ({proc.returncode}): {proc.stderr}"
+        return proc, took, session_id
+
+    def requests_with(self, text: str) -> list[dict[str, Any]]:
+        return [r.body for r in self.server.chat_requests() if text in request_text(r.body)]
+
+    def pending(self) -> list[str]:
+        path = self.project / ".omp" / "memory-review" / "pending-directives.md"
+        return [line for line in path.read_text().splitlines() if line.startswith("- [ ]")] if path.exists() else []
+
+    def note_titles(self) -> list[str]:
+        folder = self.project / ".omp" / "memory" / "notes"
+        return [p.read_text() for p in folder.glob("*.md")] if folder.is_dir() else []
+
+    def review_log(self) -> list[dict[str, Any]]:
+        path = self.project / ".omp" / "state" / "memory-review.log"
+        return [json.loads(line) for line in path.read_text().splitlines() if line.strip()] if path.exists() else []
+
+
+@pytest.fixture
+def server(tmp_path: Path):
+    srv = ModelServer(default_reply="OK.", record_file=tmp_path / "model-requests.jsonl")
+    with srv:
+        yield srv
+
+
+@pytest.fixture
+def rig(project: Path, isolated_home: Path, server: ModelServer) -> Rig:
+    rig = Rig(project, isolated_home, server)
+    rig.omp("config", "set", "memory-mode", "on")
+    # A one-prompt `copilot -p` session has 2 messages; the default skips sessions under 4.
+    rig.omp("config", "set", "memory-review-min-messages", "1")
+    rig.omp("config", "set", "memory-review-timeout", "60")
+    return rig
+
+
+def _kill_reviews(project: Path) -> None:
+    """Stop reviews this test started and left running (their pids are in their claims)."""
+    folder = project / ".omp" / "memory-review" / "claims"
+    for path in folder.glob("*.json") if folder.is_dir() else []:
+        try:
+            record = json.loads(path.read_text())
+            if record.get("state") != "done":
+                os.kill(int(record["pid"]), 9)
+        except (OSError, ValueError, KeyError):
+            pass
+
+
+# ---------------------------------------------------------------------------------------------
+
+
+def test_session_end_review_writes_memory_the_next_session_receives(rig: Rig) -> None:
+    rig.server.when(is_review_request, REVIEW_ANSWER)
+    install = rig.omp("install")
+    assert "registered: plugin omp" in install.stdout
+
+    _, took, session_id = rig.run_copilot(PROMPT)
+    # The sessionEnd hook detached the review; Copilot did not wait for it.
+    (log,) = wait_for(lambda: run_logs(rig.project, f"review-{session_id}-"), 30, "the hook's review run log")
+    wait_for(lambda: any(DIRECTIVE in line for line in rig.pending()), 120,
+             f"the pending directive (review log: {log})")
+    wait_for(lambda: any(NOTE_TITLE in text for text in rig.note_titles()), 30, "the note")
+
+    # The reviewer was the real CLI, sent the redacted packet with the user's words, no tools.
+    (review_request,) = [r.body for r in rig.server.chat_requests() if is_review_request(r.body)]
+    assert "blue-green script in tools/deploy.sh" in request_text(review_request)
+    assert not review_request.get("tools")
+    outcome = wait_for(lambda: [x for x in rig.review_log() if x.get("session") == session_id], 30, "the review log")
+    assert outcome[-1]["outcome"] == "ran" and outcome[-1]["backend"] == "copilot", outcome
+
+    # Nothing pending reaches Copilot before a human approves it...
+    before = len(rig.server.chat_requests())
+    _, _, second = rig.run_copilot("What should I know before deploying?")
+    nudged = [r.body for r in rig.server.chat_requests()[before:] if not is_review_request(r.body)]
+    assert nudged and DIRECTIVE not in system_text(nudged[0])
+    assert NUDGE in user_text(nudged[0])  # ...but the session start says it awaits review.
+
+    rig.omp("project-memory", "promote-directive", "1")
+    instructions = (rig.project / ".github" / "copilot-instructions.md").read_text()
+    assert DIRECTIVE in instructions
+
+    before = len(rig.server.chat_requests())
+    rig.run_copilot("Ship the new build, please.")
+    shipped = [r.body for r in rig.server.chat_requests()[before:] if not is_review_request(r.body)]
+    assert shipped, "the second session sent nothing to the model"
+    assert DIRECTIVE in system_text(shipped[0])  # from the managed block Copilot reads
+    assert NUDGE not in user_text(shipped[0])
+
+    # memory-inject=hook: no instruction file; the sessionStart hook carries the same memory.
+    rig.omp("config", "set", "memory-inject", "hook")
+    instructions_file = rig.project / ".github" / "copilot-instructions.md"
+    assert not instructions_file.exists() or DIRECTIVE not in instructions_file.read_text()
+    before = len(rig.server.chat_requests())
+    rig.run_copilot("And the staging stack?")
+    hooked = [r.body for r in rig.server.chat_requests()[before:] if not is_review_request(r.body)]
+    assert DIRECTIVE in user_text(hooked[0]) and DIRECTIVE not in system_text(hooked[0])
+    assert NOTE_TITLE in user_text(hooked[0])
+    _kill_reviews(rig.project)
+
+
+def test_copilot_exits_at_once_while_a_slow_reviewer_runs(rig: Rig) -> None:
+    rig.server.when(is_review_request, REVIEW_ANSWER, delay=30)
+    rig.omp("install", "--hooks-only")
+    try:
+        _, took, session_id = rig.run_copilot(PROMPT)
+        # The review's reviewer is now waiting 30 s for the model; the session has ended anyway.
+        wait_for(lambda: rig.requests_with(SCHEMA), 60, "the reviewer's request to reach the model")
+        assert took < 15, f"copilot -p took {took:.1f}s: the sessionEnd hook waited for the review"
+        assert rig.pending() == []  # the review is still running, nothing written yet
+        claim = rig.project / ".omp" / "memory-review" / "claims" / f"{session_id}.json"
+        record = json.loads(wait_for(lambda: claim.exists() and claim.read_text(), 30, "the review's claim"))
+        assert record["state"] != "done"
+    finally:
+        rig.server.release()  # let the slow answer go, so the review can finish
+        _kill_reviews(rig.project)
+
+
+def test_reviewer_session_is_left_alone(rig: Rig) -> None:
+    rig.omp("install", "--hooks-only")
+    rig.omp("config", "set", "memory-inject", "hook")
+    rig.omp("project-memory", "add-directive", "Keep the changelog up to date")
+    rig.omp("project-memory", "add-note", "Release checklist lives in RELEASING.md")
+
+    before = len(rig.server.chat_requests())
+    _, _, reviewer_session = rig.run_copilot("hello", env={"OMP_REVIEWER": "1"})
+    (body,) = [r.body for r in rig.server.chat_requests()[before:]]
+    assert "Keep the changelog up to date" not in request_text(body)
+    assert run_logs(rig.project, f"review-{reviewer_session}-") == []
+
+    # The same run as a user's session: context injected, review started.
+    before = len(rig.server.chat_requests())
+    _, _, user_session = rig.run_copilot("hello")
+    (body,) = [r.body for r in rig.server.chat_requests()[before:] if not is_review_request(r.body)][:1]
+    assert "Keep the changelog up to date" in user_text(body)
+    wait_for(lambda: run_logs(rig.project, f"review-{user_session}-"), 30, "the user's session review")
+    _kill_reviews(rig.project)
+
+
+def _export_repository(target: Path) -> Path:
+    """The repository's plugin files as a clone has them (a clone also has omp/, tests/, …)."""
+    for relative in ("plugin.json", "hooks/hooks.json", "hooks/run", "hooks/run.ps1", ".github/plugin/marketplace.json"):
+        (target / relative).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(REPO / relative, target / relative)
+    return target
+
+
+@pytest.mark.parametrize("how", ["direct", "marketplace"])
+def test_repository_installs_and_its_hooks_fire(rig: Rig, tmp_path: Path, how: str) -> None:
+    clone = _export_repository(tmp_path / "omp-clone")
+    env = dict(os.environ, **rig.env)
+    def copilot(*args: str) -> str:
+        proc = subprocess.run([rig.copilot, *args], env=env, capture_output=True, text=True, timeout=120)
+        assert proc.returncode == 0, proc.stderr
+        return proc.stdout
+    if how == "direct":
+        copilot("plugin", "install", str(clone))
+        expected = ("omp", "")
+    else:
+        copilot("plugin", "marketplace", "add", str(clone))
+        copilot("plugin", "install", "omp@omp")
+        expected = ("omp", "omp")
+    listed = [(p["name"], p["marketplace"]) for p in json.loads(copilot("plugin", "list", "--json")) if p["enabled"]]
+    assert expected in listed
+
+    # A clone has no baked interpreter: the hooks find omp through $OMP_PYTHON or omp on PATH.
+    hook_env = ({"OMP_PYTHON": sys.executable} if how == "direct"
+                else {"PATH": f"{Path(sys.executable).parent}:{os.environ.get('PATH', '')}"})
+    if how == "marketplace" and not (Path(sys.executable).parent / "omp").exists():
+        hook_env = {"OMP_PYTHON": sys.executable}
+    rig.omp("project-memory", "add-directive", "Prefer small pull requests")
+    from omp.memory.store import DirectiveProposal, propose_directives
+    from omp.paths import ProjectPaths
+
+    propose_directives(ProjectPaths(rig.project), [DirectiveProposal("Squash before merging", "s1", "e")])
+    before = len(rig.server.chat_requests())
+    _, _, session_id = rig.run_copilot("hello", env=hook_env)
+    body = [r.body for r in rig.server.chat_requests()[before:] if not is_review_request(r.body)][0]
+    assert NUDGE in user_text(body)  # sessionStart ran
+    wait_for(lambda: run_logs(rig.project, f"review-{session_id}-"), 30, "sessionEnd's review")
+    _kill_reviews(rig.project)
