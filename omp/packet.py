@@ -32,16 +32,14 @@ from typing import IO, Any, Protocol
 from omp.safety import redact
 from omp.sessions import (
     ORIGINS,
-    TOOL_HEAD_CHARS,
-    TOOL_TAIL_CHARS,
     Entry,
     Message,
     Origin,
     RawMessage,
     SessionReader,
     cut_head_tail,
+    excerpt_tool,
     read_message_at,
-    tool_header,
 )
 
 
@@ -61,7 +59,6 @@ MIN_KEEP_TOKENS = 24  # below this a message is dropped rather than cut to nothi
 SEPARATOR_TOKENS = 2  # the blank line between two messages, with room for boundary effects
 HEAD_SHARE = 0.6  # of a cut message's room, the head's share; the tail gets the rest
 TEXT_CACHE_CHARS = 64 * 1024  # redacted texts up to this size are kept between passes
-REDACT_MARGIN_CHARS = 32 * 1024  # see _redacted_tool_excerpt
 
 
 @dataclass
@@ -196,22 +193,14 @@ class _Builder:
 
 
 def _redacted_tool_excerpt(raw: RawMessage) -> tuple[str, collections.Counter[str]]:
-    """The tool output's head and tail, redacted before the cut.
+    counts: collections.Counter[str] = collections.Counter()
 
-    Only the ends are ever shown, so a huge output is redacted over its ends plus a margin
-    wider than any secret (a secret across a cut is still whole in what was scanned), not over
-    the megabytes in between.
-    """
-    text = raw.text.strip()
-    skipped = 0
-    if len(text) > TOOL_HEAD_CHARS + TOOL_TAIL_CHARS + 2 * REDACT_MARGIN_CHARS:
-        head = text[: TOOL_HEAD_CHARS + REDACT_MARGIN_CHARS]
-        tail = text[-(TOOL_TAIL_CHARS + REDACT_MARGIN_CHARS) :]
-        skipped = len(text) - len(head) - len(tail) - 1  # the joining newline is omitted too
-        text = f"{head}\n{tail}"
-    redacted, counts = redact(text)
-    body, _ = cut_head_tail(redacted, TOOL_HEAD_CHARS, TOOL_TAIL_CHARS, already_omitted=skipped)
-    return f"{tool_header(raw.tool_name, raw.tool_failed, len(raw.text))}\n{body}", counts
+    def clean(text: str) -> str:
+        redacted, found = redact(text)
+        counts.update(found)
+        return redacted
+
+    return excerpt_tool(raw, clean), counts
 
 
 def _floor(origin: str, budget: int) -> int:
@@ -291,7 +280,6 @@ def build_packet(
     budget_tokens: int,
     cursor: int = 0,
     counter: Counter | None = None,
-    first_seq: int = 0,
 ) -> Packet:
     """The packet for `events_path` from byte offset `cursor`, at most `budget_tokens` tokens."""
     if counter is None:
@@ -299,7 +287,7 @@ def build_packet(
 
         start_loading()  # overlaps the scan below
     budget = max(0, int(budget_tokens))
-    reader = SessionReader(Path(events_path), cursor, first_seq)
+    reader = SessionReader(Path(events_path), cursor)
     entries = list(reader.iter_entries())  # pass 1: positions and sizes only
     if counter is None:
         counter = get_counter()

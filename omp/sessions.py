@@ -37,7 +37,7 @@ import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any, Iterator, Literal
+from typing import IO, Any, Callable, Iterator, Literal
 
 from omp.errors import OmpError
 from omp.paths import ProjectPaths, check_session_id, copilot_home as default_copilot_home
@@ -51,6 +51,7 @@ MIN_PREFIX = 7
 
 TOOL_HEAD_CHARS = 700
 TOOL_TAIL_CHARS = 500
+EXCERPT_MARGIN_CHARS = 32 * 1024  # kept around a tool excerpt's cuts before cleaning (> any secret)
 TOOL_SUMMARY_PART_CHARS = 200
 MAX_LINE_BYTES = 64 * 1024 * 1024  # a longer line is skipped (counted bad), never held whole
 HEAD_SCAN_LINES = 20  # session.start is the first line; a few more in case something precedes it
@@ -66,7 +67,7 @@ _TOOL_CALL_ID = re.compile(rb'"toolCallId"\s*:\s*"([^"\\]{1,200})"')
 class Message:
     origin: Origin
     text: str
-    seq: int  # 0-based position in the conversation, counting only messages (from the reader's start)
+    seq: int  # 0-based position in the conversation, counting only messages (from the cursor)
 
 
 @dataclass
@@ -260,8 +261,24 @@ def _snap_forward(text: str, at: int) -> int:
     return min(candidates) + 1 if candidates else at
 
 
-def excerpt_tool(raw: RawMessage, head: int = TOOL_HEAD_CHARS, tail: int = TOOL_TAIL_CHARS) -> str:
-    body, _ = cut_head_tail(raw.text.strip(), head, tail)
+def excerpt_tool(raw: RawMessage, clean: Callable[[str], str] | None = None) -> str:
+    """Tool output as a labelled head and tail excerpt.
+
+    `clean` (the packet's redaction) runs before the cut, so a cut never leaves half a
+    secret. Only the ends are ever shown, so a huge output is first reduced to its ends plus a
+    margin wider than any secret: nothing is scanned twice, and the megabytes in between not
+    at all.
+    """
+    text = raw.text.strip()
+    skipped = 0
+    if len(text) > TOOL_HEAD_CHARS + TOOL_TAIL_CHARS + 2 * EXCERPT_MARGIN_CHARS:
+        head = text[: TOOL_HEAD_CHARS + EXCERPT_MARGIN_CHARS]
+        tail = text[-(TOOL_TAIL_CHARS + EXCERPT_MARGIN_CHARS) :]
+        skipped = len(text) - len(head) - len(tail) - 1  # the joining newline is omitted too
+        text = f"{head}\n{tail}"
+    if clean is not None:
+        text = clean(text)
+    body, _ = cut_head_tail(text, TOOL_HEAD_CHARS, TOOL_TAIL_CHARS, already_omitted=skipped)
     return f"{tool_header(raw.tool_name, raw.tool_failed, len(raw.text))}\n{body}"
 
 
@@ -281,7 +298,6 @@ class Entry:
     seq: int
     origin: Origin
     offset: int  # byte offset of its line
-    size: int  # characters of its text (for tool output: of the excerpt it becomes)
     tool_name: str | None = None
 
 
@@ -294,10 +310,9 @@ class SessionReader:
     `partial_tail` (True when the file ended in a line without its newline).
     """
 
-    def __init__(self, path: Path, cursor: int = 0, first_seq: int = 0) -> None:
+    def __init__(self, path: Path, cursor: int = 0) -> None:
         self.path = Path(path)
         self.cursor = max(0, int(cursor))
-        self.first_seq = first_seq
         self.bad_lines = 0
         self.skipped_events = 0
         self.messages = 0
@@ -344,12 +359,7 @@ class SessionReader:
     def iter_messages(self) -> Iterator[Message]:
         """Every message after the cursor, in order, tool output as an excerpt."""
         for _, raw in self._raw_messages():
-            yield Message(raw.origin, message_text(raw), self.first_seq + self.messages - 1)
-
-    def iter_raw_messages(self) -> Iterator[tuple[int, RawMessage]]:
-        """(seq, message) with tool output whole: for callers that redact before excerpting."""
-        for _, raw in self._raw_messages():
-            yield self.first_seq + self.messages - 1, raw
+            yield Message(raw.origin, message_text(raw), self.messages - 1)
 
     def _raw_messages(self) -> Iterator[tuple[int, RawMessage]]:
         tool_names: dict[str, str] = {}
@@ -361,32 +371,27 @@ class SessionReader:
                     yield offset, raw
 
     def iter_entries(self) -> Iterator[Entry]:
-        """Position, origin and size of every message, parsing as little as possible.
+        """Position and origin of every message, decoding as little as possible.
 
-        Tool output lines are not decoded: their message is an excerpt of bounded size, so the
-        line's length bounds it, and the tool's name comes from the assistant's request.
+        Tool output lines (most of a session's bytes) are not decoded: every
+        `tool.execution_complete` is one message, and the tool's name comes from the
+        assistant's request. The other lines are decoded, so that messages are numbered
+        exactly as `iter_messages` numbers them.
         """
         tool_names: dict[str, str] = {}
-        tool_cap = TOOL_HEAD_CHARS + TOOL_TAIL_CHARS + 120
         with self._open() as handle:
             for offset, line in self._lines(handle):
                 kind = _line_type(line)
                 if kind == b"tool.execution_complete":
-                    seq = self.first_seq + self.messages
+                    seq = self.messages
                     self.messages += 1
-                    yield Entry(seq, "tool", offset, min(len(line), tool_cap), _tool_name_from_line(line, tool_names))
+                    yield Entry(seq, "tool", offset, _tool_name_from_line(line, tool_names))
                     continue
                 raw = self._parse(line, tool_names, kind)
                 if raw is not None:
-                    seq = self.first_seq + self.messages
+                    seq = self.messages
                     self.messages += 1
-                    size = min(len(raw.text), tool_cap) if raw.origin == "tool" else len(raw.text)
-                    yield Entry(seq, raw.origin, offset, size, raw.tool_name)
-
-    def read_at(self, offset: int, tool_name: str | None = None) -> RawMessage | None:
-        """The message on the line starting at `offset` (an Entry's), or None."""
-        with self.path.open("rb") as handle:
-            return read_message_at(handle, offset, tool_name)
+                    yield Entry(seq, raw.origin, offset, raw.tool_name)
 
     def _parse(self, line: bytes, tool_names: dict[str, str] | None, kind: bytes | None = None) -> RawMessage | None:
         kind = kind if kind is not None else _line_type(line)
