@@ -100,3 +100,14 @@ def test_sweep_reviews_every_unreviewed_session_up_to_the_limit(project: Path, f
     assert third.startswith("sweep: 0 reviewed, 0 failed; skipped: 4 already reviewed")
     assert len(fake.calls()) == 4 and sessions
     assert log_lines(project)[-1]["event"] == "sweep"
+
+
+def test_a_failed_forced_re_review_of_a_done_session_is_not_queued(project: Path, fake: FakeReviewer) -> None:
+    session = write_session(project, conversation())
+    fake.queue(json_reply(standard_answer()), reply(stderr="Error: No authentication information found.\n", exit=1))
+    assert review(project, fake.env(), "--session", session).json()["ran"]
+    failed = review(project, fake.env(), "--session", session, "--force")
+    assert failed.returncode == 1 and "not queued" in failed.json()["reason"]
+    assert _queue_entry(project, session) is None
+    again = review(project, fake.env(), "--session", session).json()
+    assert again["reason"] == "already reviewed"

@@ -352,7 +352,7 @@ def _model_pass(ctx: _Context, held: claims.Claim, events: Path, out: _ModelPass
     try:
         reply = call_reviewer(reviewer, prompt, answer_complete)
     except ReviewerUnavailable as exc:
-        return _unavailable(ctx, held, exc, in_tokens, counter.name)
+        return _unavailable(ctx, held, events, exc, in_tokens, counter.name)
     out.tokens["out"] = counter.count(reply.text)
     answer = find_answer(reply.text)
     outcome_name = "ok" if answer.obj is not None else "invalid-answer"
@@ -383,18 +383,24 @@ def _ledger(ctx: _Context, session_id: str, reply: ReviewerReply | None, in_toke
         pass
 
 
-def _unavailable(ctx: _Context, held: claims.Claim, exc: ReviewerUnavailable, in_tokens: int, tokenizer: str) -> ReviewOutcome:
+def _unavailable(ctx: _Context, held: claims.Claim, events: Path, exc: ReviewerUnavailable, in_tokens: int,
+                 tokenizer: str) -> ReviewOutcome:
     from omp.tokens import get_counter
 
     out_tokens = get_counter().count(exc.reply.text) if exc.reply else 0
     _ledger(ctx, held.session_id, exc.reply, in_tokens, out_tokens, tokenizer, "unavailable", exc.kind)
-    entry = queue.record_failure(ctx.paths, held.session_id, _safe(exc.message) or "", exc.hint, exc.kind)
+    reason = f"reviewer unavailable ({exc.kind}): {_safe(exc.message)}"
+    # Releasing puts back an earlier `done` record; if that already covers the whole session
+    # (a forced re-review failed), a queue entry would only make every sweep wake up for nothing.
+    if held.prior_cursor is None or held.prior_cursor < _file_size(events):
+        entry = queue.record_failure(ctx.paths, held.session_id, _safe(exc.message) or "", exc.hint, exc.kind)
+        reason += f"; queued for retry (attempt {entry.attempts}, next at {entry.to_json()['next_try_at_iso']})"
+    else:
+        reason += "; not queued: the session was already reviewed (run again with --force later)"
     claims.release(held)
     outcome = ReviewOutcome(
-        False,
-        f"reviewer unavailable ({exc.kind}): {_safe(exc.message)}; queued for retry "
-        f"(attempt {entry.attempts}, next at {entry.to_json()['next_try_at_iso']})",
-        held.session_id, tokens={"tokenizer": tokenizer, "budget": ctx.budget, "in": in_tokens, "out": out_tokens},
+        False, reason, held.session_id,
+        tokens={"tokenizer": tokenizer, "budget": ctx.budget, "in": in_tokens, "out": out_tokens},
         failed=True, hint=exc.hint,
     )
     _log(ctx.paths, outcome, backend=ctx.backend, model=ctx.model, error=exc.kind)
@@ -527,6 +533,11 @@ def _sweep_candidates(paths: ProjectPaths, force: bool, result: SweepResult) -> 
         except OmpError:
             queue.remove(paths, entry.session)  # the session is gone: nothing left to retry
             result.skipped["queued session gone"] = result.skipped.get("queued session gone", 0) + 1
+            continue
+        done = claims.done_cursor(paths, info.id)
+        if done is not None and done >= _file_size(info.events):
+            queue.remove(paths, entry.session)  # reviewed meanwhile (by a forced run, say)
+            result.skipped["already reviewed"] = result.skipped.get("already reviewed", 0) + 1
             continue
         seen.add(info.id)
         yield info.id, info.events
