@@ -31,7 +31,9 @@ if TYPE_CHECKING:
               help="Reviewer backend (default: memory-reviewer).")
 @click.option("--dry-run", is_flag=True,
               help="Show the redacted, token-budgeted packet the reviewer would get; write nothing.")
-@click.option("--force", is_flag=True, help="Review again from the start, even if reviewed before.")
+@click.option("--force", is_flag=True,
+              help="Review again from the start even if reviewed before, and retry a queued session now "
+                   "(with --sweep: only retry queued sessions now).")
 @click.option("--sweep", is_flag=True, help="Review every unreviewed or queued session of this project.")
 @click.option("--limit", type=click.IntRange(min=1), default=None, help="With --sweep: at most N sessions.")
 @json_option
