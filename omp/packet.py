@@ -3,8 +3,8 @@
 The reviewer sees this packet, never the raw file. How it is built, so that a 100 MB session
 costs about as much as reading it once and memory stays flat:
 
-1. **Scan** (one streaming pass): for each message keep only where it is, its origin and its
-   size (`SessionReader.iter_entries`); tool output lines are not even decoded.
+1. **Scan** (one streaming pass): for each message keep only where it is and its origin
+   (`SessionReader.iter_entries`); tool output lines, most of the bytes, are not even decoded.
 2. **Choose**, in priority order user › assistant › tool, newest first within each origin.
    Each candidate is read back from its offset, redacted, and counted exactly with the token
    counter. Round one gives every candidate, newest first, up to a *floor* (a short message
@@ -288,7 +288,7 @@ def build_packet(
         start_loading()  # overlaps the scan below
     budget = max(0, int(budget_tokens))
     reader = SessionReader(Path(events_path), cursor)
-    entries = list(reader.iter_entries())  # pass 1: positions and sizes only
+    entries = list(reader.iter_entries())  # pass 1: positions and origins only
     if counter is None:
         counter = get_counter()
     stats = PacketStats(bad_lines=reader.bad_lines, skipped_events=reader.skipped_events, partial_tail=reader.partial_tail)
