@@ -358,17 +358,13 @@ class SessionReader:
 
     def iter_messages(self) -> Iterator[Message]:
         """Every message after the cursor, in order, tool output as an excerpt."""
-        for _, raw in self._raw_messages():
-            yield Message(raw.origin, message_text(raw), self.messages - 1)
-
-    def _raw_messages(self) -> Iterator[tuple[int, RawMessage]]:
         tool_names: dict[str, str] = {}
         with self._open() as handle:
-            for offset, line in self._lines(handle):
+            for _, line in self._lines(handle):
                 raw = self._parse(line, tool_names)
                 if raw is not None:
                     self.messages += 1
-                    yield offset, raw
+                    yield Message(raw.origin, message_text(raw), self.messages - 1)
 
     def iter_entries(self) -> Iterator[Entry]:
         """Position and origin of every message, decoding as little as possible.
