@@ -346,14 +346,27 @@ def memory_context(root: str, env: Mapping[str, str]) -> str:
     except (OSError, ValueError, AttributeError):
         pass
     try:
-        from omp.memory.block import hook_context
-        from omp.paths import ProjectPaths
-
-        context = hook_context(ProjectPaths(_as_path(root)))
+        return refresh_context_cache(root, env, fingerprint)
     except Exception as exc:
         _problem(f"memory block: {type(exc).__name__}: {exc}")
         return ""
-    _write_cache(cache_path, {"fingerprint": fingerprint, "context": context})
+
+
+def refresh_context_cache(root: str | os.PathLike[str], env: Mapping[str, str] | None = None,
+                          fingerprint: str | None = None) -> str:
+    """Render the block's content now and store it for the next sessionStart; returns it.
+
+    Whoever changes memory in `memory-inject=hook` mode may call this afterwards, so that not
+    even the first session after the change pays for rendering.
+    """
+    from omp.memory.block import hook_context
+    from omp.paths import ProjectPaths
+
+    root = os.fspath(root)
+    env = os.environ if env is None else env
+    fingerprint = fingerprint or context_fingerprint(root, env)
+    context = hook_context(ProjectPaths(_as_path(root)))
+    _write_cache(os.path.join(root, CONTEXT_CACHE), {"fingerprint": fingerprint, "context": context})
     return context
 
 

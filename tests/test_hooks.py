@@ -431,3 +431,12 @@ def test_reviewer_env_file_reaches_the_detached_review(tmp_path: Path, isolated_
     (tmp_path / "other.env").write_text("ONLY_THIS=1\n")
     assert review_environment({})["ONLY_THIS"] == "1"
     kill_quietly(child.pid)
+
+
+def test_refreshed_context_cache_is_what_the_next_session_gets(project: Path) -> None:
+    paths = enable(project, memory_inject="hook")
+    add_directive(paths, "Prefer small commits")
+    rendered = hooks.refresh_context_cache(project)
+    cache = json.loads((project / ".omp" / "state" / "hook-context.json").read_text())
+    assert cache["context"] == rendered and "Prefer small commits" in rendered
+    assert run_hook("session-start", start_payload(project)).json()["additionalContext"] == rendered
