@@ -130,15 +130,14 @@ def header(kept: int, seen: int) -> str:
 class _Candidate:
     entry: Entry
     text_tokens: int  # its redacted text, counted exactly
-    tokens: int  # what its whole block costs: label, text, and room for a gap marker
+    tokens: int  # what its whole block costs: label, text and separator
     allot: int = 0
 
 
 class _Builder:
-    def __init__(self, handle: IO[bytes], counter: Counter, budget: int) -> None:
+    def __init__(self, handle: IO[bytes], counter: Counter) -> None:
         self.handle = handle
         self.counter = counter
-        self.budget = budget
         self.texts: dict[int, tuple[str, collections.Counter[str]]] = {}  # seq -> redacted body
         self.cut: set[int] = set()
 
@@ -267,11 +266,9 @@ def _render(builder: _Builder, chosen: dict[int, _Candidate], seen: int) -> tupl
     return SEPARATOR.join(parts), messages, redactions
 
 
-def _victim(chosen: dict[int, _Candidate]) -> _Candidate | None:
+def _victim(chosen: dict[int, _Candidate]) -> _Candidate:
     """The least valuable kept message: tool before assistant before user, oldest first."""
     rank = {origin: i for i, origin in enumerate(PRIORITY)}
-    if not chosen:
-        return None
     return max(chosen.values(), key=lambda c: (rank[c.entry.origin], -c.entry.seq))
 
 
@@ -295,7 +292,7 @@ def build_packet(
     stats.seen.update(entry.origin for entry in entries)
 
     with Path(events_path).open("rb") as handle:
-        builder = _Builder(handle, counter, budget)
+        builder = _Builder(handle, counter)
         # The header line is paid for up front; without it every message could be kept.
         header_tokens = counter.count(header(len(entries), len(entries))) + SEPARATOR_TOKENS
         chosen = _choose(builder, entries, max(0, budget - header_tokens))
@@ -304,7 +301,6 @@ def build_packet(
         while tokens > budget and chosen:
             # Tokenizer boundary effects (or a tiny budget): shrink the least valuable message.
             victim = _victim(chosen)
-            assert victim is not None
             victim.allot -= tokens - budget + MIN_KEEP_TOKENS
             if victim.allot < MIN_KEEP_TOKENS + SEPARATOR_TOKENS:
                 del chosen[victim.entry.seq]
