@@ -311,3 +311,13 @@ def test_large_session_all_user_messages_reach_the_packet_when_they_fit(large_se
     assert packet.stats.trimmed["user"] == 0
     kept = {m.seq: m.text for m in packet.messages}
     assert all(kept[m.seq] == m.text for m in users)  # whole, unaltered
+
+
+@COUNTERS
+@pytest.mark.parametrize("budget", [0, 30, 80, 200, 400])
+def test_tiny_budgets_are_never_exceeded(budget: int, counter: TokenCounter) -> None:
+    packet = build_packet(FIXTURE, budget, counter=counter)
+    assert packet.tokens <= budget
+    assert packet.tokens == counter.count(packet.text)
+    if packet.messages:  # whatever fits, the user's message is in it first
+        assert packet.stats.kept["user"] == 1
