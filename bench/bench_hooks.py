@@ -184,7 +184,11 @@ rounds, each run a fresh process with the hook's JSON on stdin; medians of wall 
 - `session-start` is the default `memory-inject=block` (only the pending nudge: the block itself
   is in `.github/copilot-instructions.md`). `hook` injects the block's content from a cache
   that is re-rendered when a store, a config file or an `OMP_MEMORY_*` variable changes; `cold`
-  is that re-render (the first session after memory changed), which imports the memory library.
+  is that re-render (the first session after memory changed), which imports the memory library
+  and is outside the budget; a writer that calls `omp.hooks.refresh_context_cache(root)` after
+  changing memory in hook mode leaves no session paying it.
+- The floor includes what `site` loads for this venv (an editable install's path finder imports
+  `pathlib` and `re`); a wheel install starts lighter, and the hooks' difference stays the same.
 - Bytecode is cached (as in any installed package); the hook path imports only `json`, `os` and
   `sys` (a test checks `sys.modules`).
 """
