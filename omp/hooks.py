@@ -14,16 +14,16 @@ Copilot runs these around every session, so they must be quick and must never br
 Why this module re-reads a few things itself: SPEC §12 allows the sessionEnd hook 25 ms over a
 bare `python -c pass`. Importing omp.config / omp.paths / omp.memory costs several times that
 (dataclasses pulls in inspect, fsio pulls in tempfile, the stores pull in datetime and
-unicodedata). So the hot path imports only `json`, `os` and `sys`, and carries small readers
-for exactly what it needs — project root, `memory-mode` / `memory-inject`, the session id
-check, the pending count. Each one is tested for agreement with the library function it stands
+unicodedata). So the hot path imports only `os` and `sys`, and carries small readers for
+exactly what it needs — project root, `memory-mode` / `memory-inject`, the session id check,
+the pending count — and a small JSON reader and writer: `import json` alone (json.decoder
+imports re, re imports enum, ...) costs most of the budget on a modest machine. Each one is tested for agreement with the library function it stands
 in for (tests/test_hooks.py), and anything unusual (a value it does not recognise, a file that
 does not parse) is handed to the library itself, so errors are reported the library's way.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 
@@ -53,6 +53,185 @@ class HookResult:
 
 
 # ---------------------------------------------------------------------------------------------
+# JSON without importing json (see the module docstring). Anything the small reader does not
+# accept is handed to the json module, so the result is always what json.loads would return.
+
+
+class _NotJSON(ValueError):
+    pass
+
+
+_WS = " \t\n\r"
+_ESCAPES = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
+_DIGITS = "0123456789"
+_NUMBER_CHARS = frozenset("+-.eE" + _DIGITS)
+
+
+def loads(text: str) -> Any:
+    """json.loads(text), mostly without the json module."""
+    try:
+        value, end = _value(text, _skip(text, 0))
+        if _skip(text, end) != len(text):
+            raise _NotJSON("extra data")
+        return value
+    except (_NotJSON, IndexError):
+        import json  # the exact verdict (and NaN, Infinity, …) comes from the real parser
+
+        return json.loads(text)
+
+
+def _skip(s: str, i: int) -> int:
+    while i < len(s) and s[i] in _WS:
+        i += 1
+    return i
+
+
+def _value(s: str, i: int) -> tuple[Any, int]:
+    c = s[i]
+    if c == '"':
+        return _string(s, i + 1)
+    if c == "{":
+        return _object(s, i + 1)
+    if c == "[":
+        return _array(s, i + 1)
+    for word, value in (("true", True), ("false", False), ("null", None)):
+        if s.startswith(word, i):
+            return value, i + len(word)
+    return _number(s, i)
+
+
+def _string(s: str, i: int) -> tuple[str, int]:
+    parts: list[str] = []
+    while True:
+        quote = s.find('"', i)
+        if quote < 0:
+            raise _NotJSON("unterminated string")
+        slash = s.find("\\", i, quote)
+        chunk = s[i : quote if slash < 0 else slash]
+        if any(ch < " " for ch in chunk):
+            raise _NotJSON("control character in string")
+        parts.append(chunk)
+        if slash < 0:
+            return "".join(parts), quote + 1
+        kind = s[slash + 1]
+        if kind in _ESCAPES:
+            parts.append(_ESCAPES[kind])
+            i = slash + 2
+            continue
+        if kind != "u":
+            raise _NotJSON("bad escape")
+        code = _hex4(s, slash + 2)
+        i = slash + 6
+        if 0xD800 <= code < 0xDC00 and s.startswith("\\u", i):
+            low = _hex4(s, i + 2)
+            if 0xDC00 <= low < 0xE000:
+                code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00)
+                i += 6
+        parts.append(chr(code))
+
+
+def _hex4(s: str, i: int) -> int:
+    digits = s[i : i + 4]
+    if len(digits) != 4 or any(ch not in "0123456789abcdefABCDEF" for ch in digits):
+        raise _NotJSON("bad \\u escape")
+    return int(digits, 16)
+
+
+def _number(s: str, i: int) -> tuple[int | float, int]:
+    end = i
+    while end < len(s) and s[end] in _NUMBER_CHARS:
+        end += 1
+    token = s[i:end]
+    body = token[1:] if token.startswith("-") else token
+    mantissa, _, exponent = body.replace("E", "e").partition("e")
+    whole, dot, fraction = mantissa.partition(".")
+    if (
+        not whole or any(ch not in _DIGITS for ch in whole) or (len(whole) > 1 and whole[0] == "0")
+        or (dot and (not fraction or any(ch not in _DIGITS for ch in fraction)))
+        or ("e" in body.replace("E", "e") and not _exponent_ok(exponent))
+    ):
+        raise _NotJSON("bad number")
+    if dot or "e" in body.replace("E", "e"):
+        return float(token), end
+    return int(token), end
+
+
+def _exponent_ok(exponent: str) -> bool:
+    digits = exponent[1:] if exponent[:1] in ("+", "-") else exponent
+    return bool(digits) and all(ch in _DIGITS for ch in digits)
+
+
+def _object(s: str, i: int) -> tuple[dict[str, Any], int]:
+    result: dict[str, Any] = {}
+    i = _skip(s, i)
+    if s[i] == "}":
+        return result, i + 1
+    while True:
+        if s[i] != '"':
+            raise _NotJSON("expected a key")
+        key, i = _string(s, i + 1)
+        i = _skip(s, i)
+        if s[i] != ":":
+            raise _NotJSON("expected ':'")
+        result[key], i = _value(s, _skip(s, i + 1))
+        i = _skip(s, i)
+        if s[i] == "}":
+            return result, i + 1
+        if s[i] != ",":
+            raise _NotJSON("expected ',' or '}'")
+        i = _skip(s, i + 1)
+
+
+def _array(s: str, i: int) -> tuple[list[Any], int]:
+    result: list[Any] = []
+    i = _skip(s, i)
+    if s[i] == "]":
+        return result, i + 1
+    while True:
+        value, i = _value(s, i)
+        result.append(value)
+        i = _skip(s, i)
+        if s[i] == "]":
+            return result, i + 1
+        if s[i] != ",":
+            raise _NotJSON("expected ',' or ']'")
+        i = _skip(s, i + 1)
+
+
+def dumps(value: Any) -> str:
+    """json.dumps for what the hooks print (objects of strings), ASCII-only; else the json module.
+
+    ASCII with \\u escapes is valid JSON whatever encoding the hook's stdout has (a Windows
+    pipe is not UTF-8).
+    """
+    if isinstance(value, dict) and all(isinstance(k, str) and isinstance(v, str) for k, v in value.items()):
+        return "{" + ", ".join(f"{_quote(k)}: {_quote(v)}" for k, v in value.items()) + "}"
+    import json
+
+    return json.dumps(value)
+
+
+def _quote(text: str) -> str:
+    out = ['"']
+    for ch in text:
+        if ch == '"' or ch == "\\":
+            out.append("\\" + ch)
+        elif " " <= ch <= "~":
+            out.append(ch)
+        elif ch in "\n\r\t\b\f":
+            out.append({"\n": "\\n", "\r": "\\r", "\t": "\\t", "\b": "\\b", "\f": "\\f"}[ch])
+        else:
+            code = ord(ch)
+            if code > 0xFFFF:  # a surrogate pair, as json.dumps writes it
+                code -= 0x10000
+                out.append(f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}")
+            else:
+                out.append(f"\\u{code:04x}")
+    out.append('"')
+    return "".join(out)
+
+
+# ---------------------------------------------------------------------------------------------
 # input
 
 
@@ -70,8 +249,8 @@ def read_payload(stream: Any) -> dict[str, Any]:
     if isinstance(raw, bytes):
         raw = raw.decode("utf-8", errors="replace")
     try:
-        value = json.loads(raw) if raw and raw.strip() else {}
-    except ValueError:
+        value = loads(raw) if raw and raw.strip() else {}
+    except (ValueError, RecursionError):
         return {}
     return value if isinstance(value, dict) else {}
 
@@ -152,10 +331,10 @@ class _Unsure(Exception):
 def _config_layer(path: str) -> dict[str, Any]:
     try:
         with open(path, "rb") as handle:
-            data = json.loads(handle.read().decode("utf-8"))
+            data = loads(handle.read().decode("utf-8"))
     except FileNotFoundError:
         return {}
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):
         raise _Unsure(path) from None
     if not isinstance(data, dict):
         raise _Unsure(path)
@@ -237,28 +416,37 @@ def pending_count(root: str) -> int:
         return 0
     if "[" not in text:
         return 0
-    import re  # only when there is a checklist to read
-
-    item = re.compile(r"^\s{0,12}[-*+]\s*\[([ xX]?)\]\s*(.*?)\s*$")
-    forget = re.compile(r"^forget\s*:\s*(.*)$", re.IGNORECASE)
     seen: set[tuple[bool, str, bool]] = set()
     count = 0
     for raw in text.splitlines():
-        match = item.match(raw)
-        if not match or not match.group(2):
+        item = _checklist_item(raw)
+        if item is None or not item[1]:
             continue
-        body = match.group(2)
-        removal = forget.match(body)
-        item_text = (removal.group(1) if removal else body).strip()
+        ticked, body = item
+        removal = body[:6].lower() == "forget" and body[6:].lstrip().startswith(":")
+        item_text = body[6:].lstrip()[1:].strip() if removal else body
         if not item_text:
             continue
-        ticked = match.group(1) in ("x", "X")
-        key = (removal is not None, item_text, ticked)
+        key = (removal, item_text, ticked)
         if key in seen:
             continue
         seen.add(key)
         count += 0 if ticked else 1
     return count
+
+
+def _checklist_item(raw: str) -> tuple[bool, str] | None:
+    """(ticked, text) of a `- [ ] text` line, read as omp.memory.directives' pattern reads it:
+    up to 12 spaces, a `-`/`*`/`+` bullet, `[ ]`/`[]`/`[x]`/`[X]`, the rest stripped."""
+    stripped = raw.lstrip()
+    if len(raw) - len(stripped) > 12 or stripped[:1] not in ("-", "*", "+"):
+        return None
+    rest = stripped[1:].lstrip()
+    if rest[:2] == "[]":
+        return False, rest[2:].strip()
+    if rest[:1] == "[" and rest[1:2] in (" ", "x", "X") and rest[2:3] == "]":
+        return rest[1] != " ", rest[3:].strip()
+    return None
 
 
 def queue_due(root: str, now: float | None = None) -> bool:
@@ -276,7 +464,7 @@ def queue_due(root: str, now: float | None = None) -> bool:
     for name in names:
         try:
             with open(os.path.join(folder, name), "rb") as handle:
-                entry = json.loads(handle.read().decode("utf-8"))
+                entry = loads(handle.read().decode("utf-8"))
             next_try = entry.get("next_try_at", 0)
             if not isinstance(next_try, (int, float)) or next_try <= now:
                 return True
@@ -285,7 +473,8 @@ def queue_due(root: str, now: float | None = None) -> bool:
     return False
 
 
-CONTEXT_CACHE = os.path.join(STATE_DIR, "state", "hook-context.json")
+CONTEXT_CACHE = os.path.join(STATE_DIR, "state", "hook-context.txt")
+_CACHE_HEADER = "omp hook context v1"
 
 
 def _stat_key(path: str) -> list[Any]:
@@ -325,7 +514,7 @@ def context_fingerprint(root: str, env: Mapping[str, str]) -> str:
     except OSError:
         pass
     parts.append(sorted(notes))
-    return json.dumps(parts, ensure_ascii=False)
+    return repr(parts)  # one line: repr escapes every newline
 
 
 def memory_context(root: str, env: Mapping[str, str]) -> str:
@@ -333,17 +522,18 @@ def memory_context(root: str, env: Mapping[str, str]) -> str:
 
     Rendering it (omp.memory.block.hook_context, which re-sanitises every text) imports most of
     the memory library: several times the hook's budget. So the rendered text is kept in
-    `R/.omp/state/hook-context.json` with the fingerprint of everything it was rendered from,
-    and rendered again only when that fingerprint changes.
+    `R/.omp/state/hook-context.txt` after the fingerprint of everything it was rendered from
+    (a header line, the fingerprint line, then the text), and rendered again only when that
+    fingerprint changes.
     """
     fingerprint = context_fingerprint(root, env)
     cache_path = os.path.join(root, CONTEXT_CACHE)
     try:
         with open(cache_path, "rb") as handle:
-            cached = json.loads(handle.read().decode("utf-8"))
-        if cached.get("fingerprint") == fingerprint and isinstance(cached.get("context"), str):
-            return cached["context"]
-    except (OSError, ValueError, AttributeError):
+            header, stored, context = handle.read().decode("utf-8").split("\n", 2)
+        if header == _CACHE_HEADER and stored == fingerprint:
+            return context
+    except (OSError, ValueError):
         pass
     try:
         return refresh_context_cache(root, env, fingerprint)
@@ -366,17 +556,17 @@ def refresh_context_cache(root: str | os.PathLike[str], env: Mapping[str, str] |
     env = os.environ if env is None else env
     fingerprint = fingerprint or context_fingerprint(root, env)
     context = hook_context(ProjectPaths(_as_path(root)))
-    _write_cache(os.path.join(root, CONTEXT_CACHE), {"fingerprint": fingerprint, "context": context})
+    _write_cache(os.path.join(root, CONTEXT_CACHE), f"{_CACHE_HEADER}\n{fingerprint}\n{context}")
     return context
 
 
-def _write_cache(path: str, value: dict[str, Any]) -> None:
+def _write_cache(path: str, text: str) -> None:
     """Best effort, atomic (temp file + replace): a reader sees the old cache or the new one."""
     tmp = f"{path}.{os.getpid()}.tmp"
     try:
         os.makedirs(os.path.dirname(path), exist_ok=True)
-        with open(tmp, "w", encoding="utf-8") as handle:
-            json.dump(value, handle, ensure_ascii=False)
+        with open(tmp, "w", encoding="utf-8", newline="") as handle:
+            handle.write(text)
         os.replace(tmp, path)
     except OSError:
         try:
@@ -478,7 +668,7 @@ def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     result = run(args[0] if args else "", sys.stdin, os.environ)
     try:
-        sys.stdout.write(json.dumps(result.output, ensure_ascii=False) + "\n")
+        sys.stdout.write(dumps(result.output) + "\n")
         sys.stdout.flush()
     except (OSError, ValueError, AttributeError):
         pass
