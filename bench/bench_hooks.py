@@ -128,7 +128,7 @@ def check(name: str, output: bytes, runs: Path, logs_before: int) -> None:
 def measure(env: dict[str, str], rounds: int) -> dict[str, list[float]]:
     table = cases(env)
     state = Path(env["_PROJECT"]) / ".omp" / "state"
-    cache, runs = state / "hook-context.json", state / "runs"
+    cache, runs = state / "hook-context.txt", state / "runs"
     for argv, child_env, payload in table.values():  # warm-up: bytecode, page cache, context cache
         time_once(argv, child_env, payload)
         time_once(argv, child_env, payload)
@@ -142,6 +142,8 @@ def measure(env: dict[str, str], rounds: int) -> dict[str, list[float]]:
                 old.unlink()
             took, output = time_once(argv, child_env, payload)
             check(name, output, runs, 0)
+            if name.endswith("cold") and not cache.exists():
+                raise SystemExit("the cold run did not render the context")
             results[name].append(took)
             if name == "session-end":
                 time.sleep(0.8)  # let the detached review finish before the next measurement

@@ -125,11 +125,9 @@ def on_signal(signum, frame):
     sys.exit(128 + signum)
 signal.signal(signal.SIGTERM, on_signal)
 signal.signal(signal.SIGINT, on_signal)
-if args[:1] == ["--version"]:
-    print("GitHub Copilot CLI 0.0.0-fake.")
-    sys.exit(0)
-if args[:3] == ["plugin", "list", "--json"]:
-    print(os.environ.get("FAKE_COPILOT_PLUGINS", "[]"))
+if args[:1] == ["--version"] or args[:3] == ["plugin", "list", "--json"]:
+    note(argv=args, cwd=os.getcwd(), stdin="", reviewer=os.environ.get("OMP_REVIEWER"))
+    print("GitHub Copilot CLI 0.0.0-fake." if args[0] == "--version" else os.environ.get("FAKE_COPILOT_PLUGINS", "[]"))
     sys.exit(0)
 stdin = "" if sys.stdin.isatty() else sys.stdin.read()
 note(argv=args, cwd=os.getcwd(), stdin=stdin, reviewer=os.environ.get("OMP_REVIEWER"))
