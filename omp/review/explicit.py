@@ -84,7 +84,9 @@ def parse_request(sentence: str) -> tuple[Kind, str] | None:
     """(kind, text) when the sentence asks for something to be remembered or forgotten."""
     if sentence.rstrip().endswith("?"):
         return None
-    for pattern, kind in ((_REMEMBER, "directive"), (_FROM_NOW, "directive"), (_FORGET, "forget")):
+    patterns: tuple[tuple[re.Pattern[str], Kind], ...] = (
+        (_REMEMBER, "directive"), (_FROM_NOW, "directive"), (_FORGET, "forget"))
+    for pattern, kind in patterns:
         match = pattern.match(sentence)
         if match:
             rest = one_line(match.group("rest")).rstrip(_TRAILING)
