@@ -256,9 +256,12 @@ def _copilot_wrapper(folders: DemoFolders) -> dict[str, str]:
     from omp.review.reviewers import HINT_INSTALL, copilot_binary
 
     try:
-        binary = copilot_binary()
+        binary = shutil.which(copilot_binary())
     except OmpError as exc:
         raise OmpError(exc.message, f"{HINT_INSTALL}; or run omp demo without --reviewer") from exc
+    if binary is None:
+        raise OmpError(f"cannot run Copilot CLI {os.environ.get('OMP_COPILOT_BIN')!r} (OMP_COPILOT_BIN)",
+                       f"{HINT_INSTALL}; or run omp demo without --reviewer")
     real_home = os.environ.get("COPILOT_HOME")
     restore = f"COPILOT_HOME={shlex.quote(real_home)}; export COPILOT_HOME" if real_home else "unset COPILOT_HOME"
     wrapper = folders.base / "bin" / "copilot"
@@ -327,7 +330,8 @@ def _run(folders: DemoFolders, reviewer: str, model: str | None) -> DemoReport:
     report.secrets_rejected = sum(1 for item in outcome.rejected if "contains a secret" in str(item.get("reason")))
     if not outcome.ran:
         report.failed = True
-        report.failure = outcome.reason or "the review did not run"
+        # The retry queue lives in the throwaway project: its "queued for retry" would mislead.
+        report.failure = (outcome.reason or "the review did not run").split("; queued for retry")[0]
         report.hint = outcome.hint
     else:
         _collect_memory(report, paths)
@@ -445,6 +449,8 @@ def next_steps(report: DemoReport) -> list[str]:
             "omp project-memory promote-directive 1   # approve one: it joins the managed block",
             "cat .github/copilot-instructions.md      # what every Copilot session here now reads",
         ]
+        steps += [f"omp project-memory promote-skill {d['slug']}   # make the skill draft a real skill"
+                  for d in report.drafts[:1]]
     else:
         steps.append("omp demo --keep                          # keep the folders and look around")
     steps += [
@@ -477,8 +483,8 @@ def report_lines(report: DemoReport) -> list[str]:
         lines += ["", f"The review failed: {report.failure}"]
         if report.hint:
             lines.append(f"  hint: {report.hint}")
-        lines += _rejected_lines(report) + _redacted_lines(report) + _where_lines(report)
-        return lines
+        lines.append("  (or run omp demo without --reviewer: the offline review needs no model)")
+        return lines + _redacted_lines(report) + _where_lines(report)
     lines += _written_lines(report) + _rejected_lines(report) + _redacted_lines(report)
     lines += _next_session_lines(report) + _where_lines(report)
     lines += ["", "Try next:"] + [f"  {step}" for step in report.next_steps]
