@@ -430,13 +430,14 @@ time.sleep(120)
 PARENT = """
 import sys
 from omp.detach import spawn_detached
-child = spawn_detached([sys.executable, sys.argv[1], sys.argv[2]], sys.argv[3])
+child = spawn_detached([sys.executable, sys.argv[1], sys.argv[2]], sys.argv[3], delay=float(sys.argv[4]))
 print(child.pid, flush=True)
 """
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc to inspect the child")
-def test_detached_child_outlives_its_parent_and_holds_none_of_its_pipes(tmp_path: Path) -> None:
+@pytest.mark.parametrize("delay", [0.0, 0.3], ids=["at-once", "delayed"])
+def test_detached_child_outlives_its_parent_and_holds_none_of_its_pipes(tmp_path: Path, delay: float) -> None:
     sleeper = tmp_path / "sleeper.py"
     sleeper.write_text(SLEEPER)
     parent = tmp_path / "parent.py"
@@ -444,12 +445,13 @@ def test_detached_child_outlives_its_parent_and_holds_none_of_its_pipes(tmp_path
     pid_file, log = tmp_path / "pid", tmp_path / "runs" / "child.log"
     # capture_output waits for EOF on the parent's stdout and stderr: it would hang for the
     # sleeper's 120 s if the child had inherited either pipe.
-    proc = subprocess.run([sys.executable, str(parent), str(sleeper), str(pid_file), str(log)],
+    proc = subprocess.run([sys.executable, str(parent), str(sleeper), str(pid_file), str(log), str(delay)],
                           capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr
     pid = int(proc.stdout.strip())
     try:
-        wait_for(pid_file.exists, 30, "the detached child to start")
+        wait_for(lambda: pid_file.exists() and pid_file.read_text(), 30, "the detached child to start")
+        assert int(pid_file.read_text()) == pid  # a delayed start execs in place: the same process
         assert pid_alive(pid)
         assert os.getsid(pid) == pid  # leads its own session: no terminal signals reach it
         assert os.readlink(f"/proc/{pid}/fd/0") == os.devnull

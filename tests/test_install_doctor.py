@@ -97,6 +97,16 @@ def test_run_script_uses_the_baked_interpreter(tmp_path: Path, project: Path) ->
     assert len(run_logs(project, f"review-{SID}-")) == 1
 
 
+def test_run_script_is_not_fooled_by_an_omp_folder_where_it_runs(tmp_path: Path, project: Path) -> None:
+    plugin = _plugin_copy(tmp_path, sys.executable)
+    shadow = plugin / "omp"  # e.g. a clone of omp added as a marketplace: its root is the hook's cwd
+    shadow.mkdir()
+    (shadow / "__init__.py").write_text("raise SystemExit('the folder copy was imported')\n")
+    result = _run_script(plugin, project, no_copilot_env(tmp_path))
+    assert (result.returncode, result.stdout, result.stderr) == (0, "{}\n", "")
+    assert len(run_logs(project, f"review-{SID}-")) == 1
+
+
 def test_run_script_falls_back_to_omp_on_path_with_a_hint(tmp_path: Path, project: Path) -> None:
     plugin = _plugin_copy(tmp_path, str(tmp_path / "gone" / "python"))
     bin_dir = tmp_path / "bin"

@@ -1,9 +1,12 @@
-# Runs omp's hook fast path (`python -m omp.hooks EVENT`) with the right Python (Windows).
+# Runs omp's hook fast path (`python -m omp.hooks EVENT`, minus runpy's start-up cost) with
+# the right Python (Windows).
 # Order: $env:OMP_PYTHON; the interpreter `omp install` baked in beside this script; the Python
 # beside `omp` on PATH; `python`/`py` that can import omp. A hook must never break a Copilot
 # session, so when nothing is found it prints `{}` and a one-line hint on stderr.
 param([Parameter(Mandatory = $true)][string]$HookEvent)
 $ErrorActionPreference = 'SilentlyContinue'
+# The working directory (the plugin's, or the project's) must not shadow the installed omp.
+$dropCwd = 'import sys; sys.path and not sys.path[0] and sys.path.pop(0)'
 $py = $env:OMP_PYTHON
 $baked = Join-Path $PSScriptRoot 'interpreter'
 if (-not $py -and (Test-Path $baked)) {
@@ -26,7 +29,7 @@ if (-not $py) {
 if (-not $py) {
     foreach ($candidate in @('python', 'py')) {
         if (Get-Command $candidate -CommandType Application) {
-            & $candidate -c 'import omp.hooks' 2>$null | Out-Null
+            & $candidate -c "$dropCwd; import omp.hooks" 2>$null | Out-Null
             if ($LASTEXITCODE -eq 0) { $py = $candidate; break }
         }
     }
@@ -37,5 +40,5 @@ if (-not $py) {
     exit 0
 }
 # A native command inherits this script's stdin (the hook's JSON payload) and stdout.
-& $py -m omp.hooks $HookEvent
+& $py -c "$dropCwd; from omp.hooks import main; sys.exit(main())" $HookEvent
 exit 0
