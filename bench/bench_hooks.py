@@ -26,7 +26,8 @@ would measure something no user runs. Detached reviews are given time to finish 
 so they do not compete with the next measurement.
 
     python bench/bench_hooks.py                  # 30 rounds; prints the table
-    python bench/bench_hooks.py --write          # ...and writes bench/HOOKS.md
+    python bench/bench_hooks.py --write          # ...and writes its section of bench/HOOKS.md
+    /path/to/wheel-venv/bin/python bench/bench_hooks.py --write   # the same for a wheel install
 """
 
 from __future__ import annotations
@@ -178,18 +179,33 @@ def render(results: dict[str, list[float]], rounds: int) -> str:
     return "\n".join(lines)
 
 
-def report(table: str, rounds: int) -> str:
+def install_kind() -> str:
+    """`wheel` when this interpreter imports omp from site-packages, else `editable`."""
+    where = subprocess.run([sys.executable, "-c", "import omp; print(omp.__file__)"], capture_output=True,
+                           text=True, cwd="/", check=True).stdout
+    return "wheel" if "site-packages" in where and str(REPO) not in where else "editable"
+
+
+SECTION_TITLES = {
+    "editable": "The repository's venv (`pip install -e .`)",
+    "wheel": "A wheel installed into a fresh venv (`pip install omp-*.whl`)",
+}
+
+
+def section(kind: str, table: str, rounds: int) -> str:
     machine = f"{platform.system()} {platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}"
-    return f"""# Hook start-up (SPEC §12)
+    return (f"<!-- bench_hooks:{kind}:start -->\n### {SECTION_TITLES[kind]}\n\n"
+            f"`{Path(sys.executable)} bench/bench_hooks.py --rounds {rounds} --write` — {machine}; "
+            f"{rounds} interleaved rounds, medians of wall time.\n\n{table}\n<!-- bench_hooks:{kind}:end -->")
 
-Command: `python bench/bench_hooks.py --rounds {rounds} --write` — {machine}; {rounds} interleaved
-rounds, each run a fresh process with the hook's JSON on stdin; medians of wall time.
 
-{table}
+NOTES = """# Hook start-up (SPEC §12)
 
-- The floor is `python -c pass` with the same interpreter and environment, measured in the same
-  rounds, so machine load moves both alike. Budgets (SPEC §12): sessionEnd within 25 ms of it,
-  sessionStart (12 directives, 200 notes, 5 pending items) within 40 ms.
+Each run is a fresh process with the hook's JSON on stdin, timed round by round beside the floor
+`python -c pass` (same interpreter, same environment), so machine load moves both alike.
+Budgets (SPEC §12): sessionEnd within 25 ms of the floor, sessionStart (12 directives, 200 notes,
+5 pending items) within 40 ms.
+
 - `session-end` reads the payload and the config and detaches `omp memory-review` with
   `posix_spawn` (no `subprocess` import), through a shell that waits 0.5 s before it execs the
   review: Python starting beside the hook cost the hook +20 ms here (and slows Copilot's own
@@ -200,15 +216,25 @@ rounds, each run a fresh process with the hook's JSON on stdin; medians of wall 
   is that re-render (the first session after memory changed), which imports the memory library
   and is outside the budget; a writer that calls `omp.hooks.refresh_context_cache(root)` after
   changing memory in hook mode leaves no session paying it.
-- The floor includes what `site` loads for this venv (an editable install's path finder imports
-  `pathlib` and `re`); a wheel install starts lighter, and the hooks' difference stays the same.
-- "as installed" is what Copilot runs: `sh hooks/run`, which finds the interpreter with shell
-  built-ins only and starts it with `-c` (runpy, behind `-m`, imports importlib.util and
-  contextlib: several milliseconds).
+- "as installed" is what Copilot runs: `sh hooks/run EVENT` from the folder `omp install`
+  writes; the script finds the interpreter with shell built-ins only and starts it with `-c`.
+  `python -m omp.hooks` costs more where `site` has not already loaded what runpy imports
+  (importlib.util, contextlib): compare the two installs below.
 - Bytecode is cached (as in any installed package); the hook path imports no module the
   interpreter has not loaded already except omp's own (a test checks `sys.modules`; no `json`,
   whose decoder imports `re`: the hooks carry a small JSON reader checked against it).
 """
+
+
+def write_report(kind: str, table: str, rounds: int) -> None:
+    text = REPORT.read_text(encoding="utf-8") if REPORT.exists() else NOTES
+    start, end = f"<!-- bench_hooks:{kind}:start -->", f"<!-- bench_hooks:{kind}:end -->"
+    block = section(kind, table, rounds)
+    if start in text and end in text:
+        text = text[: text.index(start)] + block + text[text.index(end) + len(end) :]
+    else:
+        text = text.rstrip("\n") + "\n\n" + block + "\n"
+    REPORT.write_text(text, encoding="utf-8")
 
 
 def main() -> int:
@@ -225,7 +251,7 @@ def main() -> int:
     table = render(results, args.rounds)
     print(table)
     if args.write:
-        REPORT.write_text(report(table, args.rounds), encoding="utf-8")
+        write_report(install_kind(), table, args.rounds)
         print(f"wrote {REPORT}")
     return 0
 
