@@ -139,3 +139,21 @@ def test_note_ids_are_unique_slugs(project: Path) -> None:
     slug = "deployment-checklist-for-the-production-cluster-in-region"
     assert [r.ref for r in results] == [slug, f"{slug}-2"]
     assert [n for n in known_items(paths).notes if n[0] == f"{slug}-2"] == [(f"{slug}-2", prefix + "rotate the certificates")]
+
+
+def test_a_retried_review_restores_provenance_of_a_line_adopted_after_a_kill(project: Path) -> None:
+    from omp.memory.directives import read_pending_metadata
+
+    paths = ProjectPaths(project)
+    with memory_batch(paths) as batch:
+        batch.propose_directives([DirectiveProposal("Deploy with make release", "s1", "deploy with make release")])
+    # A kill between the checklist and its metadata: the line is there, pending.json is not.
+    paths.pending_json.unlink()
+    with memory_batch(paths) as batch:
+        results = batch.propose_directives([DirectiveProposal("Deploy with make release", "s1", "deploy with make release")])
+    assert [r.status for r in results] == ["written"]
+    pending = read_pending_metadata(paths.pending_json)
+    assert [(p.text, p.session, p.evidence) for p in pending] == [
+        ("Deploy with make release", "s1", "deploy with make release")
+    ]
+    assert paths.pending_md.read_text().count("Deploy with make release") == 1

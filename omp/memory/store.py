@@ -262,6 +262,7 @@ class MemoryBatch:
         results: list[ItemResult] = []
         indexes = {"add": self._index("add"), "forget": self._index("forget")}
         added: list[PendingItem] = []
+        restored = False
         for proposal in proposals:
             kind: Kind = "forget" if proposal.kind == "forget" else "add"
             label = "forget" if kind == "forget" else "directive"
@@ -270,18 +271,35 @@ class MemoryBatch:
             if reason:
                 results.append(ItemResult(label, text, "rejected", reason))
                 continue
+            item = PendingItem(kind, text, utc_now(), proposal.session, _evidence(proposal.evidence))
+            if self._restore_provenance(item):
+                restored = True
+                results.append(ItemResult(label, text, "written", None, None, self._rel(self.paths.pending_md)))
+                continue
             duplicate = indexes[kind].find(text)
             if duplicate:
                 results.append(ItemResult(label, text, "duplicate", f"duplicate of {duplicate}"))
                 continue
-            item = PendingItem(kind, text, utc_now(), proposal.session, _evidence(proposal.evidence))
             added.append(item)
             indexes[kind].add(f"pending {'removal proposal' if kind == 'forget' else 'directive'}: {text}", text)
             results.append(ItemResult(label, text, "written", None, str(len(self.pending) + len(added)), self._rel(self.paths.pending_md)))
         if added:
             self.pending.extend(added)
+        if added or restored:
             self.save_pending()
         return results
+
+    def _restore_provenance(self, item: PendingItem) -> bool:
+        """A review killed between writing the checklist and `pending.json` leaves its line
+        adopted without a session; when the retried review proposes the very same text, the
+        line gets its session and evidence back instead of being called a duplicate."""
+        if item.session is None:
+            return False
+        for index, existing in enumerate(self.pending):
+            if existing.key == item.key and existing.session is None:
+                self.pending[index] = PendingItem(item.kind, item.text, existing.proposed_at, item.session, item.evidence)
+                return True
+        return False
 
     def add_notes(self, proposals: list[NoteProposal], by_hand: bool = False) -> list[ItemResult]:
         """Write notes at once (notes are facts, not rules: no approval needed).
