@@ -83,17 +83,21 @@ def spawn_detached(
         stamp = time.strftime("%Y-%m-%dT%H:%M:%S%z")
         log.write(f"# {stamp} omp started: {' '.join(argv)}\n".encode("utf-8", "replace"))
     full_env = dict(os.environ if env is None else env)
+    detached = None
     if os.name != "nt" and hasattr(os, "posix_spawn"):
         run = argv
         if delay > 0 and os.path.exists("/bin/sh"):
             pause = f"sleep {delay:g} 2>/dev/null || sleep 1"  # POSIX sleep need not take fractions
             run = ["/bin/sh", "-c", f'{pause}; exec "$@"', "omp-review", *argv]
         try:
-            detached = _posix_spawn(run, log_path, cwd, full_env)
-            return Detached(detached.pid, log_path, list(argv))
+            detached = Detached(_posix_spawn(run, log_path, cwd, full_env).pid, log_path, list(argv))
         except NotImplementedError:  # no POSIX_SPAWN_SETSID here: subprocess can still do it
             pass
-    return _popen(argv, log_path, cwd, full_env)
+    if detached is None:
+        detached = _popen(argv, log_path, cwd, full_env)
+    with open(log_path, "ab") as log:  # which process to look for while it runs
+        log.write(f"# pid {detached.pid}\n".encode())
+    return detached
 
 
 def _posix_spawn(argv: list[str], log_path: str, cwd: str | os.PathLike[str] | None, env: dict[str, str]) -> Detached:

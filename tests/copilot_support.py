@@ -89,6 +89,26 @@ def run_logs(project: Path, prefix: str = "") -> list[Path]:
     return sorted(folder.glob(f"{prefix}*.log")) if folder.is_dir() else []
 
 
+def run_pids(project: Path) -> list[int]:
+    """Processes the hooks or the wrapper detached in this project (from their run logs)."""
+    pids = []
+    for log in run_logs(project):
+        for line in log.read_text(errors="replace").splitlines()[:3]:
+            if line.startswith("# pid "):
+                pids.append(int(line.split()[2]))
+    return pids
+
+
+def finish_detached(project: Path, timeout: float = 60) -> None:
+    """Wait for this project's detached runs to end; kill any still running after `timeout`."""
+    deadline = time.monotonic() + timeout
+    for pid in run_pids(project):
+        while pid_alive(pid) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        if pid_alive(pid):
+            kill_quietly(pid)
+
+
 def copilot_binary() -> Path | None:
     """The real Copilot CLI for end-to-end tests: $OMP_E2E_COPILOT_BIN, else the CI cache."""
     explicit = os.environ.get("OMP_E2E_COPILOT_BIN")
