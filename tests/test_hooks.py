@@ -461,3 +461,20 @@ def test_refreshed_context_cache_is_what_the_next_session_gets(project: Path) ->
     cache = (project / ".omp" / "state" / "hook-context.txt").read_text()
     assert cache.endswith("\n" + rendered) and "Prefer small commits" in rendered
     assert run_hook("session-start", start_payload(project)).json()["additionalContext"] == rendered
+
+
+def test_hook_mode_context_is_rendered_when_memory_changes_not_at_session_start(project: Path) -> None:
+    from helpers import run_omp
+
+    enable(project, **{"memory-inject": "hook"})
+    cache = project / hooks.CONTEXT_CACHE
+    result = run_omp(["project-memory", "add-directive", "Run the linter before committing"], cwd=project)
+    assert result.returncode == 0, result.stderr
+    # The command that changed memory rendered the context; the next session only reads it.
+    assert "Run the linter before committing" in cache.read_text(encoding="utf-8")
+    before = cache.stat().st_mtime_ns
+    out = run_hook("session-start", {"sessionId": SID, "cwd": str(project)})
+    assert out.returncode == 0
+    assert "Run the linter before committing" in out.json()["additionalContext"]
+    assert cache.stat().st_mtime_ns == before
+    assert not (project / ".github" / "copilot-instructions.md").exists()

@@ -269,6 +269,11 @@ def sync_block(paths: ProjectPaths, lock_held: bool = False, global_paths: Globa
     global_paths = global_paths or GlobalPaths.current()
     settings = _settings(paths, global_paths)
     if settings["memory-inject"] == "hook":
+        # No instruction file in hook mode; render the sessionStart context now instead, so not
+        # even the first session after this change pays for rendering it.
+        from omp.hooks import refresh_context_cache
+
+        refresh_context_cache(paths.root)
         return SyncResult("hook", paths.instructions, "skipped", global_paths.copilot_instructions, "skipped")
     lock = contextlib.nullcontext() if lock_held else project_lock(paths)
     with lock:
