@@ -52,9 +52,33 @@ def test_the_copilot_backend_is_asked_for_a_silent_toolless_answer(
     fake.queue(json_reply(standard_answer()))
     call_reviewer(_config(fake, project, backend="copilot"), "the prompt", answer_complete)
     [call] = fake.calls()
-    assert call.argv == ["--model", "gpt-5-mini", "-s", "--no-custom-instructions", "--no-auto-update",
-                         "--available-tools", "omp-no-tools"]
+    assert call.argv == ["--model", "gpt-5-mini", "--output-format", "json", "--no-custom-instructions",
+                         "--no-auto-update", "--available-tools", "omp-no-tools"]
     assert call.stdin == "the prompt"
+
+
+def _copilot_jsonl(answer: str, premium: float) -> str:
+    """What `copilot --output-format json` prints (event shapes as Copilot CLI 1.0.102 writes them)."""
+    events = [
+        {"type": "assistant.turn_start", "data": {"turnId": "0"}},
+        {"type": "assistant.message_delta", "data": {"messageId": "m1", "deltaContent": answer[:10]}, "ephemeral": True},
+        {"type": "assistant.message", "data": {"messageId": "m1", "model": "gpt-5-mini", "content": answer,
+                                                "toolRequests": []}},
+        {"type": "assistant.turn_end", "data": {"turnId": "0"}},
+        {"type": "result", "sessionId": "75a2405f-8683-4670-931f-c6a288b48557", "exitCode": 0,
+         "usage": {"premiumRequests": premium, "totalApiDurationMs": 68}},
+    ]
+    return "\n".join(json.dumps(e) for e in events) + "\n"
+
+
+def test_the_copilot_answer_and_its_premium_requests_come_from_the_json_events(
+    fake: FakeReviewer, project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OMP_COPILOT_BIN", str(fake.copilot_bin))
+    fake.queue(reply(_copilot_jsonl(json.dumps(standard_answer()), 1)))
+    result = call_reviewer(_config(fake, project, backend="copilot"), "the prompt", answer_complete)
+    assert json.loads(result.text) == standard_answer()
+    assert result.premium_requests == 1.0
 
 
 def test_an_answer_followed_by_a_hang_is_used(fake: FakeReviewer, project: Path) -> None:

@@ -23,6 +23,7 @@ with a hint naming the fix.
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import re
 import shlex
@@ -101,7 +102,9 @@ def copilot_binary() -> str:
 def build_argv(config: ReviewerConfig) -> list[str]:
     if config.backend == "copilot":
         return [
-            copilot_binary(), "--model", config.model, "-s", "--no-custom-instructions",
+            # JSONL events rather than `-s`: the same answer, plus the run's premium requests
+            # (the last `result` line), which the cost ledger records.
+            copilot_binary(), "--model", config.model, "--output-format", "json", "--no-custom-instructions",
             "--no-auto-update", "--available-tools", NO_TOOLS,
         ]
     if config.backend == "command":
@@ -351,6 +354,40 @@ def classify_failure(reply: ReviewerReply, backend: str) -> ReviewerUnavailable:
     )
 
 
+def copilot_answer(stdout: str) -> tuple[str, float | None]:
+    """The answer and the premium requests in `copilot --output-format json` output.
+
+    The answer is the `assistant.message` events' `data.content`; the cost is the last line's
+    `{"type": "result", "usage": {"premiumRequests": N}}`. Output with no such events (plain
+    text from an older CLI or a stand-in) is taken as the answer itself.
+    """
+    answers: list[str] = []
+    premium: float | None = None
+    saw_events = False
+    for line in stdout.splitlines():
+        line = line.strip()
+        if not line.startswith('{"type"'):
+            continue
+        try:
+            event = json.loads(line)
+        except ValueError:
+            continue  # a line cut short by a timeout
+        if not isinstance(event, dict):
+            continue
+        saw_events = True
+        if event.get("type") == "assistant.message":
+            content = (event.get("data") or {}).get("content")
+            if isinstance(content, str) and content.strip():
+                answers.append(content)
+        elif event.get("type") == "result":
+            value = (event.get("usage") or {}).get("premiumRequests")
+            if isinstance(value, (int, float)) and not isinstance(value, bool):
+                premium = float(value)
+    if not saw_events:
+        return stdout, None
+    return "\n".join(answers), premium
+
+
 def call_reviewer(
     config: ReviewerConfig,
     prompt: str,
@@ -366,10 +403,15 @@ def call_reviewer(
     output that is not an answer is returned too: the caller reports it as an invalid answer.
     """
     argv = build_argv(config)
+    complete = answer_complete
+    if config.backend == "copilot":
+        complete = lambda raw: answer_complete(copilot_answer(raw)[0])  # noqa: E731
     reply = run_process(
         argv, prompt, env=reviewer_env(config), timeout=config.timeout,
-        answer_complete=answer_complete, linger=linger, grace=grace,
+        answer_complete=complete, linger=linger, grace=grace,
     )
+    if config.backend == "copilot":
+        reply.text, reply.premium_requests = copilot_answer(reply.text)
     if answer_complete(reply.text):
         return reply
     if reply.returncode == 0 and not reply.timed_out and reply.text.strip():

@@ -167,6 +167,11 @@ def test_session_end_review_writes_memory_the_next_session_receives(rig: Rig) ->
     assert not review_request.get("tools")
     outcome = wait_for(lambda: [x for x in rig.review_log() if x.get("session") == session_id], 30, "the review log")
     assert outcome[-1]["outcome"] == "ran" and outcome[-1]["backend"] == "copilot", outcome
+    # The cost ledger holds the call, with the premium requests the real CLI reported.
+    (record,) = [json.loads(line) for line in (rig.project / ".omp/state/cost.jsonl").read_text().splitlines()]
+    assert record["outcome"] == "ok" and record["backend"] == "copilot", record
+    assert record["premium_requests"] == 0, record  # offline (BYOK) runs are not premium
+    assert rig.omp("cost", "--json").json()["total"]["calls"] == 1
 
     # Nothing pending reaches Copilot before a human approves it...
     before = len(rig.server.chat_requests())
