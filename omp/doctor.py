@@ -23,7 +23,8 @@ from pathlib import Path
 from typing import Callable, Literal
 
 from omp.errors import OmpError
-from omp.install import Registration, find_copilot, find_registrations, run_copilot
+from omp.copilot import find_copilot
+from omp.install import Registration, find_registrations, run_copilot
 from omp.paths import GlobalPaths, ProjectPaths
 
 Status = Literal["ok", "info", "warn", "fail"]

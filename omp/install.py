@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from omp.copilot import HINT_INSTALL, copilot_command, find_copilot
 from omp.errors import OmpError
 from omp.paths import GlobalPaths
 
@@ -40,7 +41,6 @@ PACKAGE_PLUGIN = Path(__file__).resolve().parent / "plugin"
 PLUGIN_FILES = ("plugin.json", "hooks/hooks.json", "hooks/run", "hooks/run.ps1")
 INTERPRETER_FILE = "hooks/interpreter"
 COPILOT_TIMEOUT = 120.0
-HINT_INSTALL_COPILOT = "install Copilot CLI (npm install -g @github/copilot) or point OMP_COPILOT_BIN at it"
 
 
 @dataclass(frozen=True)
@@ -86,20 +86,6 @@ class InstallResult:
 # Copilot CLI
 
 
-def find_copilot() -> str | None:
-    configured = os.environ.get("OMP_COPILOT_BIN")
-    if configured:
-        return configured
-    return shutil.which("copilot")
-
-
-def copilot_command() -> str:
-    found = find_copilot()
-    if not found:
-        raise OmpError("Copilot CLI not found on PATH", HINT_INSTALL_COPILOT)
-    return found
-
-
 def run_copilot(copilot: str, *args: str, timeout: float = COPILOT_TIMEOUT) -> subprocess.CompletedProcess[str]:
     """One Copilot CLI management command (never a session), output captured."""
     env = dict(os.environ)
@@ -110,9 +96,9 @@ def run_copilot(copilot: str, *args: str, timeout: float = COPILOT_TIMEOUT) -> s
             stdin=subprocess.DEVNULL,
         )
     except FileNotFoundError as exc:
-        raise OmpError(f"cannot run Copilot CLI {copilot!r}: not found", HINT_INSTALL_COPILOT) from exc
+        raise OmpError(f"cannot run Copilot CLI {copilot!r}: not found", HINT_INSTALL) from exc
     except PermissionError as exc:
-        raise OmpError(f"cannot run Copilot CLI {copilot!r}: permission denied", HINT_INSTALL_COPILOT) from exc
+        raise OmpError(f"cannot run Copilot CLI {copilot!r}: permission denied", HINT_INSTALL) from exc
     except subprocess.TimeoutExpired as exc:
         raise OmpError(f"`copilot {' '.join(args)}` did not finish within {timeout:.0f}s",
                        "run it by hand to see what it waits for") from exc
@@ -329,7 +315,7 @@ def _remove(registration: Registration, copilot: str | None) -> None:
         Path(registration.name).unlink(missing_ok=True)
         return
     if copilot is None:
-        raise OmpError(f"cannot remove {registration.label} without Copilot CLI", HINT_INSTALL_COPILOT)
+        raise OmpError(f"cannot remove {registration.label} without Copilot CLI", HINT_INSTALL)
     proc = run_copilot(copilot, "plugin", "uninstall", registration.name)
     if proc.returncode != 0:
         raise OmpError(f"could not remove {registration.label}: {_last_line(proc.stderr or proc.stdout)}",

@@ -21,7 +21,6 @@ harmless anyway, §5.1).
 from __future__ import annotations
 
 import os
-import shutil
 import signal
 import subprocess
 import uuid
@@ -29,13 +28,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
+from omp.copilot import HINT_INSTALL, copilot_command
 from omp.detach import Detached, runs_dir, start_review
 from omp.errors import OmpError
 from omp.hooks import is_reviewer_session, is_valid_session_id, project_root
 
 NO_SESSION_FLAGS = frozenset({"-h", "--help", "-v", "--version", "--acp"})
 RESUME_FLAGS = frozenset({"-r", "--resume", "--continue"})
-HINT_INSTALL = "install Copilot CLI (npm install -g @github/copilot) or point OMP_COPILOT_BIN at it"
 
 
 @dataclass(frozen=True)
@@ -54,16 +53,6 @@ class LaunchResult:
     review: Detached | None = None
     skipped: str | None = None  # why no review was started (policy: memory-mode off, …)
     warning: str | None = None  # a problem the user should hear about (on stderr)
-
-
-def copilot_command() -> str:
-    configured = os.environ.get("OMP_COPILOT_BIN")
-    if configured:
-        return configured
-    found = shutil.which("copilot")
-    if not found:
-        raise OmpError("Copilot CLI not found on PATH", HINT_INSTALL)
-    return found
 
 
 def _option_value(args: Sequence[str], index: int, flag: str) -> tuple[str | None, int]:

@@ -3,7 +3,6 @@ them, against a stand-in Copilot executable that records what it was given."""
 
 from __future__ import annotations
 
-import json
 import os
 import signal
 import subprocess

@@ -17,7 +17,6 @@ from sessions_support import (
     lines,
     session_dir,
     session_start,
-    system_message,
     tool_request,
     tool_result,
     user,

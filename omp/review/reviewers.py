@@ -36,8 +36,9 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Iterator
 
+from omp.copilot import HINT_INSTALL, find_copilot
 from omp.errors import OmpError
 
 BACKENDS = ("copilot", "command", "offline")
@@ -46,7 +47,6 @@ LINGER_SECONDS = 3.0
 KILL_GRACE_SECONDS = 3.0
 _STDERR_KEEP = 64 * 1024
 
-HINT_INSTALL = "install Copilot CLI (npm install -g @github/copilot) or set OMP_COPILOT_BIN"
 HINT_LOGIN = "run: copilot login"
 HINT_MODEL = "run: omp config set memory-review-model <name> (for example gpt-5-mini or claude-haiku-4.5)"
 HINT_NETWORK = "check the network; the review is retried by the next omp memory-review --sweep"
@@ -90,10 +90,7 @@ class ReviewerUnavailable(OmpError):
 
 
 def copilot_binary() -> str:
-    configured = os.environ.get("OMP_COPILOT_BIN")
-    if configured:
-        return configured
-    found = shutil.which("copilot")
+    found = find_copilot()
     if not found:
         raise ReviewerUnavailable("missing", "Copilot CLI not found on PATH", HINT_INSTALL)
     return found
@@ -190,17 +187,21 @@ class _Pump:
             with contextlib.suppress(OSError):
                 stream.close()
 
-    def _read_stdout(self) -> None:
-        stream = self.proc.stdout
-        assert stream is not None
-        fd = stream.fileno()
+    @staticmethod
+    def _chunks(stream: object) -> Iterator[bytes]:
+        """What a pipe delivers, as it arrives, until it closes."""
+        fd = stream.fileno()  # type: ignore[attr-defined]
         while True:
             try:
                 chunk = os.read(fd, 65536)
             except OSError:
-                break
+                return
             if not chunk:
-                break
+                return
+            yield chunk
+
+    def _read_stdout(self) -> None:
+        for chunk in self._chunks(self.proc.stdout):
             self.stdout += chunk
             if self.answer_seen_at is None and self._answer_complete and b"}" in chunk:
                 if self._answer_complete(self.stdout.decode("utf-8", errors="replace")):
@@ -209,16 +210,7 @@ class _Pump:
         self.changed.set()
 
     def _read_stderr(self) -> None:
-        stream = self.proc.stderr
-        assert stream is not None
-        fd = stream.fileno()
-        while True:
-            try:
-                chunk = os.read(fd, 65536)
-            except OSError:
-                break
-            if not chunk:
-                break
+        for chunk in self._chunks(self.proc.stderr):
             self.stderr += chunk
             if len(self.stderr) > 2 * _STDERR_KEEP:
                 del self.stderr[:-_STDERR_KEEP]
