@@ -29,6 +29,7 @@ KEEP_RUN_LOGS = 20
 # Reviews start this long after the hook returns. Python starting up beside the hook (and beside
 # Copilot shutting down) slows both on a small machine — measured: +20 ms on a 25 ms budget —
 # while a background review loses nothing by starting half a second later.
+SWEEP_LIMIT = 5  # sessions one automatic sweep may review
 START_DELAY_SECONDS = 0.5
 STATE_DIR = ".omp"
 RUNS_SUBDIR = os.path.join("state", "runs")
@@ -263,26 +264,24 @@ def _prepare(root: str) -> str:
 
 def start_review(root: str | os.PathLike[str], session_id: str) -> Detached:
     """Detach `omp memory-review --session ID --root R`."""
-    root = os.fspath(root)
-    folder = _prepare(root)
-    detached = spawn_detached(
-        omp_argv("memory-review", "--session", session_id, "--root", root),
-        os.path.join(folder, f"review-{session_id}-{_stamp()}.log"),
-        cwd=root,
-        env=review_environment(),
-        delay=START_DELAY_SECONDS,
-    )
-    prune_run_logs(folder)
-    return detached
+    return _start(root, ["--session", session_id], f"review-{session_id}")
 
 
 def start_sweep(root: str | os.PathLike[str]) -> Detached:
-    """Detach `omp memory-review --sweep --root R` (drains the retry queue)."""
+    """Detach `omp memory-review --sweep --limit N --root R` (drains the retry queue).
+
+    Limited: started by a session start, it must never turn into a review (and a bill) for
+    every old session of a project that has just switched memory-mode on.
+    """
+    return _start(root, ["--sweep", "--limit", str(SWEEP_LIMIT)], "sweep")
+
+
+def _start(root: str | os.PathLike[str], args: list[str], log_prefix: str) -> Detached:
     root = os.fspath(root)
     folder = _prepare(root)
     detached = spawn_detached(
-        omp_argv("memory-review", "--sweep", "--root", root),
-        os.path.join(folder, f"sweep-{_stamp()}.log"),
+        omp_argv("memory-review", *args, "--root", root),
+        os.path.join(folder, f"{log_prefix}-{_stamp()}.log"),
         cwd=root,
         env=review_environment(),
         delay=START_DELAY_SECONDS,

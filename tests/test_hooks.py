@@ -218,7 +218,7 @@ def test_session_start_sweeps_a_due_retry_queue(project: Path) -> None:
     assert_quiet_empty(run_hook("session-start", start_payload(project)))
     logs = run_logs(project, "sweep-")
     assert len(logs) == 1
-    assert f"memory-review --sweep --root {project.resolve()}" in logs[0].read_text().splitlines()[0]
+    assert f"memory-review --sweep --limit 5 --root {project.resolve()}" in logs[0].read_text().splitlines()[0]
 
 
 # ---------------------------------------------------------------------------------------------

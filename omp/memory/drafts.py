@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from omp.errors import OmpError, UsageError
-from omp.fsio import CorruptFileError, create_exclusive, read_text
+from omp.fsio import create_exclusive
 from omp.memory import frontmatter
 from omp.memory.journal import Writer
 
@@ -48,13 +48,7 @@ class Draft:
 
 
 def read_draft(path: Path) -> Draft:
-    text = read_text(path)
-    if text is None:
-        raise FileNotFoundError(path)
-    try:
-        fields, body = frontmatter.parse(text)
-    except frontmatter.FrontMatterError as exc:
-        raise CorruptFileError(path, str(exc)) from exc
+    fields, body = frontmatter.read_file(path)
     return Draft(
         slug=path.parent.name,
         description=fields.get("description", ""),

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 
 FENCE = "---"
 _KEY_RE = re.compile(r"^([A-Za-z_][A-Za-z0-9_-]*)\s*:\s?(.*)$")
@@ -65,3 +66,17 @@ def parse(text: str) -> tuple[dict[str, str], str]:
         if match:
             fields[match.group(1)] = _parse_value(match.group(2))
     raise FrontMatterError("front matter opened with '---' on line 1 is never closed")
+
+
+def read_file(path: Path) -> tuple[dict[str, str], str]:
+    """A store file's front matter and body: FileNotFoundError when it is gone, CorruptFileError
+    (naming the file; it is never rewritten) when its front matter does not parse."""
+    from omp.fsio import CorruptFileError, read_text
+
+    text = read_text(path)
+    if text is None:
+        raise FileNotFoundError(path)
+    try:
+        return parse(text)
+    except FrontMatterError as exc:
+        raise CorruptFileError(path, str(exc)) from exc

@@ -31,7 +31,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from omp.errors import UsageError
-from omp.fsio import CorruptFileError, read_text
 from omp.memory import frontmatter
 
 if TYPE_CHECKING:  # the hook's fast path reads notes; it never writes them
@@ -82,13 +81,7 @@ def _mtime_iso(path: Path) -> str:
 
 def read_note(path: Path) -> Note:
     """Parse one note file. CorruptFileError if it is unreadable (it is never rewritten)."""
-    text = read_text(path)
-    if text is None:
-        raise FileNotFoundError(path)
-    try:
-        fields, body = frontmatter.parse(text)
-    except frontmatter.FrontMatterError as exc:
-        raise CorruptFileError(path, str(exc)) from exc
+    fields, body = frontmatter.read_file(path)
     body = body.lstrip("\n")
     title = fields.get("title", "").strip()
     first, _, rest = body.partition("\n")
