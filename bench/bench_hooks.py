@@ -26,7 +26,7 @@ would measure something no user runs. Detached reviews are given time to finish 
 so they do not compete with the next measurement.
 
     python bench/bench_hooks.py                  # 30 rounds; prints the table
-    python bench/bench_hooks.py --write          # ...and writes its section of bench/HOOKS.md
+    python bench/bench_hooks.py --write          # ...and writes its section of bench/README.md
     /path/to/wheel-venv/bin/python bench/bench_hooks.py --write   # the same for a wheel install
 """
 
@@ -46,7 +46,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
-REPORT = HERE / "HOOKS.md"
+REPORT = HERE / "README.md"
 BUDGET_MS = {"session-end": 25.0, "session-start": 40.0}
 SESSION_ID = "bench-session-0001"
 
@@ -199,35 +199,9 @@ def section(kind: str, table: str, rounds: int) -> str:
             f"{rounds} interleaved rounds, medians of wall time.\n\n{table}\n<!-- bench_hooks:{kind}:end -->")
 
 
-NOTES = """# Hook start-up (SPEC §12)
-
-Each run is a fresh process with the hook's JSON on stdin, timed round by round beside the floor
-`python -c pass` (same interpreter, same environment), so machine load moves both alike.
-Budgets (SPEC §12): sessionEnd within 25 ms of the floor, sessionStart (12 directives, 200 notes,
-5 pending items) within 40 ms.
-
-- `session-end` reads the payload and the config and detaches `omp memory-review` with
-  `posix_spawn` (no `subprocess` import), through a shell that waits 0.5 s before it execs the
-  review: Python starting beside the hook cost the hook +20 ms here (and slows Copilot's own
-  exit); `(off)` is a project without memory-mode.
-- `session-start` is the default `memory-inject=block` (only the pending nudge: the block itself
-  is in `.github/copilot-instructions.md`). `hook` injects the block's content from a cache
-  that is re-rendered when a store, a config file or an `OMP_MEMORY_*` variable changes; `cold`
-  is that re-render (the first session after memory changed), which imports the memory library
-  and is outside the budget; a writer that calls `omp.hooks.refresh_context_cache(root)` after
-  changing memory in hook mode leaves no session paying it.
-- "as installed" is what Copilot runs: `sh hooks/run EVENT` from the folder `omp install`
-  writes; the script finds the interpreter with shell built-ins only and starts it with `-c`.
-  `python -m omp.hooks` costs more where `site` has not already loaded what runpy imports
-  (importlib.util, contextlib): compare the two installs below.
-- Bytecode is cached (as in any installed package); the hook path imports no module the
-  interpreter has not loaded already except omp's own (a test checks `sys.modules`; no `json`,
-  whose decoder imports `re`: the hooks carry a small JSON reader checked against it).
-"""
-
-
 def write_report(kind: str, table: str, rounds: int) -> None:
-    text = REPORT.read_text(encoding="utf-8") if REPORT.exists() else NOTES
+    """Replace this install kind's section of bench/README.md (the prose around it is kept)."""
+    text = REPORT.read_text(encoding="utf-8") if REPORT.exists() else "# Benchmarks\n"
     start, end = f"<!-- bench_hooks:{kind}:start -->", f"<!-- bench_hooks:{kind}:end -->"
     block = section(kind, table, rounds)
     if start in text and end in text:

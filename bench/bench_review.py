@@ -106,7 +106,9 @@ wanted = {("run.py", "_scan"): "explicit pass (stream every message)",
           ("packet.py", "build_packet"): "packet (scan, choose, redact, count)",
           ("reviewers.py", "call_reviewer"): "reviewer call",
           ("run.py", "_apply"): "write under the project lock",
-          ("run.py", "review_session"): "review_session (all of the above)"}
+          ("safety.py", "find_secrets"): "secret detection (inside the stages above)",
+          ("safety.py", "_detect_secrets_scanner"): "loading detect-secrets (inside secret detection)",
+          ("run.py", "review_session"): "review_session (the stages below, and more)"}
 out = {}
 for (filename, _line, name), (_cc, _nc, _tt, cumulative, _callers) in stats.items():
     label = wanted.get((filename.rsplit("/", 1)[-1], name))
@@ -395,11 +397,13 @@ def _rss(runs: Sequence[Run]) -> float:
 
 PROFILE_ORDER = (
     "whole process (under cProfile)",
-    "review_session (all of the above)",
+    "review_session (the stages below, and more)",
     "explicit pass (stream every message)",
     "packet (scan, choose, redact, count)",
     "reviewer call",
     "write under the project lock",
+    "secret detection (inside the stages above)",
+    "loading detect-secrets (inside secret detection)",
 )
 
 
