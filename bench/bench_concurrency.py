@@ -38,7 +38,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bench_review import Fixture, generate_session, machine, make_fixture, set_reviewer_command, write_section
+from bench_review import (
+    Fixture, command_line, generate_session, machine, make_fixture, set_reviewer_command, write_section,
+)
 
 NAMES = ("alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima mike november oscar papa "
          "quebec romeo sierra tango").split()
@@ -201,7 +203,7 @@ def _counts(batches: list[Batch], attr: str) -> str:
 def render(r: Results) -> str:
     alone, alone_slow = statistics.median(r.alone), statistics.median(r.alone_slow)
     lines = [
-        f"`python bench/bench_concurrency.py --write` — {machine()}; {r.rounds} interleaved rounds, "
+        f"`{command_line()}` — {machine()}; {r.rounds} interleaved rounds, "
         f"sessions of {r.mb:g} MB each, medians of wall time; every batch checked, counts over all rounds.",
         "",
         "| batch (all started at once) | reviewer calls | notes kept | directives kept | exit 0 | stores parse "
@@ -225,7 +227,7 @@ def render(r: Results) -> str:
             f"| {exits} of 20 | {parse} | {wall / 1000:.2f} s | {single / 1000:.2f} s | {wall / single:.1f}× "
             f"| {target}: **{'met' if good == len(batches) else f'NOT met ({good} of {len(batches)} rounds)'}** |"
         )
-    skipped = Counter()
+    skipped: Counter[str] = Counter()
     for batch in [*r.one, *r.one_slow]:
         skipped.update(batch.reasons())
     shown = ", ".join(f"{reason} × {n}" for reason, n in skipped.most_common())

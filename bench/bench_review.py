@@ -135,7 +135,7 @@ class Run:
 
 
 def _peak_rss_mb(usage: Any) -> float:
-    return usage.ru_maxrss / (1024 * 1024 if sys.platform == "darwin" else 1024)
+    return float(usage.ru_maxrss) / (1024 * 1024 if sys.platform == "darwin" else 1024)
 
 
 def run_child(argv: Sequence[str], env: dict[str, str], *, stdin: bytes = b"", cwd: str | Path = "/") -> Run:
@@ -165,6 +165,11 @@ def child_env(extra: dict[str, str]) -> dict[str, str]:
 
 def median(values: Sequence[float]) -> float:
     return statistics.median(values) if values else float("nan")
+
+
+def command_line() -> str:
+    """How this bench was run, as the README shows it."""
+    return " ".join(["python", f"bench/{Path(sys.argv[0]).name}", *sys.argv[1:]])
 
 
 def machine() -> str:
@@ -354,7 +359,7 @@ def profile_review(fixture: Fixture, session_id: str) -> dict[str, float]:
     if run.returncode:
         raise SystemExit(f"profiled review failed: {run.stderr.decode()}")
     out = subprocess.run([sys.executable, "-c", _PROFILE_SUMMARY, str(stats)], capture_output=True, check=True)
-    summary = json.loads(out.stdout)
+    summary: dict[str, float] = json.loads(out.stdout)
     summary["whole process (under cProfile)"] = run.wall_ms / 1000
     return summary
 
@@ -441,7 +446,7 @@ def verdicts(results: list[SizeResult]) -> list[str]:
 def render_review(results: list[SizeResult], rounds: int, tokenizer: str) -> str:
     first = results[0].last_output.get("tokens", {}) if results else {}
     lines = [
-        f"`python bench/bench_review.py --write` — {machine()}; {rounds} interleaved rounds per size, "
+        f"`{command_line()}` — {machine()}; {rounds} interleaved rounds per size, "
         f"medians of wall time, each run a fresh process; tokenizer `{first.get('tokenizer') or tokenizer}`.",
         "",
         "| session | floor: line read | review (instant reviewer) | its reviewer call | review − reviewer | "
@@ -495,7 +500,7 @@ def render_review(results: list[SizeResult], rounds: int, tokenizer: str) -> str
 def render_demo(times: dict[str, list[float]], rounds: int) -> str:
     floor = median(times["floor"])
     lines = [
-        f"`python bench/bench_review.py --write` — {machine()}; {rounds} interleaved rounds, medians of wall time.",
+        f"`{command_line()}` — {machine()}; {rounds} interleaved rounds, medians of wall time.",
         "",
         "| run | median | minus floor | ratio | SPEC §10: under 2 s |",
         "|---|---:|---:|---:|---|",
