@@ -14,18 +14,16 @@ Copilot runs these around every session, so they must be quick and must never br
 Why this module re-reads a few things itself: SPEC §12 allows the sessionEnd hook 25 ms over a
 bare `python -c pass`. Importing omp.config / omp.paths / omp.memory costs several times that
 (dataclasses pulls in inspect, fsio pulls in tempfile, the stores pull in datetime and
-unicodedata). So the hot path imports only `json`, `os` and `sys`, and carries small readers for
+unicodedata). So the hot path imports only `os` and `sys`, and carries small readers for
 exactly what it needs — project root, `memory-mode` / `memory-inject`, the session id check,
-the pending count. Each one is tested for agreement with the library function it stands in for
-(tests/test_hooks.py), and anything unusual (a value it does not recognise, a file that does
-not parse) is handed to the library itself, so errors are reported the library's way. JSON is
-the standard `json` module: it costs a few milliseconds, well inside the budget, and a parser
-of our own would be one more thing to get wrong.
+the pending count — and a small JSON reader and writer: `import json` alone (json.decoder
+imports re, re imports enum, ...) costs most of the budget on a modest machine. Each one is tested for agreement with the library function it stands
+in for (tests/test_hooks.py), and anything unusual (a value it does not recognise, a file that
+does not parse) is handed to the library itself, so errors are reported the library's way.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 
@@ -55,6 +53,185 @@ class HookResult:
 
 
 # ---------------------------------------------------------------------------------------------
+# JSON without importing json (see the module docstring). Anything the small reader does not
+# accept is handed to the json module, so the result is always what json.loads would return.
+
+
+class _NotJSON(ValueError):
+    pass
+
+
+_WS = " \t\n\r"
+_ESCAPES = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
+_DIGITS = "0123456789"
+_NUMBER_CHARS = frozenset("+-.eE" + _DIGITS)
+
+
+def loads(text: str) -> Any:
+    """json.loads(text), mostly without the json module."""
+    try:
+        value, end = _value(text, _skip(text, 0))
+        if _skip(text, end) != len(text):
+            raise _NotJSON("extra data")
+        return value
+    except (_NotJSON, IndexError):
+        import json  # the exact verdict (and NaN, Infinity, …) comes from the real parser
+
+        return json.loads(text)
+
+
+def _skip(s: str, i: int) -> int:
+    while i < len(s) and s[i] in _WS:
+        i += 1
+    return i
+
+
+def _value(s: str, i: int) -> tuple[Any, int]:
+    c = s[i]
+    if c == '"':
+        return _string(s, i + 1)
+    if c == "{":
+        return _object(s, i + 1)
+    if c == "[":
+        return _array(s, i + 1)
+    for word, value in (("true", True), ("false", False), ("null", None)):
+        if s.startswith(word, i):
+            return value, i + len(word)
+    return _number(s, i)
+
+
+def _string(s: str, i: int) -> tuple[str, int]:
+    parts: list[str] = []
+    while True:
+        quote = s.find('"', i)
+        if quote < 0:
+            raise _NotJSON("unterminated string")
+        slash = s.find("\\", i, quote)
+        chunk = s[i : quote if slash < 0 else slash]
+        if any(ch < " " for ch in chunk):
+            raise _NotJSON("control character in string")
+        parts.append(chunk)
+        if slash < 0:
+            return "".join(parts), quote + 1
+        kind = s[slash + 1]
+        if kind in _ESCAPES:
+            parts.append(_ESCAPES[kind])
+            i = slash + 2
+            continue
+        if kind != "u":
+            raise _NotJSON("bad escape")
+        code = _hex4(s, slash + 2)
+        i = slash + 6
+        if 0xD800 <= code < 0xDC00 and s.startswith("\\u", i):
+            low = _hex4(s, i + 2)
+            if 0xDC00 <= low < 0xE000:
+                code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00)
+                i += 6
+        parts.append(chr(code))
+
+
+def _hex4(s: str, i: int) -> int:
+    digits = s[i : i + 4]
+    if len(digits) != 4 or any(ch not in "0123456789abcdefABCDEF" for ch in digits):
+        raise _NotJSON("bad \\u escape")
+    return int(digits, 16)
+
+
+def _number(s: str, i: int) -> tuple[int | float, int]:
+    end = i
+    while end < len(s) and s[end] in _NUMBER_CHARS:
+        end += 1
+    token = s[i:end]
+    body = token[1:] if token.startswith("-") else token
+    mantissa, _, exponent = body.replace("E", "e").partition("e")
+    whole, dot, fraction = mantissa.partition(".")
+    if (
+        not whole or any(ch not in _DIGITS for ch in whole) or (len(whole) > 1 and whole[0] == "0")
+        or (dot and (not fraction or any(ch not in _DIGITS for ch in fraction)))
+        or ("e" in body.replace("E", "e") and not _exponent_ok(exponent))
+    ):
+        raise _NotJSON("bad number")
+    if dot or "e" in body.replace("E", "e"):
+        return float(token), end
+    return int(token), end
+
+
+def _exponent_ok(exponent: str) -> bool:
+    digits = exponent[1:] if exponent[:1] in ("+", "-") else exponent
+    return bool(digits) and all(ch in _DIGITS for ch in digits)
+
+
+def _object(s: str, i: int) -> tuple[dict[str, Any], int]:
+    result: dict[str, Any] = {}
+    i = _skip(s, i)
+    if s[i] == "}":
+        return result, i + 1
+    while True:
+        if s[i] != '"':
+            raise _NotJSON("expected a key")
+        key, i = _string(s, i + 1)
+        i = _skip(s, i)
+        if s[i] != ":":
+            raise _NotJSON("expected ':'")
+        result[key], i = _value(s, _skip(s, i + 1))
+        i = _skip(s, i)
+        if s[i] == "}":
+            return result, i + 1
+        if s[i] != ",":
+            raise _NotJSON("expected ',' or '}'")
+        i = _skip(s, i + 1)
+
+
+def _array(s: str, i: int) -> tuple[list[Any], int]:
+    result: list[Any] = []
+    i = _skip(s, i)
+    if s[i] == "]":
+        return result, i + 1
+    while True:
+        value, i = _value(s, i)
+        result.append(value)
+        i = _skip(s, i)
+        if s[i] == "]":
+            return result, i + 1
+        if s[i] != ",":
+            raise _NotJSON("expected ',' or ']'")
+        i = _skip(s, i + 1)
+
+
+def dumps(value: Any) -> str:
+    """json.dumps for what the hooks print (objects of strings), ASCII-only; else the json module.
+
+    ASCII with \\u escapes is valid JSON whatever encoding the hook's stdout has (a Windows
+    pipe is not UTF-8).
+    """
+    if isinstance(value, dict) and all(isinstance(k, str) and isinstance(v, str) for k, v in value.items()):
+        return "{" + ", ".join(f"{_quote(k)}: {_quote(v)}" for k, v in value.items()) + "}"
+    import json
+
+    return json.dumps(value)
+
+
+def _quote(text: str) -> str:
+    out = ['"']
+    for ch in text:
+        if ch == '"' or ch == "\\":
+            out.append("\\" + ch)
+        elif " " <= ch <= "~":
+            out.append(ch)
+        elif ch in "\n\r\t\b\f":
+            out.append({"\n": "\\n", "\r": "\\r", "\t": "\\t", "\b": "\\b", "\f": "\\f"}[ch])
+        else:
+            code = ord(ch)
+            if code > 0xFFFF:  # a surrogate pair, as json.dumps writes it
+                code -= 0x10000
+                out.append(f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}")
+            else:
+                out.append(f"\\u{code:04x}")
+    out.append('"')
+    return "".join(out)
+
+
+# ---------------------------------------------------------------------------------------------
 # input
 
 
@@ -72,7 +249,7 @@ def read_payload(stream: Any) -> dict[str, Any]:
     if isinstance(raw, bytes):
         raw = raw.decode("utf-8", errors="replace")
     try:
-        value = json.loads(raw) if raw and raw.strip() else {}
+        value = loads(raw) if raw and raw.strip() else {}
     except (ValueError, RecursionError):
         return {}
     return value if isinstance(value, dict) else {}
@@ -154,7 +331,7 @@ class _Unsure(Exception):
 def _config_layer(path: str) -> dict[str, Any]:
     try:
         with open(path, "rb") as handle:
-            data = json.loads(handle.read().decode("utf-8"))
+            data = loads(handle.read().decode("utf-8"))
     except FileNotFoundError:
         return {}
     except (OSError, ValueError, RecursionError):
@@ -287,7 +464,7 @@ def queue_due(root: str, now: float | None = None) -> bool:
     for name in names:
         try:
             with open(os.path.join(folder, name), "rb") as handle:
-                entry = json.loads(handle.read().decode("utf-8"))
+                entry = loads(handle.read().decode("utf-8"))
             next_try = entry.get("next_try_at", 0)
             if not isinstance(next_try, (int, float)) or next_try <= now:
                 return True
@@ -491,7 +668,7 @@ def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     result = run(args[0] if args else "", sys.stdin, os.environ)
     try:
-        sys.stdout.write(json.dumps(result.output) + "\n")  # ASCII: safe on any pipe encoding
+        sys.stdout.write(dumps(result.output) + "\n")
         sys.stdout.flush()
     except (OSError, ValueError, AttributeError):
         pass
