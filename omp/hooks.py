@@ -579,6 +579,17 @@ def _write_cache(path: str, text: str) -> None:
 # the two hooks
 
 
+def _memory_project(payload: Mapping[str, Any], env: Mapping[str, str]) -> tuple[str, dict[str, Any]] | HookResult:
+    """The project root and its settings when memory-mode is on there; otherwise why not."""
+    root = project_root(cwd_of(payload, env))
+    if root is None:
+        return HookResult({}, "no project")
+    settings = settings_for(root, env)
+    if settings is None or settings["memory-mode"] != "on":
+        return HookResult({}, "memory-mode off")
+    return root, settings
+
+
 def session_end(payload: Mapping[str, Any], env: Mapping[str, str]) -> HookResult:
     """Detach `omp memory-review --session ID --root R` when memory-mode is on."""
     if is_reviewer_session(env):
@@ -586,12 +597,10 @@ def session_end(payload: Mapping[str, Any], env: Mapping[str, str]) -> HookResul
     session_id = session_id_of(payload)
     if not session_id or not is_valid_session_id(session_id):
         return HookResult({}, "no valid session id")
-    root = project_root(cwd_of(payload, env))
-    if root is None:
-        return HookResult({}, "no project")
-    settings = settings_for(root, env)
-    if settings is None or settings["memory-mode"] != "on":
-        return HookResult({}, "memory-mode off")
+    found = _memory_project(payload, env)
+    if isinstance(found, HookResult):
+        return found
+    root, _ = found
     from omp.detach import start_review
 
     start_review(root, session_id)
@@ -602,12 +611,10 @@ def session_start(payload: Mapping[str, Any], env: Mapping[str, str]) -> HookRes
     """The pending nudge (and, with memory-inject=hook, the managed block's content)."""
     if is_reviewer_session(env):
         return HookResult({}, "reviewer session")
-    root = project_root(cwd_of(payload, env))
-    if root is None:
-        return HookResult({}, "no project")
-    settings = settings_for(root, env)
-    if settings is None or settings["memory-mode"] != "on":
-        return HookResult({}, "memory-mode off")
+    found = _memory_project(payload, env)
+    if isinstance(found, HookResult):
+        return found
+    root, settings = found
     swept = ""
     if queue_due(root):
         from omp.detach import start_sweep
