@@ -23,7 +23,7 @@ import time
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Mapping
+    from typing import Any, Mapping
 
 KEEP_RUN_LOGS = 20
 # Reviews start this long after the hook returns. Python starting up beside the hook (and beside
@@ -153,7 +153,7 @@ def _inheritable_fds() -> list[int]:
 def _popen(argv: list[str], log_path: str, cwd: str | os.PathLike[str] | None, env: dict[str, str]) -> Detached:
     import subprocess
 
-    kwargs: dict[str, object] = {}
+    kwargs: dict[str, Any] = {}
     if os.name == "nt":
         kwargs["creationflags"] = _DETACHED_PROCESS | _CREATE_NEW_PROCESS_GROUP | _CREATE_NO_WINDOW
     else:

@@ -371,10 +371,9 @@ def _light_settings(root: str, env: Mapping[str, str]) -> dict[str, str]:
             stored = data.get(name)
             if stored is None:
                 continue
-            value = stored.strip().lower() if isinstance(stored, str) else None
-            if value not in choices:
+            if not isinstance(stored, str) or stored.strip().lower() not in choices:
                 raise _Unsure(name)
-            values[name] = value
+            values[name] = stored.strip().lower()
             break
     return values
 

@@ -138,7 +138,7 @@ def _migrate_pending(paths: ProjectPaths, base: Path, counts: dict[str, int]) ->
             raw = json.loads(meta_text)
             for item in raw.get("items", []) if isinstance(raw, dict) else []:
                 if isinstance(item, dict) and isinstance(item.get("text"), str):
-                    kind = "forget" if item.get("kind") == "forget" else "add"
+                    kind: dirs.Kind = "forget" if item.get("kind") == "forget" else "add"
                     legacy_meta[(kind, item["text"])] = PendingItem(
                         kind, item["text"], item.get("proposed_at"), item.get("session"), item.get("evidence")
                     )
@@ -147,7 +147,7 @@ def _migrate_pending(paths: ProjectPaths, base: Path, counts: dict[str, int]) ->
     ours_md = read_text(paths.pending_md)
     ours_lines = dirs.parse_checklist(ours_md) if ours_md is not None else []
     metadata = dirs.read_pending_metadata(paths.pending_json)
-    known = {(line.kind, dedupe.fold(line.text)) for line in ours_lines}
+    known: set[tuple[str, str]] = {(line.kind, dedupe.fold(line.text)) for line in ours_lines}
     known |= {(d.kind, dedupe.fold(d.text)) for d in dirs.tombstones(paths.decisions)}
     active = {dedupe.fold(d.text) for d in dirs.read_directives(paths.directives)}
     added: list[PendingItem] = []

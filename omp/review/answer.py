@@ -50,8 +50,11 @@ SLUG_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 
 
 class MessageLike(Protocol):
-    origin: str
-    text: str
+    @property
+    def origin(self) -> str: ...
+
+    @property
+    def text(self) -> str: ...
 
 
 @dataclass(frozen=True)
