@@ -177,7 +177,8 @@ def _fill(value: Any, mapping: dict[str, str]) -> Any:
 
 def session_events(session_id: str, project: Path, copilot_home: Path) -> list[dict[str, Any]]:
     """The bundled session's events for this run: ids, paths and fake secrets filled in."""
-    text = resources.files("omp").joinpath("data", SESSION_DATA).read_text(encoding="utf-8")
+    # One path part per step: Traversable.joinpath takes several only from Python 3.11.
+    text = (resources.files("omp") / "data" / SESSION_DATA).read_text(encoding="utf-8")
     mapping = {
         "{{SESSION_ID}}": session_id, "{{CWD}}": str(project), "{{COPILOT_HOME}}": str(copilot_home),
         **DEMO_SECRETS,
