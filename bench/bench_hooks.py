@@ -44,6 +44,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from readme import write_section
+
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 REPORT = HERE / "README.md"
@@ -194,21 +196,14 @@ SECTION_TITLES = {
 
 def section(kind: str, table: str, rounds: int) -> str:
     machine = f"{platform.system()} {platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}"
-    return (f"<!-- bench_hooks:{kind}:start -->\n### {SECTION_TITLES[kind]}\n\n"
+    return (f"### {SECTION_TITLES[kind]}\n\n"
             f"`{Path(sys.executable)} bench/bench_hooks.py --rounds {rounds} --write` — {machine}; "
-            f"{rounds} interleaved rounds, medians of wall time.\n\n{table}\n<!-- bench_hooks:{kind}:end -->")
+            f"{rounds} interleaved rounds, medians of wall time.\n\n{table}")
 
 
 def write_report(kind: str, table: str, rounds: int) -> None:
     """Replace this install kind's section of bench/README.md (the prose around it is kept)."""
-    text = REPORT.read_text(encoding="utf-8") if REPORT.exists() else "# Benchmarks\n"
-    start, end = f"<!-- bench_hooks:{kind}:start -->", f"<!-- bench_hooks:{kind}:end -->"
-    block = section(kind, table, rounds)
-    if start in text and end in text:
-        text = text[: text.index(start)] + block + text[text.index(end) + len(end) :]
-    else:
-        text = text.rstrip("\n") + "\n\n" + block + "\n"
-    REPORT.write_text(text, encoding="utf-8")
+    write_section(f"bench_hooks:{kind}", section(kind, table, rounds))
 
 
 def main() -> int:

@@ -25,7 +25,6 @@ import argparse
 import json
 import os
 import platform
-import re
 import statistics
 import subprocess
 import sys
@@ -33,10 +32,10 @@ import time
 from pathlib import Path
 from typing import Any
 
+from readme import write_section
+
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
-README = HERE / "README.md"
-START, END = "<!-- bench_parse:start -->", "<!-- bench_parse:end -->"
 
 _CHILD = r"""
 import json, sys, time
@@ -209,16 +208,6 @@ def render(report: dict[str, Any]) -> str:
     return "\n".join(out) + "\n"
 
 
-def write_readme(section: str) -> None:
-    text = README.read_text(encoding="utf-8") if README.exists() else "# Benchmarks\n"
-    block = f"{START}\n{section}{END}"
-    if START in text and END in text:
-        text = re.sub(re.escape(START) + r".*?" + re.escape(END), lambda _: block, text, flags=re.S)
-    else:
-        text = text.rstrip("\n") + "\n\n" + block + "\n"
-    README.write_text(text, encoding="utf-8")
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[1, 20, 100], help="session sizes in MiB")
@@ -232,7 +221,7 @@ def main(argv: list[str] | None = None) -> int:
     section = render(report)
     print(json.dumps(report, indent=2) if args.json else section)
     if args.write_readme:
-        write_readme(section)
+        write_section("bench_parse", section)
     return 0
 
 

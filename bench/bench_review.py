@@ -53,6 +53,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
 
+from readme import write_section
+
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 README = HERE / "README.md"
@@ -513,18 +515,6 @@ def render_demo(times: dict[str, list[float]], rounds: int) -> str:
         verdict = "met" if value <= DEMO_BUDGET_S * 1000 else "NOT met"
         lines.append(f"| `{name}` | {value:.0f} ms | {value - floor:+.0f} ms | {value / floor:.1f} | {verdict} |")
     return "\n".join(lines) + "\n"
-
-
-def write_section(name: str, body: str) -> None:
-    """Replace the text between `<!-- NAME:start -->` and `<!-- NAME:end -->` in bench/README.md."""
-    start, end = f"<!-- {name}:start -->", f"<!-- {name}:end -->"
-    text = README.read_text(encoding="utf-8") if README.exists() else "# Benchmarks\n"
-    block = f"{start}\n{body}{end}"
-    if start in text and end in text:
-        text = re.sub(re.escape(start) + r".*?" + re.escape(end), lambda _: block, text, flags=re.S)
-    else:
-        text = text.rstrip("\n") + "\n\n" + block + "\n"
-    README.write_text(text, encoding="utf-8")
 
 
 def main(argv: list[str] | None = None) -> int:
