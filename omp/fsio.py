@@ -26,6 +26,35 @@ LOCK_TIMEOUT_SECONDS = 120.0
 _DEFAULT_MODE = 0o644
 
 
+class OutsideProjectError(OmpError):
+    """A write would follow a symbolic link out of the folder omp may write in. Nothing is written."""
+
+    def __init__(self, path: Path, target: str, boundary: Path) -> None:
+        super().__init__(
+            f"refusing to write {path}: it leads through a symbolic link to {target}, outside {boundary}; "
+            "nothing was written",
+            f"replace the link at {path} (or the linked folder above it) with a real file or folder, or "
+            f"point it at a place inside {boundary}, then run the command again",
+        )
+        self.path = path
+        self.target = target
+
+
+def confine(path: Path, boundary: Path) -> Path:
+    """The real file a write to `path` lands in; OutsideProjectError if that is outside `boundary`.
+
+    Every write under the project (or under C for the personal instructions file) goes through
+    this, so a link of the file itself or of any folder above it can never carry omp's bytes out
+    of the project, and a link that stays inside (`.github/copilot-instructions.md` →
+    `../AGENTS.md`) is written in place, the link kept a link.
+    """
+    real = os.path.realpath(path)
+    base = os.path.realpath(boundary)
+    if real != base and not real.startswith(base.rstrip(os.sep) + os.sep):
+        raise OutsideProjectError(path, real, boundary)
+    return Path(real)
+
+
 class CorruptFileError(OmpError):
     """A file omp owns exists but cannot be parsed. It is left exactly as it is."""
 
@@ -79,8 +108,14 @@ def _write_temp_beside(path: Path, data: str | bytes) -> str:
     return tmp_name
 
 
-def atomic_write(path: Path, data: str | bytes) -> None:
-    """Replace `path` with `data` atomically, keeping the file's permission bits."""
+def atomic_write(path: Path, data: str | bytes, within: Path | None = None) -> None:
+    """Replace `path` with `data` atomically, keeping the file's permission bits.
+
+    `within`: the folder the write must stay in (`confine`); the real target is replaced, so a
+    symbolic link inside it stays a link.
+    """
+    if within is not None:
+        path = confine(path, within)
     tmp_name = _write_temp_beside(path, data)
     try:
         os.replace(tmp_name, path)
@@ -95,17 +130,21 @@ def dump_json(value: Any) -> str:
     return json.dumps(value, indent=2, ensure_ascii=False, sort_keys=False) + "\n"
 
 
-def atomic_write_json(path: Path, value: Any) -> None:
-    atomic_write(path, dump_json(value))
+def atomic_write_json(path: Path, value: Any, within: Path | None = None) -> None:
+    atomic_write(path, dump_json(value), within)
 
 
-def create_exclusive(path: Path, data: str | bytes) -> bool:
+def create_exclusive(path: Path, data: str | bytes, within: Path | None = None) -> bool:
     """Create `path` only if it does not exist (O_EXCL). Returns False if it already existed.
 
     The content is written to a temp file first and then hard-linked into place, so the file
     appears complete or not at all (a crash can never leave a half-written claim or note).
     """
     payload = data.encode("utf-8") if isinstance(data, str) else data
+    if within is not None:
+        if os.path.lexists(path):
+            return False  # a link (even a dangling one) is something that exists
+        path = confine(path, within)
     tmp_name = _write_temp_beside(path, payload)
     try:
         try:
@@ -186,12 +225,14 @@ def iter_jsonl(path: Path) -> Iterator[dict[str, Any]]:
                 yield value
 
 
-def append_line(path: Path, line: str) -> None:
+def append_line(path: Path, line: str, within: Path | None = None) -> None:
     """Append one line with a single write(2) on an O_APPEND descriptor.
 
     Appends of one short line from many processes interleave whole lines, never bytes, so logs
     and ledgers need no lock.
     """
+    if within is not None:
+        path = confine(path, within)
     path.parent.mkdir(parents=True, exist_ok=True)
     data = (line.rstrip("\n") + "\n").encode("utf-8")
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, _DEFAULT_MODE)
@@ -201,8 +242,8 @@ def append_line(path: Path, line: str) -> None:
         os.close(fd)
 
 
-def append_jsonl(path: Path, record: dict[str, Any]) -> None:
-    append_line(path, json.dumps(record, ensure_ascii=False, sort_keys=False))
+def append_jsonl(path: Path, record: dict[str, Any], within: Path | None = None) -> None:
+    append_line(path, json.dumps(record, ensure_ascii=False, sort_keys=False), within)
 
 
 @contextlib.contextmanager

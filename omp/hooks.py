@@ -555,7 +555,10 @@ def refresh_context_cache(root: str | os.PathLike[str], env: Mapping[str, str] |
     env = os.environ if env is None else env
     fingerprint = fingerprint or context_fingerprint(root, env)
     context = hook_context(ProjectPaths(_as_path(root)))
-    _write_cache(os.path.join(root, CONTEXT_CACHE), f"{_CACHE_HEADER}\n{fingerprint}\n{context}")
+    cache = os.path.join(root, CONTEXT_CACHE)
+    real_root = os.path.realpath(root)
+    if os.path.realpath(cache).startswith(real_root.rstrip(os.sep) + os.sep):  # never through a link out
+        _write_cache(cache, f"{_CACHE_HEADER}\n{fingerprint}\n{context}")
     return context
 
 

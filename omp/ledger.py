@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
-from omp.fsio import append_jsonl, file_lock, iter_jsonl
+from omp.fsio import append_jsonl, confine, file_lock, iter_jsonl
 from omp.paths import ProjectPaths
 
 ROTATE_BYTES = 5 * 1024 * 1024
@@ -62,7 +62,9 @@ def _maybe_rotate(path: Path, limit: int) -> None:
         os.replace(path, _rotated(path))
 
 
-def append_record(path: Path, record: dict[str, Any], limit: int = ROTATE_BYTES) -> None:
+def append_record(path: Path, record: dict[str, Any], limit: int = ROTATE_BYTES, within: Path | None = None) -> None:
+    if within is not None:
+        path = confine(path, within)  # a `.omp` that links out of the project gets no log line
     _maybe_rotate(path, limit)
     append_jsonl(path, record)
 
@@ -113,12 +115,12 @@ class CallRecord:
 
 
 def record_call(paths: ProjectPaths, call: CallRecord) -> None:
-    append_record(paths.cost_ledger, call.to_json())
+    append_record(paths.cost_ledger, call.to_json(), within=paths.root)
 
 
 def log_review(paths: ProjectPaths, entry: dict[str, Any]) -> None:
     """One line in the review log; `ts` first so the file reads as a timeline."""
-    append_record(paths.review_log, {"ts": now_iso(), **entry})
+    append_record(paths.review_log, {"ts": now_iso(), **entry}, within=paths.root)
 
 
 def read_review_log(paths: ProjectPaths) -> list[dict[str, Any]]:

@@ -5,12 +5,42 @@ from __future__ import annotations
 import contextlib
 from typing import Iterator
 
-from omp.fsio import file_lock
+from pathlib import Path
+
+from omp.fsio import confine, file_lock
 from omp.paths import GlobalPaths, ProjectPaths, require_dir
 
 
+def state_layout(paths: ProjectPaths) -> list[Path]:
+    """Every folder and store under `R/.omp` that omp writes, parents before children."""
+    review = paths.review_dir
+    return [
+        paths.state, paths.state / "memory", paths.notes, paths.state / "self-evolve", paths.drafts,
+        paths.directives, review, paths.claims, paths.queue, paths.journal, paths.pending_md,
+        paths.pending_json, paths.decisions, paths.logs, paths.gitignore,
+    ]
+
+
+def github_layout(paths: ProjectPaths) -> list[Path]:
+    return [paths.root / ".github", paths.instructions, paths.skills]
+
+
+def check_layout(paths: ProjectPaths, github: bool = False) -> None:
+    """Refuse (OutsideProjectError) when a store or folder omp writes leads out of the project
+    through a symbolic link (SPEC §7.3, §7.4). Existing or not: a missing store under a linked
+    folder would be created outside. Cheap (a realpath each), so it runs before every locked
+    write and before a review spends anything."""
+    for path in state_layout(paths) + (github_layout(paths) if github else []):
+        confine(path, paths.root)
+
+
 def ensure_state_dir(paths: ProjectPaths) -> None:
-    """Create `R/.omp`; the first time, also add omp's block to `.gitignore` (SPEC §7.4)."""
+    """Create `R/.omp`; the first time, also add omp's block to `.gitignore` (SPEC §7.4).
+
+    A `.omp` (or a store in it) that links out of the project is refused here, before anything
+    is written, so every locked write is covered.
+    """
+    check_layout(paths)
     if paths.state.is_dir():
         return
     require_dir(paths.state)

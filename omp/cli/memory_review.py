@@ -4,7 +4,7 @@
   runs the review (`omp.review.run`);
 - `--sweep [--limit N] [--force]` reviews every unreviewed or due queued session;
 - `--dry-run` shows the packet a review would send and writes nothing (`omp.packet.preview`);
-- `omp memory-review undo SESSION` reverts what that session's reviews wrote.
+- `omp memory-review undo SESSION` takes back, item by item, what that session's reviews added.
 """
 
 from __future__ import annotations
@@ -99,11 +99,16 @@ def _render(result: Preview) -> None:
 
 @cli.command("undo")
 @click.argument("session_id", metavar="SESSION")
-@click.option("--force", is_flag=True, help="Revert files even if they changed since the review.")
+@click.option("--force", is_flag=True,
+              help="Also remove notes and drafts of that review edited by hand since (never other items).")
 @root_option
 @json_option
 def undo_cmd(session_id: str, force: bool, root: Path | None, as_json: bool) -> None:
-    """Revert everything the review(s) of SESSION wrote (its journal)."""
+    """Take back, item by item, what the review(s) of SESSION added (a full id or 7+ characters).
+
+    Other reviews' items and human decisions are kept: a dismissed item stays dismissed, a
+    promoted one is reported and left alone.
+    """
     from omp.review.run import undo_from_cli
 
     undo_from_cli(root=root, session=session_id, force=force, as_json=as_json)

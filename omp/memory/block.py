@@ -29,7 +29,7 @@ from typing import Any
 
 from omp import config
 from omp.errors import OmpError
-from omp.fsio import atomic_write, read_text
+from omp.fsio import atomic_write, confine, read_text
 from omp.memory import directives as dirs, notes as notes_mod
 from omp.memory.neutralise import neutralise_line
 from omp.paths import GlobalPaths, ProjectPaths
@@ -218,29 +218,35 @@ def remove_block(text: str, path: Path) -> str:
     return before + after
 
 
-def write_block(path: Path, lines: list[str], create: bool) -> str:
-    """Put the block into `path`: "written", "unchanged" or "absent" (no file and `create` false)."""
-    text = read_text(path)
+def write_block(path: Path, lines: list[str], create: bool, within: Path) -> str:
+    """Put the block into `path`: "written", "unchanged" or "absent" (no file and `create` false).
+
+    `within` is the folder the file must really be in (R, or C for the personal file): a link
+    out of it is refused before the file is even read, so no outside byte is ever copied in.
+    """
+    real = confine(path, within)
+    text = read_text(real)
     if text is None and not create:
         return "absent"
     new = replace_block(text or "", lines, path)
     if new == text:
         return "unchanged"
-    atomic_write(path, new)
+    atomic_write(real, new)
     return "written"
 
 
-def _strip_block_file(path: Path) -> str:
-    text = read_text(path)
+def _strip_block_file(path: Path, within: Path) -> str:
+    real = confine(path, within)
+    text = read_text(real)
     if text is None:
         return "absent"
     new = remove_block(text, path)
     if new == text:
         return "unchanged"
-    if not new.strip():
+    if not new.strip() and not path.is_symlink():
         path.unlink()  # the file held nothing but omp's block
         return "removed"
-    atomic_write(path, new)
+    atomic_write(real, new)  # a linked file (AGENTS.md) is emptied, never unlinked from under its link
     return "removed"
 
 
@@ -279,7 +285,8 @@ def sync_block(paths: ProjectPaths, lock_held: bool = False, global_paths: Globa
     with lock:
         # Render inside the lock: the block must show the stores as they are now.
         project = write_block(
-            paths.instructions, render_block_lines(paths, settings, global_paths), has_memory(paths, global_paths)
+            paths.instructions, render_block_lines(paths, settings, global_paths), has_memory(paths, global_paths),
+            paths.root,
         )
     global_state = sync_global_block(global_paths)
     return SyncResult("block", paths.instructions, project, global_paths.copilot_instructions, global_state)
@@ -296,7 +303,8 @@ def sync_global_block(global_paths: GlobalPaths | None = None) -> str:
     with global_lock(global_paths):
         has_global = bool(dirs.read_directives(global_paths.directives))
         return write_block(
-            global_paths.copilot_instructions, render_global_block_lines(global_paths, settings), has_global
+            global_paths.copilot_instructions, render_global_block_lines(global_paths, settings), has_global,
+            global_paths.copilot,
         )
 
 
@@ -312,11 +320,11 @@ def sync_after_config_change(paths: ProjectPaths) -> SyncResult:
     if _settings(paths, global_paths)["memory-inject"] != "hook":
         return sync_block(paths, global_paths=global_paths)
     with project_lock(paths):
-        project = _strip_block_file(paths.instructions)
+        project = _strip_block_file(paths.instructions, paths.root)
     global_state = "skipped"
     if _settings(None, global_paths)["memory-inject"] == "hook":
         with global_lock(global_paths):
-            global_state = _strip_block_file(global_paths.copilot_instructions)
+            global_state = _strip_block_file(global_paths.copilot_instructions, global_paths.copilot)
     return SyncResult("hook", paths.instructions, project, global_paths.copilot_instructions, global_state)
 
 

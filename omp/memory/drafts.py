@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from omp.errors import OmpError, UsageError
-from omp.fsio import create_exclusive
+from omp.fsio import confine, create_exclusive
 from omp.memory import frontmatter
 from omp.memory.journal import Writer
 
@@ -101,8 +101,9 @@ def draft_path(folder: Path, slug: str) -> Path:
     return path
 
 
-def promote(drafts_folder: Path, skills_folder: Path, slug: str) -> Path:
-    """Move a draft to `<skills>/<slug>/SKILL.md`. Refuses to overwrite an existing skill."""
+def promote(drafts_folder: Path, skills_folder: Path, slug: str, within: Path) -> Path:
+    """Move a draft to `<skills>/<slug>/SKILL.md`. Refuses to overwrite an existing skill, and
+    to write through a `.github`, `skills` or skill folder that links out of `within` (R)."""
     source = draft_path(drafts_folder, slug)
     draft = read_draft(source)
     if not draft.description.strip():
@@ -111,7 +112,8 @@ def promote(drafts_folder: Path, skills_folder: Path, slug: str) -> Path:
             f"add a `description:` line to the front matter of {source}",
         )
     target = skills_folder / slug / SKILL_FILE
-    if not create_exclusive(target, render_skill(draft)):
+    confine(target, within)  # before anything moves: the draft stays where it is
+    if not create_exclusive(target, render_skill(draft), within):
         raise OmpError(
             f"{target} already exists; not overwriting it",
             f"remove or rename that skill, or delete the draft: rm -r {source.parent}",

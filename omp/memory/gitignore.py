@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from omp.fsio import atomic_write, read_text
+from omp.fsio import atomic_write, confine, read_text
 
 BLOCK_START = "# >>> omp (managed) >>>"
 BLOCK_END = "# <<< omp (managed) <<<"
@@ -19,11 +19,12 @@ def ensure_gitignore_block(root: Path) -> bool:
     if not (root / ".git").exists():
         return False
     path = root / ".gitignore"
+    confine(path, root)  # before reading: bytes from outside must never be copied in
     text = read_text(path) or ""
     if BLOCK_START in text:
         return False
     block = "\n".join((BLOCK_START, *IGNORED, BLOCK_END)) + "\n"
     if text and not text.endswith("\n"):
         text += "\n"
-    atomic_write(path, text + ("\n" if text else "") + block)
+    atomic_write(path, text + ("\n" if text else "") + block, within=root)
     return True

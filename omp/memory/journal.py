@@ -1,22 +1,26 @@
-"""The undo journal of a review (SPEC §5.4): what it created or changed, and how to take it back.
+"""The undo journal of a review (SPEC §5.4): what it created or changed, item by item.
 
 `R/.omp/memory-review/journal/<session>.json`:
 
-    {"version": 1, "session": "<id>",
+    {"version": 2, "session": "<id>",
      "batches": [{"started_at": "...", "undone_at": null,
                   "entries": [{"path": "<relative to R>", "prior": null | {"encoding": "utf-8"|"base64", "data": "..."},
-                               "after_sha256": null | "<hex>"}]}]}
+                               "after_sha256": null | "<hex>"}],
+                  "pending": [{"kind": "add"|"forget", "text": "..."}]}]}
 
 `prior` is the file's bytes before the batch touched it (null: it did not exist); `after_sha256`
-is the hash of what the batch left there (null: the batch deleted it). Each review of a session
-(a resumed session is reviewed again from its cursor) appends one batch.
+is the hash of what the batch left there (null: the batch deleted it). `pending` lists the
+queue items the batch added. Each review of a session (a resumed session is reviewed again from
+its cursor) appends one batch. Version 1 journals (no `pending`) are still undone: their queue
+items are found by the session recorded in `pending.json` (`omp.memory.undo`).
 
-Crash safety: the entry for a file is written (atomically) *before* the file is changed, so a
-crash can leave an entry whose file still holds its prior bytes — undo recognises that state as
+Crash safety: the entry for a file (or item) is written (atomically) *before* the file is
+changed, so a crash can leave an entry whose change never happened — undo recognises that as
 "nothing to revert" — but never a change the journal does not know about.
 
-Undo walks the batches newest first and refuses, changing nothing, if any file now differs from
-what the journal says the review left there (someone edited it since), unless forced.
+Undo (`omp.memory.undo`) works item by item: it takes back the notes, queue items and drafts
+the review added and the notes it pruned, and leaves everything else — other reviews' items,
+human decisions — exactly as it is.
 """
 
 from __future__ import annotations
@@ -26,15 +30,15 @@ import contextlib
 import datetime as _dt
 import hashlib
 import os
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from omp.errors import OmpError
-from omp.fsio import CorruptFileError, atomic_write, atomic_write_json, create_exclusive, read_json_object
+from omp.fsio import CorruptFileError, atomic_write, atomic_write_json, confine, create_exclusive, read_json_object
 from omp.paths import ProjectPaths, check_session_id
 
-JOURNAL_VERSION = 1
+JOURNAL_VERSION = 2
+READABLE_VERSIONS = (1, 2)
 JOURNAL_RETENTION_DAYS = 90
 
 
@@ -84,7 +88,7 @@ class Journal:
         self.session = check_session_id(session)
         self.path = journal_path(paths, session)
         self.data = _load(self.path, session)
-        self.batch: dict[str, Any] = {"started_at": utc_now(), "undone_at": None, "entries": []}
+        self.batch: dict[str, Any] = {"started_at": utc_now(), "undone_at": None, "entries": [], "pending": []}
         self._saved = False
 
     def _relative(self, target: Path) -> str:
@@ -103,6 +107,15 @@ class Journal:
         entry["after_sha256"] = _sha(after)
         self._save()
 
+    def record_pending(self, items: list[tuple[str, str]]) -> None:
+        """Note that these queue items (kind, text) are about to be added. Durable on return."""
+        known = {(e["kind"], e["text"]) for e in self.batch["pending"]}
+        for kind, text in items:
+            if (kind, text) not in known:
+                self.batch["pending"].append({"kind": kind, "text": text})
+                known.add((kind, text))
+        self._save()
+
     def forget(self, target: Path) -> None:
         """Drop the entry of a write that did not happen (an exclusive create that lost)."""
         rel = self._relative(target)
@@ -113,7 +126,8 @@ class Journal:
         if not self._saved:
             self.data["batches"].append(self.batch)
             self._saved = True
-        atomic_write_json(self.path, self.data)
+        self.data["version"] = JOURNAL_VERSION
+        atomic_write_json(self.path, self.data, within=self.paths.root)
 
     @property
     def touched(self) -> list[str]:
@@ -126,29 +140,56 @@ def _load(path: Path, session: str) -> dict[str, Any]:
         return {"version": JOURNAL_VERSION, "session": session, "batches": []}
     if not isinstance(data.get("batches"), list):
         raise CorruptFileError(path, "missing the 'batches' list")
+    if data.get("version", 1) not in READABLE_VERSIONS:
+        raise OmpError(
+            f"{path} was written by a newer omp (journal version {data.get('version')!r})",
+            "upgrade omp to undo this review",
+        )
     return data
 
 
-class Writer:
-    """Every store write of a batch goes through here, so a journal (if any) sees it first."""
+def load_journal(path: Path, session: str) -> dict[str, Any]:
+    """A journal's data (CorruptFileError when it does not parse; never rewritten then)."""
+    return _load(path, session)
 
-    def __init__(self, journal: Journal | None = None) -> None:
+
+def decode_prior(value: Any, where: Path) -> bytes | None:
+    return _decode(value, where)
+
+
+def save_journal(paths: ProjectPaths, path: Path, data: dict[str, Any]) -> None:
+    atomic_write_json(path, data, within=paths.root)
+
+
+class Writer:
+    """Every store write of a batch goes through here, so a journal (if any) sees it first.
+
+    `within` (the project root) confines every write: a store file or folder that links out of
+    the project is refused (`omp.fsio.confine`), never written through.
+    """
+
+    def __init__(self, journal: Journal | None = None, within: Path | None = None) -> None:
         self.journal = journal
+        self.within = within if within is not None else (journal.paths.root if journal else None)
 
     def write(self, path: Path, data: str | bytes) -> None:
         payload = data.encode("utf-8") if isinstance(data, str) else data
+        if self.within is not None:
+            confine(path, self.within)  # refuse before the journal records anything
         if self.journal is not None:
             self.journal.record(path, payload)
-        atomic_write(path, payload)
+        atomic_write(path, payload, self.within)
 
     def create(self, path: Path, data: str | bytes) -> bool:
         """Exclusive create; False (nothing recorded) when the file already exists."""
         payload = data.encode("utf-8") if isinstance(data, str) else data
         if os.path.lexists(path):
             return False
+        if self.within is not None:
+            confine(path, self.within)
         if self.journal is not None:
             self.journal.record(path, payload)
-        if create_exclusive(path, payload):
+        if create_exclusive(path, payload, self.within):
             return True
         if self.journal is not None:
             self.journal.forget(path)
@@ -158,76 +199,12 @@ class Writer:
         if self.journal is not None:
             self.journal.record(path, None)
         with contextlib.suppress(FileNotFoundError):
-            path.unlink()
+            path.unlink()  # unlinking a link removes the link, never what it points at
 
-
-@dataclass
-class UndoReport:
-    session: str
-    restored: list[str] = field(default_factory=list)  # files put back to their prior bytes
-    deleted: list[str] = field(default_factory=list)  # files the review had created
-    unchanged: list[str] = field(default_factory=list)  # already in their prior state
-    forced: list[str] = field(default_factory=list)  # changed since the review, overwritten
-
-
-def _plan_undo(data: dict[str, Any], root: Path, where: Path) -> tuple[dict[str, bytes | None], list[str], list[str]]:
-    """Target bytes per path, paths whose current bytes differ from the journal, paths already reverted."""
-    current: dict[str, bytes | None] = {}
-    conflicts: list[str] = []
-    already: list[str] = []
-    for batch in reversed(data["batches"]):
-        if batch.get("undone_at"):
-            continue
-        for entry in reversed(batch.get("entries", [])):
-            rel = entry["path"]
-            if rel not in current:
-                current[rel] = _read_bytes(root / rel)
-            prior = _decode(entry.get("prior"), where)
-            now = _sha(current[rel])
-            if now == entry.get("after_sha256"):
-                pass
-            elif now == _sha(prior):
-                already.append(rel)  # crashed before the write, or reverted by hand
-            elif rel not in conflicts:
-                conflicts.append(rel)
-            current[rel] = prior
-    return current, conflicts, already
-
-
-def undo_journal(paths: ProjectPaths, session: str, force: bool = False) -> UndoReport:
-    """Revert every not-yet-undone batch of `session`. Call under the project lock."""
-    path = journal_path(paths, session)
-    if not path.exists():
-        raise OmpError(
-            f"nothing to undo for session {session}: no journal at {path}",
-            "list reviewed sessions in .omp/memory-review/journal/",
-        )
-    data = _load(path, session)
-    if all(batch.get("undone_at") for batch in data["batches"]):
-        raise OmpError(f"the review of session {session} was already undone", None)
-    targets, conflicts, already = _plan_undo(data, paths.root, path)
-    if conflicts and not force:
-        raise OmpError(
-            f"cannot undo session {session}: changed since that review: " + ", ".join(conflicts),
-            f"check those files, then run: omp memory-review undo {session} --force (overwrites them)",
-        )
-    report = UndoReport(session=session, unchanged=sorted(set(already) - set(conflicts)), forced=conflicts)
-    for rel, prior in targets.items():
-        target = paths.root / rel
-        if _read_bytes(target) == prior:
-            continue
-        if prior is None:
-            target.unlink(missing_ok=True)
-            _remove_empty_parents(target.parent, paths.state)
-            report.deleted.append(rel)
-        else:
-            atomic_write(target, prior)
-            report.restored.append(rel)
-    stamp = utc_now()
-    for batch in data["batches"]:
-        batch["undone_at"] = batch.get("undone_at") or stamp
-    atomic_write_json(path, data)
-    return report
+    def note_pending(self, items: list[tuple[str, str]]) -> None:
+        """Queue items (kind, text) about to be added, so undo can take exactly those back."""
+        if self.journal is not None and items:
+            self.journal.record_pending(items)
 
 
 def cleanup_journals(paths: ProjectPaths, max_age_days: int = JOURNAL_RETENTION_DAYS) -> int:
@@ -249,7 +226,7 @@ def cleanup_journals(paths: ProjectPaths, max_age_days: int = JOURNAL_RETENTION_
     return removed
 
 
-def _remove_empty_parents(folder: Path, stop: Path) -> None:
+def remove_empty_parents(folder: Path, stop: Path) -> None:
     # A created draft lives in its own folder; leave no empty folder behind, never above R/.omp.
     while folder != stop and stop in folder.parents:
         try:
@@ -259,4 +236,4 @@ def _remove_empty_parents(folder: Path, stop: Path) -> None:
         folder = folder.parent
 
 
-__all__ = ["Journal", "UndoReport", "Writer", "cleanup_journals", "journal_path", "undo_journal", "utc_now"]
+__all__ = ["Journal", "Writer", "cleanup_journals", "journal_path", "load_journal", "save_journal", "utc_now"]

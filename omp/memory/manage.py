@@ -245,6 +245,6 @@ def prune_notes(paths: ProjectPaths, keep: int | None = None, older_than_days: i
 def promote_skill(paths: ProjectPaths, slug: str) -> Path:
     """Move a draft to `.github/skills/<slug>/SKILL.md` (Copilot loads it from there)."""
     with memory_batch(paths) as batch:
-        target = drafts_mod.promote(paths.drafts, paths.skills, slug)
+        target = drafts_mod.promote(paths.drafts, paths.skills, slug, paths.root)
         batch.decide(PendingItem("add", slug), "promoted", f"skill promoted to {target}", kind="skill")
     return target

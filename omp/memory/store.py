@@ -151,7 +151,7 @@ class MemoryBatch:
         self.paths = paths
         self.global_paths = global_paths or GlobalPaths.current()
         self.settings: dict[str, Any] = {k: s.value for k, s in config.resolve(paths, self.global_paths).items()}
-        self.writer = Writer()  # replaced by a journaling writer for a review's proposals
+        self.writer = Writer(within=paths.root)  # replaced by a journaling writer for a review's proposals
         self.housekeeping = Housekeeping()
         self.directives: list[Directive] = dirs.read_directives(paths.directives)
         self.global_directives: list[Directive] = dirs.read_directives(self.global_paths.directives)
@@ -284,6 +284,7 @@ class MemoryBatch:
             indexes[kind].add(f"pending {'removal proposal' if kind == 'forget' else 'directive'}: {text}", text)
             results.append(ItemResult(label, text, "written", None, str(len(self.pending) + len(added)), self._rel(self.paths.pending_md)))
         if added:
+            self.writer.note_pending([item.key for item in added])
             self.pending.extend(added)
         if added or restored:
             self.save_pending()
@@ -457,7 +458,7 @@ class MemoryBatch:
         record = decision.to_json()
         if scope == "global":
             record["scope"] = "global"
-        append_jsonl(self.paths.decisions, record)
+        append_jsonl(self.paths.decisions, record, within=self.paths.root)
         self._decided.add((decision.kind, dedupe.fold(item.text)))
         if status in ("rejected", "expired"):
             self.tombstones.append(decision)
@@ -542,6 +543,19 @@ def memory_batch(
             cleanup_journals(paths)
             batch.writer = Writer(Journal(paths, journal_session))
         yield batch
+
+
+def check_stores(paths: ProjectPaths, session: str | None = None) -> None:
+    """Read every store the apply step reads, under the lock, writing nothing.
+
+    A review runs this before it claims the session or calls the reviewer (SPEC §5 "Order of
+    work"): a store that does not parse raises CorruptFileError naming the file, so a broken
+    project never costs a model call and leaves no claim or queue entry behind.
+    """
+    with project_lock(paths):
+        MemoryBatch(paths)
+        if session is not None:
+            Journal(paths, session)
 
 
 def add_notes(paths: ProjectPaths, proposals: list[NoteProposal], journal_session: str | None = None) -> list[ItemResult]:

@@ -69,12 +69,14 @@ def sweep_lines(result: "SweepResult") -> list[str]:
 
 
 def undo_lines(outcome: "UndoOutcome") -> list[str]:
-    lines = [f"undid the review of {outcome.session}: {len(outcome.deleted)} file(s) removed, "
-             f"{len(outcome.restored)} restored"]
-    lines.extend(f"  removed {path}" for path in outcome.deleted)
-    lines.extend(f"  restored {path}" for path in outcome.restored)
-    if outcome.forced:
-        lines.append(f"  overwrote {len(outcome.forced)} file(s) changed since the review (--force)")
+    lines = [f"undid the review of {outcome.session}: {len(outcome.removed)} item(s) removed, "
+             f"{len(outcome.restored)} restored, {len(outcome.kept)} left alone"]
+    lines.extend(f"  removed {item}" for item in outcome.removed)
+    lines.extend(f"  restored {item}" for item in outcome.restored)
+    lines.extend(f"  left alone {k['item']}: {k['why']}" for k in outcome.kept)
+    lines.extend(f"  already gone {item}" for item in outcome.gone)
+    if outcome.old_journal:
+        lines.append("  (an older journal: its queue items were found by the session recorded with them)")
     if outcome.block_error:
         lines.append(f"  warning: managed block not refreshed: {outcome.block_error}")
     return lines

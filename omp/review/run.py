@@ -36,7 +36,7 @@ from typing import Any, Iterable
 
 from omp import config
 from omp.errors import OmpError, UsageError
-from omp.fsio import CorruptFileError
+from omp.fsio import CorruptFileError, OutsideProjectError
 from omp.ledger import CallRecord, log_review, now_iso, record_call
 from omp.paths import ProjectPaths, check_session_id
 from omp.project import ensure_state_dir
@@ -175,8 +175,8 @@ def _log(ctx_paths: ProjectPaths, outcome: ReviewOutcome, **extra: Any) -> None:
     entry.update(extra)
     try:
         log_review(ctx_paths, entry)
-    except OSError:
-        pass  # a log that cannot be written must not turn a review into a failure
+    except (OSError, OutsideProjectError):
+        pass  # a log that cannot be written (or only outside the project) must not fail the review
 
 
 def _skip(ctx: _Context | None, paths: ProjectPaths, session: str | None, reason: str, log: bool = True) -> ReviewOutcome:
@@ -248,7 +248,7 @@ def _review(ctx: _Context, session_id: str, events: Path, log_skips: bool) -> Re
     if trivial:
         return _skip(ctx, paths, session_id, trivial, log_skips)
 
-    ensure_state_dir(paths)
+    _preflight(ctx, session_id)
     held = claims.acquire(paths, session_id, end_offset=end, force=ctx.force, timeout=ctx.timeout)
     if isinstance(held, claims.Verdict):
         return _skip(ctx, paths, session_id, held.reason or "claimed", log_skips)
@@ -264,6 +264,19 @@ def _review(ctx: _Context, session_id: str, events: Path, log_skips: bool) -> Re
     except BaseException:
         claims.release(held)
         raise
+
+
+def _preflight(ctx: _Context, session_id: str) -> None:
+    """Everything that would make the apply step fail, checked before the claim and the reviewer
+    (SPEC §5 "Order of work"): a `.omp`, `.github` or store that links out of the project, and a
+    store that does not parse. Raises OmpError naming the file and the fix; nothing is claimed,
+    queued or paid for, so a broken project does not loop through retries."""
+    from omp.memory.store import check_stores
+    from omp.project import check_layout
+
+    check_layout(ctx.paths, github=ctx.settings.get("memory-inject") == "block")
+    ensure_state_dir(ctx.paths)
+    check_stores(ctx.paths, session_id)
 
 
 def _trivial(ctx: _Context, found: ExplicitScan, cursor: int) -> str | None:
@@ -379,7 +392,7 @@ def _ledger(ctx: _Context, session_id: str, reply: ReviewerReply | None, in_toke
             out_tokens=out_tokens, tokenizer=tokenizer, duration_ms=reply.duration_ms if reply else 0,
             outcome=outcome, premium_requests=reply.premium_requests if reply else None, error=error,
         ))
-    except OSError:
+    except (OSError, OutsideProjectError):
         pass
 
 
@@ -486,6 +499,9 @@ def sweep(paths: ProjectPaths, request: ReviewRequest, limit: int | None = None)
     base = _context(paths, request)
     ctx = _Context(paths, base.settings, base.backend, base.model, force=False, ignore_backoff=request.force)
     if paths.state.is_dir():
+        from omp.project import check_layout
+
+        check_layout(paths)  # a `.omp` linked out of the project: no clean-up, no review, one message
         result.cleaned = clean_old(paths, ctx.timeout)
     attempted = 0
     for session_id, events in _sweep_candidates(paths, request.force, result):
@@ -494,8 +510,9 @@ def sweep(paths: ProjectPaths, request: ReviewRequest, limit: int | None = None)
             continue
         try:
             outcome = _review_logging_errors(ctx, session_id, events, log_skips=False)
-        except CorruptFileError as exc:
-            # A store that does not parse fails every review alike: stop and say which file.
+        except (CorruptFileError, OutsideProjectError) as exc:
+            # A store that does not parse (or leads out of the project) fails every review alike:
+            # stop and say which file.
             result.outcomes.append(ReviewOutcome(False, exc.message, session_id, failed=True, hint=exc.hint))
             break
         except OmpError as exc:
@@ -570,13 +587,14 @@ def clean_old(paths: ProjectPaths, timeout: float, days: float = HOUSEKEEPING_DA
 # undo
 
 
-@dataclass
+@dataclass(frozen=True)
 class UndoOutcome:
     session: str
+    removed: list[str]
     restored: list[str]
-    deleted: list[str]
-    unchanged: list[str]
-    forced: list[str]
+    kept: list[dict[str, str]]  # {"item", "why"}: items of the review left alone
+    gone: list[str]
+    old_journal: bool = False
     block_error: str | None = None
 
     def to_json(self) -> dict[str, Any]:
@@ -584,17 +602,20 @@ class UndoOutcome:
 
 
 def undo_session(paths: ProjectPaths, session_id: str, force: bool = False) -> UndoOutcome:
-    """Revert everything the reviews of `session_id` wrote (its journal), then refresh the block."""
-    from omp.memory.journal import undo_journal
+    """Take back, item by item, what the reviews of `session_id` added (`omp.memory.undo`),
+    then re-render the managed block. `force` also removes notes and drafts edited since."""
+    from omp.memory.undo import undo_review
     from omp.project import project_lock
 
     check_session_id(session_id)
     with project_lock(paths):
-        report = undo_journal(paths, session_id, force=force)
+        report = undo_review(paths, session_id, force=force)
         block_error = _sync_block(paths, lock_held=True)
-    outcome = UndoOutcome(session_id, report.restored, report.deleted, report.unchanged, report.forced, block_error)
-    log_review(paths, {"session": session_id, "outcome": "undone", "restored": len(report.restored),
-                       "deleted": len(report.deleted), "forced": len(report.forced)})
+    outcome = UndoOutcome(report.session, list(report.removed), list(report.restored),
+                          [{"item": k.item, "why": k.why} for k in report.kept], list(report.gone),
+                          report.old_journal, block_error)
+    log_review(paths, {"session": report.session, "outcome": "undone", "removed": len(report.removed),
+                       "restored": len(report.restored), "kept": len(report.kept)})
     return outcome
 
 
