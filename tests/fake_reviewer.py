@@ -14,7 +14,8 @@ and as the Copilot CLI (`OMP_COPILOT_BIN` pointing at a small wrapper that runs 
 
 A reply is `{"stdout": str, "stderr": str, "exit": int, "sleep": seconds before answering,
 "hang": true to sleep "forever" after answering, "ignore_term": true to ignore SIGTERM,
-"fill": regex}`. With `fill`, every "@@" in stdout becomes the last match of the regex in the
+"fill": regex, "spawn_child": true to start a child process (pid in child.txt) that sleeps
+for an hour in the reviewer's process group}`. With `fill`, every "@@" in stdout becomes the last match of the regex in the
 prompt (the transcript comes last), so one default reply can answer many different sessions.
 A reply is taken by renaming it into the call's folder: of several fakes running at once, only
 one rename of a given file succeeds, so no two calls ever take the same reply.
@@ -71,6 +72,12 @@ def main() -> int:
     data = sys.stdin.buffer.read()
     (call / "stdin.txt").write_bytes(data)
     reply = _take_reply(base, call)
+    if reply.get("spawn_child"):
+        import subprocess
+
+        child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(3600)"],
+                                 stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        (call / "child.txt").write_text(str(child.pid), encoding="utf-8")
     if reply.get("ignore_term"):
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
     time.sleep(float(reply.get("sleep", 0)))

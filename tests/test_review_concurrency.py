@@ -132,3 +132,63 @@ def test_random_sigkills_never_corrupt_or_double_anything(project: Path, fake: F
     final = review(project, fake.env(), "--session", session).json()
     assert final["ran"] or final["reason"] == "already reviewed"
     _end_state_is_exactly_once(project, session, fake)
+
+
+def _running(pid: int) -> bool:
+    import psutil
+
+    try:
+        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return False
+
+
+def test_a_takeover_ends_the_killed_runs_reviewer_group_and_reviews_once(project: Path, fake: FakeReviewer) -> None:
+    """SPEC §5.1: omp is SIGKILLed while its slow reviewer (which started a child) thinks; the
+    next run takes the claim over and first ends that reviewer's process group."""
+    session = write_session(project, conversation())
+    claim = state(project) / "memory-review" / "claims" / f"{session}.json"
+    fake.queue({**json_reply(standard_answer(), sleep=600), "spawn_child": True})
+    proc = spawn_review(project, fake.env(), "--session", session)
+    _wait_for(lambda: bool(fake.calls()) and (fake.calls()[0].folder / "child.txt").exists(), "the reviewer's child")
+    _wait_for(lambda: "reviewer_pid" in claim.read_text() and json.loads(claim.read_text())["reviewer_pid"],
+              "the claim to record the reviewer")
+    reviewer_pid = int((fake.calls()[0].folder / "pid.txt").read_text())
+    child = int((fake.calls()[0].folder / "child.txt").read_text())
+    assert json.loads(claim.read_text())["reviewer_pid"] == reviewer_pid
+    _kill(proc)
+    time.sleep(0.3)
+    assert _running(child)  # the orphan a takeover must end: it outlived omp and its reviewer
+
+    fake.default(json_reply(standard_answer()))
+    out = review(project, fake.env(), "--session", session).json()
+    assert out["ran"] and "stale claim taken over" in out["reason"]
+    _wait_for(lambda: not _running(child) and not _running(reviewer_pid), "the old reviewer group to end", 5)
+    assert len(fake.calls()) == 2  # the killed call and the one that finished
+    _end_state_is_exactly_once(project, session, fake)
+
+
+def test_a_takeover_never_kills_a_process_that_reused_the_reviewers_pid(project: Path, fake: FakeReviewer) -> None:
+    import os
+    import sys
+
+    session = write_session(project, conversation())
+    bystander = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"], start_new_session=True)
+    gone = subprocess.Popen([sys.executable, "-c", "pass"])
+    gone.wait()
+    try:
+        claim = state(project) / "memory-review" / "claims" / f"{session}.json"
+        claim.parent.mkdir(parents=True)
+        # A stale claim whose reviewer pid now belongs to another process (started later).
+        claim.write_text(json.dumps({
+            "token": "old", "pid": gone.pid, "pid_started_at": time.time() - 50, "host": os.uname().nodename,
+            "started_at": time.time() - 50, "state": "running", "cursor": 0,
+            "reviewer_pid": bystander.pid, "reviewer_started_at": time.time() - 3600,
+        }))
+        fake.default(json_reply(standard_answer()))
+        out = review(project, fake.env(), "--session", session).json()
+        assert out["ran"] and "stale claim taken over" in out["reason"]
+        assert bystander.poll() is None  # still running
+    finally:
+        bystander.kill()
+        bystander.wait()

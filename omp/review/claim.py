@@ -46,6 +46,7 @@ from omp.paths import ProjectPaths, check_session_id
 # minutes) and stream a large session; five minutes covers both with room to spare.
 STALE_MARGIN_SECONDS = 300.0
 PID_START_TOLERANCE = 1.0  # psutil start times are derived from clock ticks; allow jitter
+REVIEW_CLAIM_ENV = "OMP_REVIEW_CLAIM"  # the claim token, in every reviewer process's environment
 
 State = Literal["running", "done"]
 
@@ -61,6 +62,10 @@ class ClaimRecord:
     cursor: int
     prior_cursor: int | None = None  # the done cursor this review replaced
     done_at: float | None = None
+    # The reviewer process this review started (the leader of its own process group) and its
+    # start time, so a taker can end what is left of a killed run without ever hitting a reused pid.
+    reviewer_pid: int | None = None
+    reviewer_started_at: float | None = None
 
     @classmethod
     def from_json(cls, value: Any) -> "ClaimRecord":
@@ -83,7 +88,15 @@ class ClaimRecord:
             cursor=cursor,
             prior_cursor=prior if isinstance(prior, int) and prior >= 0 else None,
             done_at=_float_or_none(value.get("done_at")),
+            reviewer_pid=_int_or_none(value.get("reviewer_pid")),
+            reviewer_started_at=_float_or_none(value.get("reviewer_started_at")),
         )
+
+
+def _int_or_none(value: Any) -> int | None:
+    if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+        return value
+    return None
 
 
 def _float_or_none(value: Any) -> float | None:
@@ -255,6 +268,9 @@ def acquire(
                 verdict = judge(record, end_offset=end_offset, force=force, timeout=timeout)
             if not verdict.take:
                 return verdict
+            if isinstance(record, ClaimRecord) and record.state == "running":
+                # Taking over a stale run: first end its reviewer, so no orphaned call runs on.
+                end_reviewer_group(record)
             mine = _new_record(verdict.start_cursor, verdict.prior_cursor)
             atomic_write_json(path, _record_json(mine))
             return Claim(paths, session_id, mine.token, mine.cursor, mine.prior_cursor, verdict.reason)
@@ -301,6 +317,58 @@ def release(claim: Claim) -> bool:
             with contextlib.suppress(FileNotFoundError):
                 path.unlink()
         return True
+
+
+def record_reviewer(claim: Claim, pid: int) -> bool:
+    """Write the reviewer process this review just started into its claim (SPEC §5.1)."""
+    from omp.errors import OmpError
+
+    started = _process_start_time(pid)
+    try:
+        with claims_lock(claim.paths):
+            record = _owned(claim)
+            if record is None:
+                return False
+            updated = ClaimRecord(**{**asdict(record), "reviewer_pid": pid, "reviewer_started_at": started})
+            atomic_write_json(claim_path(claim.paths, claim.session_id), _record_json(updated))
+            return True
+    except (OmpError, OSError):
+        return False  # the call goes on; only a later takeover loses the chance to end it
+
+
+def end_reviewer_group(record: ClaimRecord) -> int:
+    """Kill what is left of a stale run's reviewer: its process group. Returns how many died.
+
+    The reviewer ran in a session of its own, so its pid is its group id. A member is killed
+    only when it provably belongs to that run: the leader by its start time; a member left
+    behind (the leader already gone) by carrying this claim's token in its environment
+    (`OMP_REVIEW_CLAIM`, set by the reviewer call and inherited by its children) and by having
+    started after the reviewer. A pid reused by an unrelated process therefore is never hit.
+    """
+    import psutil
+
+    pgid, started = record.reviewer_pid, record.reviewer_started_at
+    if not pgid or started is None or pgid == os.getpgrp():
+        return 0
+    victims = []
+    for proc in psutil.process_iter():
+        try:
+            if os.getpgid(proc.pid) != pgid:
+                continue
+            created = proc.create_time()
+            if proc.pid == pgid:
+                if abs(created - started) > PID_START_TOLERANCE:
+                    return 0  # the group id now belongs to a different process: not ours
+            elif created + PID_START_TOLERANCE < started or proc.environ().get(REVIEW_CLAIM_ENV) != record.token:
+                continue
+            victims.append(proc)
+        except (psutil.Error, OSError):
+            continue  # gone meanwhile, or not ours to inspect: never killed blind
+    for proc in victims:
+        with contextlib.suppress(psutil.Error, OSError):
+            proc.kill()
+    psutil.wait_procs(victims, timeout=2)
+    return len(victims)
 
 
 def done_cursor(paths: ProjectPaths, session_id: str) -> int | None:

@@ -62,6 +62,7 @@ class ReviewerConfig:
     command: str | None
     timeout: float
     project_root: Path
+    claim_token: str | None = None  # marks the reviewer's processes (OMP_REVIEW_CLAIM) for a takeover
 
 
 @dataclass
@@ -127,6 +128,8 @@ def reviewer_env(config: ReviewerConfig) -> dict[str, str]:
     env["OMP_MEMORY_MODE"] = "off"
     env["OMP_REVIEWER"] = "1"
     env["OMP_REVIEW_MODEL"] = config.model
+    if config.claim_token:
+        env["OMP_REVIEW_CLAIM"] = config.claim_token
     return env
 
 
@@ -246,8 +249,12 @@ def run_process(
     answer_complete: Callable[[str], bool] | None = None,
     linger: float = LINGER_SECONDS,
     grace: float = KILL_GRACE_SECONDS,
+    on_start: Callable[[int], object] | None = None,
 ) -> ReviewerReply:
-    """Run one reviewer process in a fresh temp folder. Raises ReviewerUnavailable('missing')."""
+    """Run one reviewer process in a fresh temp folder. Raises ReviewerUnavailable('missing').
+
+    `on_start(pid)` runs once the process exists (the claim records it, SPEC §5.1).
+    """
     workdir = tempfile.mkdtemp(prefix="omp-review-")
     started = time.monotonic()
     try:
@@ -267,6 +274,8 @@ def run_process(
             raise ReviewerUnavailable(
                 "missing", f"cannot run reviewer {argv[0]!r}: {exc.strerror or exc}", HINT_INSTALL
             ) from exc
+        if on_start is not None:
+            on_start(proc.pid)
         pump = _Pump(proc, prompt.encode("utf-8"), answer_complete)
         timed_out = stopped = False
         deadline = started + timeout
@@ -387,6 +396,7 @@ def call_reviewer(
     *,
     linger: float = LINGER_SECONDS,
     grace: float = KILL_GRACE_SECONDS,
+    on_start: Callable[[int], object] | None = None,
 ) -> ReviewerReply:
     """One reviewer call. Returns a reply holding a usable answer, or raises ReviewerUnavailable.
 
@@ -400,7 +410,7 @@ def call_reviewer(
         complete = lambda raw: answer_complete(copilot_answer(raw)[0])  # noqa: E731
     reply = run_process(
         argv, prompt, env=reviewer_env(config), timeout=config.timeout,
-        answer_complete=complete, linger=linger, grace=grace,
+        answer_complete=complete, linger=linger, grace=grace, on_start=on_start,
     )
     if config.backend == "copilot":
         reply.text, reply.premium_requests = copilot_answer(reply.text)

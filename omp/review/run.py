@@ -361,9 +361,12 @@ def _model_pass(ctx: _Context, held: claims.Claim, events: Path, out: _ModelPass
     if not packet.messages:
         return None  # nothing the model could read (e.g. only unparseable lines): explicit pass only
     reviewer = ReviewerConfig(ctx.backend, ctx.model, ctx.settings.get("memory-reviewer-command"),
-                              ctx.timeout, ctx.paths.root)
+                              ctx.timeout, ctx.paths.root, claim_token=held.token)
     try:
-        reply = call_reviewer(reviewer, prompt, answer_complete)
+        # The claim records the reviewer's process group, so a run that takes this session over
+        # after omp was killed can end it (SPEC §5.1).
+        reply = call_reviewer(reviewer, prompt, answer_complete,
+                              on_start=lambda pid: claims.record_reviewer(held, pid))
     except ReviewerUnavailable as exc:
         return _unavailable(ctx, held, events, exc, in_tokens, counter.name)
     out.tokens["out"] = counter.count(reply.text)
