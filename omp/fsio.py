@@ -212,6 +212,8 @@ def iter_jsonl(path: Path) -> Iterator[dict[str, Any]]:
         handle = path.open("r", encoding="utf-8", errors="replace")
     except FileNotFoundError:
         return
+    except IsADirectoryError as exc:
+        raise CorruptFileError(path, "it is a folder, not a file") from exc
     with handle:
         for line in handle:
             line = line.strip()

@@ -52,7 +52,7 @@ from omp.memory.neutralise import (
     secret_reason,
 )
 from omp.memory.notes import Note
-from omp.fsio import append_jsonl, atomic_write, read_text
+from omp.fsio import CorruptFileError, append_jsonl, atomic_write, read_text
 from omp.paths import GlobalPaths, ProjectPaths
 from omp.project import global_lock, project_lock
 
@@ -553,6 +553,11 @@ def check_stores(paths: ProjectPaths, session: str | None = None) -> None:
     project never costs a model call and leaves no claim or queue entry behind.
     """
     with project_lock(paths):
+        # decisions.jsonl is append-only and read line by line (a torn line is skipped, never
+        # fatal), so only something that is not a file at all (a folder, a FIFO that would block
+        # the read) can make the apply step fail.
+        if paths.decisions.exists() and not paths.decisions.is_file():
+            raise CorruptFileError(paths.decisions, "it is not a regular file")
         MemoryBatch(paths)
         if session is not None:
             Journal(paths, session)
