@@ -252,14 +252,21 @@ def _stamp() -> str:
 
 
 def _prepare(root: str) -> str:
-    if not os.path.isdir(os.path.join(root, STATE_DIR)):
+    state = os.path.join(root, STATE_DIR)
+    if not os.path.isdir(state):
         # The first write into R/.omp also adds omp's block to .gitignore (SPEC §7.4).
         from omp.paths import ProjectPaths
         from omp.project import ensure_state_dir
         from pathlib import Path
 
         ensure_state_dir(ProjectPaths(Path(root)))
-    return runs_dir(root)
+    # On the hook path, so only `os`: a `.omp` (or its log folder) that links out of the project
+    # gets no run log and no review (the review itself would refuse it; SPEC §7.4).
+    real_root = os.path.realpath(root).rstrip(os.sep) + os.sep
+    folder = runs_dir(root)
+    if not os.path.realpath(folder).startswith(real_root):
+        raise OSError(f"{state} leads out of the project through a symbolic link; omp writes nothing there")
+    return folder
 
 
 def start_review(root: str | os.PathLike[str], session_id: str) -> Detached:

@@ -156,16 +156,23 @@ def test_a_takeover_ends_the_killed_runs_reviewer_group_and_reviews_once(project
     reviewer_pid = int((fake.calls()[0].folder / "pid.txt").read_text())
     child = int((fake.calls()[0].folder / "child.txt").read_text())
     assert json.loads(claim.read_text())["reviewer_pid"] == reviewer_pid
-    _kill(proc)
-    time.sleep(0.3)
-    assert _running(child)  # the orphan a takeover must end: it outlived omp and its reviewer
+    try:
+        _kill(proc)
+        time.sleep(0.3)
+        assert _running(child)  # the orphan a takeover must end: it outlived omp and its reviewer
 
-    fake.default(json_reply(standard_answer()))
-    out = review(project, fake.env(), "--session", session).json()
-    assert out["ran"] and "stale claim taken over" in out["reason"]
-    _wait_for(lambda: not _running(child) and not _running(reviewer_pid), "the old reviewer group to end", 5)
-    assert len(fake.calls()) == 2  # the killed call and the one that finished
-    _end_state_is_exactly_once(project, session, fake)
+        fake.default(json_reply(standard_answer()))
+        out = review(project, fake.env(), "--session", session).json()
+        assert out["ran"] and "stale claim taken over" in out["reason"]
+        _wait_for(lambda: not _running(child) and not _running(reviewer_pid), "the old reviewer group to end", 5)
+        assert len(fake.calls()) == 2  # the killed call and the one that finished
+        _end_state_is_exactly_once(project, session, fake)
+    finally:
+        if _running(child):  # the test failed: leave no sleeper behind
+            import os
+            import signal
+
+            os.kill(child, signal.SIGKILL)
 
 
 def test_a_takeover_never_kills_a_process_that_reused_the_reviewers_pid(project: Path, fake: FakeReviewer) -> None:

@@ -147,3 +147,13 @@ def test_a_review_with_a_linked_instruction_file_costs_nothing(project: Path, ou
     assert not (project / ".omp/memory-review/claims" / f"{session}.json").exists()
     assert not (project / ".omp/memory-review/queue" / f"{session}.json").exists()
     assert (outside / "credentials").read_text() == SECRET
+
+
+def test_the_session_end_hook_writes_no_run_log_through_a_linked_omp(project: Path, outside: Path) -> None:
+    from copilot_support import run_hook
+
+    (project / ".omp").symlink_to(outside / "dir", target_is_directory=True)
+    session = write_session(project, conversation())
+    result = run_hook("session-end", {"sessionId": session, "cwd": str(project)}, env={"OMP_MEMORY_MODE": "on"})
+    assert result.returncode == 0 and result.stdout == "{}\n"
+    assert list((outside / "dir").iterdir()) == []
