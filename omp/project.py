@@ -17,12 +17,14 @@ def state_layout(paths: ProjectPaths) -> list[Path]:
     return [
         paths.state, paths.state / "memory", paths.notes, paths.state / "self-evolve", paths.drafts,
         paths.directives, review, paths.claims, paths.queue, paths.journal, paths.pending_md,
-        paths.pending_json, paths.decisions, paths.logs, paths.gitignore,
+        paths.pending_json, paths.decisions, paths.logs, paths.config,
     ]
 
 
 def github_layout(paths: ProjectPaths) -> list[Path]:
-    return [paths.root / ".github", paths.instructions, paths.skills]
+    """What a review writes under `.github` (skills are written only by promote-skill, which
+    checks its own target)."""
+    return [paths.root / ".github", paths.instructions]
 
 
 def check_layout(paths: ProjectPaths, github: bool = False) -> None:
@@ -43,6 +45,10 @@ def ensure_state_dir(paths: ProjectPaths) -> None:
     check_layout(paths)
     if paths.state.is_dir():
         return
+    if (paths.root / ".git").exists():
+        # The gitignore block is written right after `.omp` is created: refuse a `.gitignore`
+        # that links out before creating anything. (Once `.omp` exists it is never written again.)
+        confine(paths.gitignore, paths.root)
     require_dir(paths.state)
     from omp.memory.gitignore import ensure_gitignore_block
 

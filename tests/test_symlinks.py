@@ -157,3 +157,14 @@ def test_the_session_end_hook_writes_no_run_log_through_a_linked_omp(project: Pa
     result = run_hook("session-end", {"sessionId": session, "cwd": str(project)}, env={"OMP_MEMORY_MODE": "on"})
     assert result.returncode == 0 and result.stdout == "{}\n"
     assert list((outside / "dir").iterdir()) == []
+
+
+def test_a_project_config_linking_outside_is_never_written(project: Path, outside: Path) -> None:
+    (outside / "settings.json").write_text('{"memory-note-cap": 3}\n')
+    (project / ".omp").mkdir()
+    (project / ".omp/config.json").symlink_to(outside / "settings.json")
+    before = snapshot(outside)
+    result = omp(project, {}, "config", "set", "memory-note-cap", "5")
+    assert result.returncode == 1
+    _refused(result.stderr, "config.json")
+    assert snapshot(outside) == before and (project / ".omp/config.json").is_symlink()
