@@ -56,7 +56,10 @@ def _decisions(project: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
 
 
-def test_undo_of_an_older_review_keeps_later_items_and_human_decisions(project: Path, fake: FakeReviewer) -> None:
+@pytest.mark.parametrize("force", [False, True], ids=["plain", "force"])
+def test_undo_of_an_older_review_keeps_later_items_and_human_decisions(project: Path, fake: FakeReviewer,
+                                                                       force: bool) -> None:
+    """`--force` no longer restores whole files: it cannot drop B's items or revive a dismissal."""
     a = _reviewed(project, fake, "pnpm", extra_rule=True)
     b = _reviewed(project, fake, "yarnberry")
     assert pending_lines(project) == [
@@ -65,7 +68,7 @@ def test_undo_of_an_older_review_keeps_later_items_and_human_decisions(project: 
     ]
     assert pm(project, "dismiss-directive", "2").returncode == 0  # a human refuses one of A's items
 
-    result = omp(project, fake.env(), "memory-review", "undo", a[:8])  # a unique prefix
+    result = omp(project, fake.env(), "memory-review", "undo", a[:8], *(["--force"] if force else []))  # a prefix
     assert result.returncode == 0, result.stderr
     assert "left alone pending: Never run npm install in this repo: dismissed" in result.stdout
 
