@@ -40,10 +40,10 @@ def _refused(result_stderr: str, link: str) -> None:
 
 
 def _add_note(project: Path) -> None:
-    # The stores get a note the block would show (written inside .omp, which is a real folder).
-    result = pm(project, "add-note", "Builds run with make ci")
+    # A note for the block to show. It lands inside the real `.omp`; the block refresh that
+    # follows may be refused (the caller checks that through `omp memory sync`).
+    pm(project, "add-note", "Builds run with make ci")
     assert "Builds run with make ci" in (project / ".omp/memory/notes/builds-run-with-make-ci.md").read_text()
-    del result
 
 
 def test_an_instruction_file_linking_outside_is_never_written_nor_copied_in(project: Path, outside: Path) -> None:
@@ -83,7 +83,7 @@ def test_a_github_folder_linking_outside_gets_nothing(project: Path, outside: Pa
     assert list((outside / "dir").iterdir()) == []
 
 
-def test_a_skill_folder_linking_outside_is_refused_and_the_draft_kept(project: Path, outside: Path, fake: FakeReviewer) -> None:
+def test_a_skill_folder_linking_outside_is_refused_and_the_draft_kept(project: Path, outside: Path) -> None:
     draft = project / ".omp/self-evolve/drafts/release-steps/SKILL.md"
     draft.parent.mkdir(parents=True)
     draft.write_text('---\nname: release-steps\ndescription: "How to cut a release"\nstatus: draft\n---\nRun make release.\n')
