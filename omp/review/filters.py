@@ -17,6 +17,7 @@ import collections
 import re
 from dataclasses import dataclass, field
 
+from omp.memory.neutralise import stored_forms
 from omp.review.answer import Proposal, Rejection
 
 _REDACTED = re.compile(r"\[REDACTED:([a-z0-9-]+)\]", re.I)
@@ -34,9 +35,12 @@ def _secret_kinds(item: Proposal) -> list[str]:
 
     kinds: list[str] = []
     for name, text in item.texts().items():
-        kinds.extend(finding.kind for finding in find_secrets(text))
-        if name != "evidence":
-            kinds.extend(match.group(1).lower() for match in _REDACTED.finditer(text))
+        # Exactly what would be stored, too: neutralising can rebuild a token.
+        for form in stored_forms(text):
+            found = [finding.kind for finding in find_secrets(form)]
+            if name != "evidence":
+                found += [match.group(1).lower() for match in _REDACTED.finditer(form)]
+            kinds.extend(k for k in found if k not in kinds)
     return kinds
 
 
@@ -45,7 +49,8 @@ def _injection(item: Proposal) -> list[str]:
 
     reasons: list[str] = []
     for text in item.texts().values():
-        reasons.extend(r for r in injection_reasons(text) if r not in reasons)
+        for form in stored_forms(text):
+            reasons.extend(r for r in injection_reasons(form) if r not in reasons)
     return reasons
 
 
