@@ -209,8 +209,9 @@ def significant_words(text: str) -> set[str]:
 
 # Function words and conversational filler: a quote made only of these ("this is the",
 # "ok, go on", "yes please do that") proves nothing about any item.
-_FILLER = _STOPWORDS | frozenset(
-    "its it's is are was were be been being do does did done doing get got let lets let's yes yeah yep "
+# (`make` is a build tool far more often than filler.)
+_FILLER = (_STOPWORDS - {"make"}) | frozenset(
+    "sure its it's is are was were be been being do does did done doing get got let lets let's yes yeah yep "
     "nope okay sure thanks thank fine good great nice cool perfect right correct exactly agree agreed "
     "sounds sound continue proceed keep going go ahead now then too very much more most some such "
     "only own same other each every both few many may might shall one two off out over under again "
