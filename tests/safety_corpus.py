@@ -137,3 +137,18 @@ PLANTED: tuple[PlantedCase, ...] = (
     PlantedCase("halfwidth filler U+FFA0", "Build with make\uffa0", "Use make.", "blank"),
     PlantedCase("control character", "Build with make", "Use make.\x1b[2J", "control"),
 )
+
+
+# Notes a real session produces, some close to the planted forms: none may be refused.
+BENIGN_NOTES: tuple[tuple[str, str], ...] = (
+    ("Integration tests need Docker", "Start it with `make services`, then run `make test-integration`."),
+    ("Health check", "curl localhost:8080/health && echo ok"),
+    ("Fetch before building", "git fetch origin && ./build.sh"),
+    ("Installing the CLI", "Download the release archive from the releases page and unpack it into ~/bin."),
+    ("Changelog style", "Mark finished entries with ✔️ and open ones with ⏳."),
+    ("Release instructions", "Follow the previous release's instructions in docs/release.md."),
+    ("Warnings", "The build ignores the earlier deprecation warnings from webpack."),
+    ("API uploads", "The upload endpoint takes multipart form data; see api/uploads.py."),
+    ("Auth", "Tokens come from `gh auth token`; never paste them into the chat."),
+    ("Localisation", "UI strings live in locales/zh-CN.json (例如：保存、取消) and locales/de.json."),
+)

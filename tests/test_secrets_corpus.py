@@ -182,3 +182,35 @@ def test_crash_logs_redact_the_command_line_and_the_traceback(monkeypatch: pytes
         report = _crash_report(exc)
     assert "Traceback" in report and "RuntimeError" in report and "--password" in report
     assert "Cr4sh-otter-Bay" not in report and "Cr4shPw9" not in report and "Cr4shTq8Zx1" not in report
+
+
+@pytest.mark.parametrize("case", SECRETS, ids=lambda c: c.name)
+def test_each_class_is_redacted_and_refused_on_its_own(case: SecretCase) -> None:
+    from omp.memory.neutralise import secret_reason
+    from omp.safety import redact
+
+    redacted, counts = redact(case.text)
+    assert sum(counts.values()) >= 1 and _leaks(redacted, [case]) == []
+    assert secret_reason(case.text) is not None
+
+
+@pytest.mark.parametrize(("name", "text"), CONTROLS, ids=[name for name, _ in CONTROLS])
+def test_controls_are_never_redacted(name: str, text: str) -> None:
+    from omp.safety import redact
+
+    assert redact(text)[0] == text
+
+
+def test_the_bench_figures_are_perfect() -> None:
+    """bench/bench_safety.py prints the figures the README quotes; they must stay true."""
+    import subprocess
+
+    bench = Path(__file__).resolve().parent.parent / "bench" / "bench_safety.py"
+    proc = subprocess.run([sys.executable, str(bench), "--json"], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    import json
+
+    figures = json.loads(proc.stdout)
+    assert figures["secrets_caught"] == figures["secrets_total"] == len(SECRETS)
+    assert figures["planted_refused"] == figures["planted_total"]
+    assert figures["false_positives"] == 0
