@@ -10,8 +10,15 @@ Secrets are found by two detectors whose findings are merged:
   If it cannot be imported, our own patterns still work.
 - our own patterns, for what detect-secrets misses or reports without a usable span:
   `github_pat_…` and `gho_/ghs_/ghu_/ghr_` tokens, `sk-proj-…`/`sk-ant-…` keys, Google `AIza…`
-  keys, Azure connection strings and SAS signatures, credentials in URLs, `password=`-style
-  assignments, bearer tokens, and PEM private-key blocks (which span lines).
+  keys and `ya29.` OAuth tokens, Azure connection strings and SAS signatures, Slack `xapp-`/
+  `xoxe-`, Stripe `whsec_`, credentials in URLs of any scheme (`redis://:pw@`, a password holding
+  `@ : /`, Sentry DSNs), `Authorization:` headers, `curl -u user:pw`, `mysql -pPW`,
+  `--password X`, `password=`-style assignments and environment-style names holding a
+  credential word anywhere (`PGPASSWORD=…`, `SECRET_KEY_BASE=…`), "the password is X", an AWS
+  secret key near the word "secret", bearer tokens, and PEM private-key blocks (which span
+  lines). The classes both find (AWS key ids, `ghp_`, Slack `xoxb-`, Stripe `sk_live_`, JWTs)
+  stay in both lists on purpose: detect-secrets is optional at import time and reports values
+  rather than spans, so our pattern is the fallback and gives the span.
 
 Speed: Python's `re` has no multi-pattern search, and a dozen patterns with a leading `\\b`
 each walk the whole text (≈ 30 MB/s apiece). So every pattern names the literal triggers it
@@ -310,19 +317,6 @@ _PATTERNS: tuple[_Pattern, ...] = (
         check=_aws_secret_shape,
     ),
     _Pattern(
-        "password-assignment",
-        # Upper-case (environment-style) names holding a credential word anywhere: PGPASSWORD=…,
-        # SECRET_KEY_BASE=…, MY_API_TOKEN_V2: … Their values are literals, not code.
-        re.compile(
-            r"\b(?P<name>[A-Z0-9_]*(?:PASSWORD|PASSWD|PASSPHRASE|SECRET|TOKEN|KEY|PWD|CREDENTIALS?)[A-Z0-9_]*)"
-            r"[\"']?[ \t]*(?:=|:=|:|=>)[ \t]*(?P<q>[\"']?)(?P<secret>[^\s\"'`,;]{4,512})(?P=q)"
-        ),
-        ("password", "passwd", "passphrase", "secret", "token", "key", "pwd", "credential"),
-        before=60,
-        reach=600,
-        check=_env_assignment,
-    ),
-    _Pattern(
         "bearer-token",
         re.compile(r"(?i)bearer\s+(?P<secret>[A-Za-z0-9._~+/-]{20,}=*)(?![A-Za-z0-9._~+/=-])"),
         ("bearer",),
@@ -361,6 +355,31 @@ def _assignment_finding(text: str, hit: int) -> SecretFinding | None:
         value, span = match.group("bare"), match.span("bare")
         secret = _bare_value_is_secret(value)
     return SecretFinding("password-assignment", *span) if secret else None
+
+
+# Upper-case (environment-style) names holding a credential word anywhere: PGPASSWORD=…,
+# SECRET_KEY_BASE=…, MY_API_TOKEN_V2: … Matched from the start of the name, found by walking
+# back from the keyword; a lower-case keyword is never one (most hits, in prose), so it costs
+# nothing there.
+_ENV_ASSIGNMENT_RE = re.compile(
+    r"(?P<name>[A-Z0-9_]*(?:PASSWORD|PASSWD|PASSPHRASE|SECRET|TOKEN|KEY|PWD|CREDENTIALS?)[A-Z0-9_]*)"
+    r"[\"']?[ \t]*(?:=|:=|:|=>)[ \t]*(?P<q>[\"']?)(?P<secret>[^\s\"'`,;]{4,512})(?P=q)"
+)
+_ENV_NAME_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
+
+
+def _env_assignment_finding(text: str, hit: int) -> SecretFinding | None:
+    if not text[hit].isupper():
+        return None
+    start = hit
+    while start > 0 and hit - start < 60 and text[start - 1] in _ENV_NAME_CHARS:
+        start -= 1
+    if start > 0 and (text[start - 1].isalnum() or text[start - 1] == "_"):
+        return None  # inside a longer, mixed-case identifier
+    match = _ENV_ASSIGNMENT_RE.match(text, start, min(len(text), start + 640))
+    if match is None or match.end("name") <= hit or not _env_assignment(match):
+        return None
+    return SecretFinding("password-assignment", *match.span("secret"))
 
 
 def _keyword_starts_identifier_part(text: str, hit: int) -> bool:
@@ -426,6 +445,8 @@ def _own_triggers() -> dict[str, list[_Finder]]:
             table[trigger].append(pattern.find)
     for trigger in _KEYWORD_TRIGGERS:
         table[trigger].append(_assignment_finding)
+    for trigger in ("password", "passwd", "passphrase", "secret", "token", "key", "pwd", "credential"):
+        table[trigger].append(_env_assignment_finding)
     return dict(table)
 
 
