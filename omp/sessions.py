@@ -53,6 +53,7 @@ TOOL_HEAD_CHARS = 700
 TOOL_TAIL_CHARS = 500
 EXCERPT_MARGIN_CHARS = 32 * 1024  # kept around a tool excerpt's cuts before cleaning (> any secret)
 TOOL_SUMMARY_PART_CHARS = 200
+SUMMARY_MARGIN_CHARS = 8 * 1024  # scanned beyond a summary part's cut before it is cut
 MAX_LINE_BYTES = 64 * 1024 * 1024  # a longer line is skipped (counted bad), never held whole
 HEAD_SCAN_LINES = 20  # session.start is the first line; a few more in case something precedes it
 HEAD_SCAN_BYTES = 256 * 1024
@@ -120,7 +121,9 @@ def _redacted(value: Any) -> Any:
         return value
     from omp.safety import redact  # not at the top: listing sessions never needs it
 
-    return redact(value)[0]
+    # Only the start is ever shown; a margin far wider than any secret is enough (a 100 KB
+    # heredoc command is not scanned whole, twice per review).
+    return redact(value[: TOOL_SUMMARY_PART_CHARS + SUMMARY_MARGIN_CHARS])[0]
 
 
 def summarize_tool_request(request: Any) -> str:
