@@ -9,9 +9,12 @@ and a truncated object never decodes.
 Each entry is validated on its own: a bad entry is rejected with a path-to-error reason
 (`directives[2].evidence: missing`) and the good ones are kept. Evidence is verified
 mechanically against the messages the reviewer saw (the packet), after Unicode, quote, case and
-whitespace folding; a directive's or forget request's evidence must come from a **user**
-message and must share a word with what it claims, so a rule cannot be smuggled in from tool
-output, a web page, or the assistant's own words under an unrelated quote.
+whitespace folding, on word boundaries, and only in what was said or shown: omp's own framing
+(`(tool output: bash; …)`, `[tool request] bash:`, omission markers, `[user #3]` labels) is not
+session text. A quote must hold two content words (stopwords and "ok, go on" prove nothing) and
+share one with the item it supports (a note's title or body too). A directive's or forget
+request's evidence must come from a **user** message, so a rule cannot be smuggled in from tool
+output, a web page, or the assistant's own words.
 """
 
 from __future__ import annotations

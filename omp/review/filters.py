@@ -7,8 +7,11 @@
 - an item with an instruction-injection pattern ("ignore previous instructions", `curl … $TOKEN`,
   edits to instruction files, invisible or bidirectional Unicode) is rejected with the reason.
 
-Neutralising markers and list syntax happens in the stores (`omp.memory.neutralise`), which
-re-check secrets and injection as a second line of defence.
+Both checks look at every field as given AND as a store would write it
+(`omp.memory.neutralise.stored_forms`): removing `<!---->` or a control character while
+neutralising must not rebuild a token or an injection phrase that the raw text hid. The stores
+neutralise and re-check the same way, as a second line of defence. Notes pass exactly the same
+checks as directives, title and body: they are written without a human.
 """
 
 from __future__ import annotations
