@@ -291,6 +291,16 @@ _PATTERNS: tuple[_Pattern, ...] = (
     ),
     _Pattern(
         "cli-credentials",
+        # docker/podman/helm login … -p X, sshpass -p X (the password as the next word).
+        re.compile(
+            r"(?i:\b(?:docker|podman|helm|buildah|skopeo|oras)\b[^\n|;&]{0,60}?\blogin\b|\bsshpass\b)"
+            r"[^\n|;&]{0,200}?\s-p\s+[\"']?(?P<secret>[^\s\"']{2,200})"
+        ),
+        ("docker", "podman", "helm", "buildah", "skopeo", "oras", "sshpass"),
+        check=_cli_value,
+    ),
+    _Pattern(
+        "cli-credentials",
         # --password X, --password=X, --token X, --api-key X, --client-secret X, …
         re.compile(
             r"(?i)--(?:db-)?(?:password|passwd|pass|pwd|token|secret|api-?key|access-?token|auth-?token"
@@ -363,7 +373,8 @@ def _assignment_finding(text: str, hit: int) -> SecretFinding | None:
 # nothing there.
 _ENV_ASSIGNMENT_RE = re.compile(
     r"(?P<name>[A-Z0-9_]*(?:PASSWORD|PASSWD|PASSPHRASE|SECRET|TOKEN|KEY|PWD|CREDENTIALS?)[A-Z0-9_]*)"
-    r"[\"']?[ \t]*(?:=|:=|:|=>)[ \t]*(?P<q>[\"']?)(?P<secret>[^\s\"'`,;]{4,512})(?P=q)"
+    r"[\"']?[ \t]*(?:=|:=|:|=>)[ \t]*"
+    r"(?:(?P<q>[\"'])(?P<quoted>[^\"'\n]{4,512})(?P=q)|(?P<secret>[^\s\"'`,;]{4,512}))"
 )
 _ENV_NAME_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
 
@@ -377,7 +388,14 @@ def _env_assignment_finding(text: str, hit: int) -> SecretFinding | None:
     if start > 0 and (text[start - 1].isalnum() or text[start - 1] == "_"):
         return None  # inside a longer, mixed-case identifier
     match = _ENV_ASSIGNMENT_RE.match(text, start, min(len(text), start + 640))
-    if match is None or match.end("name") <= hit or not _env_assignment(match):
+    if match is None or match.end("name") <= hit:
+        return None
+    if match.group("quoted") is not None:  # NAME="two words": quoted, so a literal
+        value = match.group("quoted")
+        if _is_placeholder(value) or value.startswith(("$", "%")):
+            return None
+        return SecretFinding("password-assignment", *match.span("quoted"))
+    if not _env_assignment(match):
         return None
     return SecretFinding("password-assignment", *match.span("secret"))
 
@@ -747,6 +765,9 @@ _INJECTION_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
             r"|\b(?:ignore|skip|override|bypass|disregard|forget)\s+(?:all\s+|any\s+|the\s+|your\s+|of\s+|these\s+|those\s+)*"
             r"(?:instructions?|prompts?|rules|directions|guidelines|directives)\s+(?:\w+\s+){0,3}?"
             r"(?:above|before|earlier|so\s+far|previously|you\s+(?:were|have\s+been)\s+given)"
+            # "ignore your instructions", "ignore all your rules"
+            r"|\b(?:ignore|disregard|override|bypass)\s+(?:all\s+(?:of\s+)?)?your\s+(?:own\s+)?"
+            r"(?:instructions?|rules|guidelines|directives|system\s+prompt|programming)"
         ),
     ),
     (
@@ -801,7 +822,8 @@ _INJECTION_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
             r"(?i)\b" + _FETCH + r"[^\n|]{0,300}\|\s*(?:sudo\s+)?(?:(?:ba|z|da|k|fi)?sh|python3?|perl|ruby|node)\b"
             r"|\|\s*(?:iex|invoke-expression)\b"
             # sh -c "$(curl …)", eval "$(wget …)", bash <(curl …), source <(curl …), . <(curl …)
-            r"|(?:\b(?:ba|z|da|k|fi)?sh\s+-c|\beval|\bsource|\bexec|(?:^|\s)\.)\s*['\"]?\s*(?:\$\(|`)\s*" + _FETCH
+            r"|(?:\b(?:ba|z|da|k|fi)?sh\s+-c|\b(?:python3?|perl|ruby|node)\s+-[ce]|\beval|\bsource|\bexec|(?:^|\s)\.)"
+            r"\s*['\"]?\s*(?:\$\(|`)\s*" + _FETCH
             + r"|(?:\b(?:ba|z|da|k|fi)?sh|\bsource|\bpython3?|(?:^|\s)\.)\s+<\(\s*" + _FETCH
             + r"|\biex\s*\(?\s*(?:\(\s*)?(?:new-object|iwr|irm|invoke-webrequest|invoke-restmethod)"
         ),
@@ -818,7 +840,7 @@ _INJECTION_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
         "edits an instruction file",
         re.compile(
             r"(?i)\b(?:edit|modify|write|writes|append|add|change|update|overwrite|replace|rewrite|delete|remove|"
-            r"insert|put|prepend|tee|patch|create)\b[^\n]{0,80}?" + _INSTRUCTION_FILES
+            r"insert|put|prepend|tee|patch|create|cp|mv|ln|sed|truncate|rm|copy|move)\b[^\n]{0,80}?" + _INSTRUCTION_FILES
             + r"|>{1,2}\s*['\"]?[^\s'\"]{0,200}?" + _INSTRUCTION_FILES
         ),
     ),
