@@ -109,7 +109,8 @@ _PLACEHOLDER_RE = re.compile(
       | \[REDACTED[^\]]*\]                 # already redacted
       | (?i:none|null|nil|true|false|undefined|empty|string|str|bytes|int|bool|any|optional
            |required|secretstr|your[_-]?\w*|example\w*|placeholder\w*|dummy|test|password
-           |passwd|secret|token|pass)
+           |passwd|secret|token|pass|pw|pwd|value|values|val|key|foo|bar|baz|redacted|hidden|masked
+           |user:pw|user:pass(?:word)?)
     )$""",
     re.VERBOSE,
 )
@@ -152,18 +153,26 @@ def _cli_user_value(match: re.Match[str]) -> bool:
     return not _is_placeholder(value) and not value.isdigit()  # `docker run -u 1000:1000`
 
 
+# Words that follow `--password` in documentation rather than a password.
+_CLI_PROSE = frozenset(
+    "option options flag flags argument arguments parameter parameters switch is are and or to "
+    "with for instead of on in was were must can will".split()
+)
+
+
 def _cli_value(match: re.Match[str]) -> bool:
     value = match.group("secret")
-    return not _is_placeholder(value) and not value.startswith("-")
+    return not _is_placeholder(value) and not value.startswith("-") and value.lower() not in _CLI_PROSE
 
 
-# Words that follow "the password is" in prose without being a password.
-_PROSE_WORDS = re.compile(r"^[a-z]+[.,;:!?)]*$")
+# What follows "the password is" in prose or code without being a password: a word
+# ("wrong", "None"), a dotted name (`token is Name.Other` in a lexer).
+_PROSE_WORDS = re.compile(r"^(?:[A-Za-z]+|[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+)[.,;:!?)\]]*$")
 
 
 def _prose_secret(match: re.Match[str]) -> bool:
     value = match.group("secret")
-    if _is_placeholder(value.rstrip(".,;:!?")):
+    if _is_placeholder(value.rstrip(".,;:!?)]}")):
         return False
     if match.group("q"):
         return True
@@ -176,9 +185,18 @@ def _aws_secret_shape(match: re.Match[str]) -> bool:
     return any(c.isupper() for c in value) and any(c.islower() for c in value) and any(c.isdigit() for c in value)
 
 
+_ENV_WORDS = ("PASSWORD", "PASSWD", "PASSPHRASE", "SECRET", "TOKEN", "KEY", "PWD", "CREDENTIAL", "CREDENTIALS")
+
+
+def _env_name_holds_credential(name: str) -> bool:
+    """A part of the name ends with a credential word: PGPASSWORD, SECRET_KEY_BASE, APIKEY —
+    not OMP_TOKENIZER or HOTKEYS, where the word runs on into another one."""
+    return any(part.endswith(_ENV_WORDS) for part in name.split("_"))
+
+
 def _env_assignment(match: re.Match[str]) -> bool:
     name, value = match.group("name"), match.group("secret")
-    if not re.search(r"[A-Z]", name) or _is_placeholder(value):
+    if not _env_name_holds_credential(name) or _is_placeholder(value.rstrip(".,;:!?)]}")):
         return False
     if name.endswith(("_KEYS", "KEYBOARD")) or value.startswith(("$", "%")):
         return False
@@ -278,14 +296,14 @@ _PATTERNS: tuple[_Pattern, ...] = (
     _Pattern(
         "cli-credentials",
         # curl -u user:pw, curl --user user:pw (wget/http use the same form).
-        re.compile(r"(?:-u|--user)(?:\s+|=)[\"']?[^\s:\"']{1,100}:(?P<secret>[^\s\"']{1,200})"),
+        re.compile(r"(?:-u|--user)(?:\s+|=)[\"']?[^\s:\"'`]{1,100}:(?P<secret>[^\s\"'`]{1,200})"),
         ("-u", "--user"),
         check=_cli_user_value,
     ),
     _Pattern(
         "cli-credentials",
         # mysql -pPW (the password glued to -p), mysqldump, mariadb, mysqladmin.
-        re.compile(r"\b(?i:mysql|mysqldump|mysqladmin|mariadb)\b[^\n|;&]{0,200}?\s-p(?P<secret>[^\s\"']{2,200})"),
+        re.compile(r"\b(?i:mysql|mysqldump|mysqladmin|mariadb)\b[^\n|;&]{0,200}?\s-p(?P<secret>[^\s\"'`]{2,200})"),
         ("mysql", "mariadb"),
         check=_not_placeholder,
     ),
@@ -294,7 +312,7 @@ _PATTERNS: tuple[_Pattern, ...] = (
         # docker/podman/helm login … -p X, sshpass -p X (the password as the next word).
         re.compile(
             r"(?i:\b(?:docker|podman|helm|buildah|skopeo|oras)\b[^\n|;&]{0,60}?\blogin\b|\bsshpass\b)"
-            r"[^\n|;&]{0,200}?\s-p\s+[\"']?(?P<secret>[^\s\"']{2,200})"
+            r"[^\n|;&]{0,200}?\s-p\s+[\"']?(?P<secret>[^\s\"'`]{2,200})"
         ),
         ("docker", "podman", "helm", "buildah", "skopeo", "oras", "sshpass"),
         check=_cli_value,
@@ -304,7 +322,7 @@ _PATTERNS: tuple[_Pattern, ...] = (
         # --password X, --password=X, --token X, --api-key X, --client-secret X, …
         re.compile(
             r"(?i)--(?:db-)?(?:password|passwd|pass|pwd|token|secret|api-?key|access-?token|auth-?token"
-            r"|client-?secret|secret-?key)(?:=|\s+)[\"']?(?P<secret>[^\s\"']{3,300})"
+            r"|client-?secret|secret-?key)(?:=|\s+)[\"']?(?P<secret>[^\s\"'`]{3,300})"
         ),
         ("--db-", "--pass", "--pwd", "--token", "--secret", "--api", "--access", "--auth", "--client"),
         check=_cli_value,
@@ -388,7 +406,7 @@ def _env_assignment_finding(text: str, hit: int) -> SecretFinding | None:
     if start > 0 and (text[start - 1].isalnum() or text[start - 1] == "_"):
         return None  # inside a longer, mixed-case identifier
     match = _ENV_ASSIGNMENT_RE.match(text, start, min(len(text), start + 640))
-    if match is None or match.end("name") <= hit:
+    if match is None or match.end("name") <= hit or not _env_name_holds_credential(match.group("name")):
         return None
     if match.group("quoted") is not None:  # NAME="two words": quoted, so a literal
         value = match.group("quoted")

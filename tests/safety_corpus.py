@@ -97,6 +97,12 @@ CONTROLS: tuple[tuple[str, str], ...] = (
     ("git remote", "push to git@github.com:acme/widgets.git"),
     ("docker -u uid:gid", "docker run -u 1000:1000 acme/widgets"),
     ("git push -u", "git push -u origin feature/login"),
+    # Shapes that looked like secrets to a first version of the new patterns (docs and code):
+    ("TOKENIZER is not TOKEN", "`OMP_TOKENIZER=estimate` skips tiktoken"),
+    ("KEY=VALUE in docs", "Settings take the form KEY=VALUE. Put `KEY=VALUE` lines in reviewer.env"),
+    ("--password in docs", "credentials can be given with the --username and --password options"),
+    ("'token is' in code", "if token is Name.Other or password is None:"),
+    ("curl -u in docs", "pass `curl -u user:pw` to authenticate"),
 )
 
 
