@@ -91,7 +91,7 @@ def test_no_secret_of_any_class_reaches_the_reviewer_or_a_file(project: Path, fa
         offset = number * CHUNK + 1
         events = _session_for(cases, offset)
         if number == 0:
-            events += [user(f"control {name}: {text}") for name, text in CONTROLS]
+            events += [user(f"control number {i} reads {text}") for i, (_name, text) in enumerate(CONTROLS)]
         session = write_session(project, events)
         fake.queue(json_reply(_echoing_answer(cases, offset)))
         result = review(project, env, "--session", session)
