@@ -297,7 +297,7 @@ _PATTERNS: tuple[_Pattern, ...] = (
         "cli-credentials",
         # curl -u user:pw, curl --user user:pw (wget/http use the same form).
         re.compile(r"(?:-u|--user)(?:\s+|=)[\"']?[^\s:\"'`]{1,100}:(?P<secret>[^\s\"'`]{1,200})"),
-        ("-u", "--user"),
+        ("-u", "--"),
         check=_cli_user_value,
     ),
     _Pattern(
@@ -314,7 +314,9 @@ _PATTERNS: tuple[_Pattern, ...] = (
             r"(?i:\b(?:docker|podman|helm|buildah|skopeo|oras)\b[^\n|;&]{0,60}?\blogin\b|\bsshpass\b)"
             r"[^\n|;&]{0,200}?\s-p\s+[\"']?(?P<secret>[^\s\"'`]{2,200})"
         ),
-        ("docker", "podman", "helm", "buildah", "skopeo", "oras", "sshpass"),
+        ("login", "sshpass"),
+        before=80,
+        reach=400,
         check=_cli_value,
     ),
     _Pattern(
@@ -324,7 +326,7 @@ _PATTERNS: tuple[_Pattern, ...] = (
             r"(?i)--(?:db-)?(?:password|passwd|pass|pwd|token|secret|api-?key|access-?token|auth-?token"
             r"|client-?secret|secret-?key)(?:=|\s+)[\"']?(?P<secret>[^\s\"'`]{3,300})"
         ),
-        ("--db-", "--pass", "--pwd", "--token", "--secret", "--api", "--access", "--auth", "--client"),
+        ("--",),  # one trigger for every option name: each trigger is one pass over the text
         check=_cli_value,
     ),
     _Pattern(
@@ -718,6 +720,14 @@ def _trigger_hits(lowered: str) -> list[tuple[int, str]]:
     hits: list[tuple[int, str]] = []
     for trigger in _ALL_TRIGGERS:
         at = lowered.find(trigger)
+        if trigger == "--":
+            # An option starts with "--" and a letter; a ruler ("# ------") would be a hit
+            # at every dash.
+            while at >= 0:
+                if lowered[at + 2 : at + 3].isalpha() and (at == 0 or lowered[at - 1] != "-"):
+                    hits.append((at, trigger))
+                at = lowered.find(trigger, at + 2)
+            continue
         while at >= 0:
             hits.append((at, trigger))
             at = lowered.find(trigger, at + 1)
