@@ -114,13 +114,30 @@ class CallRecord:
         return record
 
 
+def scrubbed(value: Any) -> Any:
+    """`value` with every string in it redacted: a log line never holds a secret (SPEC §6.1).
+
+    Reviewer errors, rejection reasons and session-derived text all reach the logs; redacting
+    here, where every line is written, covers the ones a caller forgot.
+    """
+    from omp.safety import redact
+
+    if isinstance(value, str):
+        return redact(value)[0]
+    if isinstance(value, dict):
+        return {key: scrubbed(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [scrubbed(item) for item in value]
+    return value
+
+
 def record_call(paths: ProjectPaths, call: CallRecord) -> None:
-    append_record(paths.cost_ledger, call.to_json(), within=paths.root)
+    append_record(paths.cost_ledger, scrubbed(call.to_json()), within=paths.root)
 
 
 def log_review(paths: ProjectPaths, entry: dict[str, Any]) -> None:
     """One line in the review log; `ts` first so the file reads as a timeline."""
-    append_record(paths.review_log, {"ts": now_iso(), **entry}, within=paths.root)
+    append_record(paths.review_log, scrubbed({"ts": now_iso(), **entry}), within=paths.root)
 
 
 def read_review_log(paths: ProjectPaths) -> list[dict[str, Any]]:

@@ -10,8 +10,15 @@ Secrets are found by two detectors whose findings are merged:
   If it cannot be imported, our own patterns still work.
 - our own patterns, for what detect-secrets misses or reports without a usable span:
   `github_pat_…` and `gho_/ghs_/ghu_/ghr_` tokens, `sk-proj-…`/`sk-ant-…` keys, Google `AIza…`
-  keys, Azure connection strings and SAS signatures, credentials in URLs, `password=`-style
-  assignments, bearer tokens, and PEM private-key blocks (which span lines).
+  keys and `ya29.` OAuth tokens, Azure connection strings and SAS signatures, Slack `xapp-`/
+  `xoxe-`, Stripe `whsec_`, credentials in URLs of any scheme (`redis://:pw@`, a password holding
+  `@ : /`, Sentry DSNs), `Authorization:` headers, `curl -u user:pw`, `mysql -pPW`,
+  `--password X`, `password=`-style assignments and environment-style names holding a
+  credential word anywhere (`PGPASSWORD=…`, `SECRET_KEY_BASE=…`), "the password is X", an AWS
+  secret key near the word "secret", bearer tokens, and PEM private-key blocks (which span
+  lines). The classes both find (AWS key ids, `ghp_`, Slack `xoxb-`, Stripe `sk_live_`, JWTs)
+  stay in both lists on purpose: detect-secrets is optional at import time and reports values
+  rather than spans, so our pattern is the fallback and gives the span.
 
 Speed: Python's `re` has no multi-pattern search, and a dozen patterns with a leading `\\b`
 each walk the whole text (≈ 30 MB/s apiece). So every pattern names the literal triggers it
@@ -79,7 +86,9 @@ class _Pattern:
 
     def find(self, text: str, hit: int) -> SecretFinding | None:
         if self.before:
-            match = self.regex.search(text, max(0, hit - self.before), min(len(text), hit + self.reach))
+            # The match that covers this trigger (an earlier one in the window has its own).
+            window = self.regex.finditer(text, max(0, hit - self.before), min(len(text), hit + self.reach))
+            match = next((m for m in window if m.start() <= hit < m.end()), None)
         else:
             match = self.regex.match(text, hit, min(len(text), hit + self.reach))
         if match is None or (self.check is not None and not self.check(match)):
@@ -100,7 +109,8 @@ _PLACEHOLDER_RE = re.compile(
       | \[REDACTED[^\]]*\]                 # already redacted
       | (?i:none|null|nil|true|false|undefined|empty|string|str|bytes|int|bool|any|optional
            |required|secretstr|your[_-]?\w*|example\w*|placeholder\w*|dummy|test|password
-           |passwd|secret|token|pass)
+           |passwd|secret|token|pass|pw|pwd|value|values|val|key|foo|bar|baz|redacted|hidden|masked
+           |user:pw|user:pass(?:word)?)
     )$""",
     re.VERBOSE,
 )
@@ -118,6 +128,82 @@ def _not_placeholder(match: re.Match[str]) -> bool:
 
 def _has_digit(match: re.Match[str]) -> bool:
     return any(c.isdigit() for c in match.group("secret"))
+
+
+def _url_password(match: re.Match[str]) -> bool:
+    value = match.group("secret")
+    # "host:8080/path@x" is a port and a path, not a password.
+    return not re.match(r"^\d{1,5}(?:/.*)?$", value) and not _is_placeholder(value)
+
+
+def _is_base64_credentials(match: re.Match[str]) -> bool:
+    import base64
+    import binascii
+
+    value = match.group("secret")
+    try:
+        decoded = base64.b64decode(value + "=" * (-len(value) % 4), validate=True)
+    except (binascii.Error, ValueError):
+        return False
+    return b":" in decoded  # user:password
+
+
+def _cli_user_value(match: re.Match[str]) -> bool:
+    value = match.group("secret")
+    return not _is_placeholder(value) and not value.isdigit()  # `docker run -u 1000:1000`
+
+
+# Words that follow `--password` in documentation rather than a password.
+_CLI_PROSE = frozenset(
+    "option options flag flags argument arguments parameter parameters switch is are and or to "
+    "with for instead of on in was were must can will".split()
+)
+
+
+def _cli_value(match: re.Match[str]) -> bool:
+    value = match.group("secret")
+    return not _is_placeholder(value) and not value.startswith("-") and value.lower() not in _CLI_PROSE
+
+
+# What follows "the password is" in prose or code without being a password: a word
+# ("wrong", "None"), a dotted name (`token is Name.Other` in a lexer).
+_PROSE_WORDS = re.compile(r"^(?:[A-Za-z]+|[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+)[.,;:!?)\]]*$")
+
+
+def _prose_secret(match: re.Match[str]) -> bool:
+    value = match.group("secret")
+    if _is_placeholder(value.rstrip(".,;:!?)]}")):
+        return False
+    if match.group("q"):
+        return True
+    # Unquoted: "hunter2", "Tr0ub4dor&3", "S3cret!" are secrets; "wrong", "stored", "in" are prose.
+    return not _PROSE_WORDS.match(value) and len(value.rstrip(".,;:!?)")) >= 4
+
+
+def _aws_secret_shape(match: re.Match[str]) -> bool:
+    value = match.group("secret")
+    return any(c.isupper() for c in value) and any(c.islower() for c in value) and any(c.isdigit() for c in value)
+
+
+_ENV_WORDS = ("PASSWORD", "PASSWD", "PASSPHRASE", "SECRET", "TOKEN", "KEY", "PWD", "CREDENTIAL", "CREDENTIALS")
+
+
+def _env_name_holds_credential(name: str) -> bool:
+    """A part of the name ends with a credential word: PGPASSWORD, SECRET_KEY_BASE, APIKEY —
+    not OMP_TOKENIZER or HOTKEYS, where the word runs on into another one."""
+    return any(part.endswith(_ENV_WORDS) for part in name.split("_"))
+
+
+def _env_assignment(match: re.Match[str]) -> bool:
+    name, value = match.group("name"), match.group("secret")
+    if not _env_name_holds_credential(name) or _is_placeholder(value.rstrip(".,;:!?)]}")):
+        return False
+    if name.endswith(("_KEYS", "KEYBOARD")) or value.startswith(("$", "%")):
+        return False
+    glued = match.group(0)[len(name):].lstrip("\"'")[:1] == "="
+    if glued:
+        return not _CALL_RE.match(value)  # NAME=value (shell, .env): the value is a literal
+    return _bare_value_is_secret(value)  # NAME = value / NAME: value: could be code
 
 
 _PATTERNS: tuple[_Pattern, ...] = (
@@ -151,7 +237,10 @@ _PATTERNS: tuple[_Pattern, ...] = (
         ("sharedaccesssignature=", "sig="),
     ),
     _Pattern("azure-key", re.compile(r"(?i)SharedAccessKey=(?P<secret>[A-Za-z0-9+/=]{20,})"), ("sharedaccesskey=",)),
-    _Pattern("slack-token", re.compile(r"\bxox[abposr]-[A-Za-z0-9-]{10,}"), ("xox",)),
+    _Pattern("slack-token", re.compile(r"\bxox[abposre]-[A-Za-z0-9-]{10,}"), ("xox",)),
+    _Pattern("slack-token", re.compile(r"\bxapp-\d-[A-Za-z0-9-]{10,}"), ("xapp-",)),
+    _Pattern("stripe-webhook-secret", re.compile(r"\bwhsec_[A-Za-z0-9+/=]{20,}"), ("whsec_",)),
+    _Pattern("gcp-oauth-token", re.compile(r"\bya29\.[0-9A-Za-z_-]{20,}"), ("ya29.",)),
     _Pattern(
         "slack-webhook",
         re.compile(r"hooks\.slack\.com/services/(?P<secret>[A-Za-z0-9_/-]{20,})"),
@@ -164,15 +253,98 @@ _PATTERNS: tuple[_Pattern, ...] = (
     _Pattern("jwt", re.compile(r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{0,1024}"), ("eyj",)),
     _Pattern(
         "url-credentials",
-        # scheme://user:password@host — only the password is redacted.
+        # scheme://user:password@host in any scheme (redis://:pw@, mysql://, amqp://); only the
+        # password is redacted. The password runs to the LAST "@" before the host, so one holding
+        # "@", ":" or "/" is hidden whole; a port followed by a path ("host:8080/a@b") is not one.
         re.compile(
-            r"\b[A-Za-z][A-Za-z0-9+.-]{1,20}://[^\s:/@'\"<>]{1,256}:(?P<secret>[^\s:/@'\"<>]{1,256})@"
+            r"\b[A-Za-z][A-Za-z0-9+.-]{1,20}://[^\s:/@'\"<>]{0,256}:(?P<secret>[^\s'\"<>]{1,256})@"
             r"[A-Za-z0-9\[]"
         ),
         ("://",),
         before=22,
         reach=600,
+        check=_url_password,
+    ),
+    _Pattern(
+        "url-credentials",
+        # A token as the whole user part: Sentry DSNs (https://<32 hex>@o1.ingest.sentry.io/2),
+        # https://<token>@host. Long and with a digit, so "git@github.com" stays.
+        re.compile(
+            r"\b[A-Za-z][A-Za-z0-9+.-]{1,20}://(?P<secret>[A-Za-z0-9_.~%-]{16,256})@[A-Za-z0-9\[]"
+        ),
+        ("://",),
+        before=22,
+        reach=600,
+        check=_has_digit,
+    ),
+    _Pattern(
+        "authorization-header",
+        # Authorization: Basic dXNlcjpwYXNz / Bearer … / token … — the scheme word is kept.
+        re.compile(
+            r"(?i)authorization[\"']?\s*[:=]\s*[\"']?(?:(?:basic|bearer|token|digest|negotiate|apikey)\s+)?"
+            r"(?P<secret>[A-Za-z0-9._~+/-]{8,}=*)(?![A-Za-z0-9._~+/=-])"
+        ),
+        ("authorization",),
         check=_not_placeholder,
+    ),
+    _Pattern(
+        "basic-auth",
+        re.compile(r"(?i)\bbasic\s+(?P<secret>[A-Za-z0-9+/]{12,}={0,2})(?![A-Za-z0-9+/=])"),
+        ("basic",),
+        check=_is_base64_credentials,
+    ),
+    _Pattern(
+        "cli-credentials",
+        # curl -u user:pw, curl --user user:pw (wget/http use the same form).
+        re.compile(r"(?:-u|--user)(?:\s+|=)[\"']?[^\s:\"'`]{1,100}:(?P<secret>[^\s\"'`]{1,200})"),
+        ("-u", "--"),
+        check=_cli_user_value,
+    ),
+    _Pattern(
+        "cli-credentials",
+        # mysql -pPW (the password glued to -p), mysqldump, mariadb, mysqladmin.
+        re.compile(r"\b(?i:mysql|mysqldump|mysqladmin|mariadb)\b[^\n|;&]{0,200}?\s-p(?P<secret>[^\s\"'`]{2,200})"),
+        ("mysql", "mariadb"),
+        check=_not_placeholder,
+    ),
+    _Pattern(
+        "cli-credentials",
+        # docker/podman/helm login … -p X, sshpass -p X (the password as the next word).
+        re.compile(
+            r"(?i:\b(?:docker|podman|helm|buildah|skopeo|oras)\b[^\n|;&]{0,60}?\blogin\b|\bsshpass\b)"
+            r"[^\n|;&]{0,200}?\s-p\s+[\"']?(?P<secret>[^\s\"'`]{2,200})"
+        ),
+        ("login", "sshpass"),
+        before=80,
+        reach=400,
+        check=_cli_value,
+    ),
+    _Pattern(
+        "cli-credentials",
+        # --password X, --password=X, --token X, --api-key X, --client-secret X, …
+        re.compile(
+            r"(?i)--(?:db-)?(?:password|passwd|pass|pwd|token|secret|api-?key|access-?token|auth-?token"
+            r"|client-?secret|secret-?key)(?:=|\s+)[\"']?(?P<secret>[^\s\"'`]{3,300})"
+        ),
+        ("--",),  # one trigger for every option name: each trigger is one pass over the text
+        check=_cli_value,
+    ),
+    _Pattern(
+        "password-in-prose",
+        # "the password is hunter2", "the token is `abc123…`"
+        re.compile(
+            r"(?i)\b(?:password|passphrase|passcode|passwd|pwd|secret|token|api key)\s+(?:is|was|will be)\s+"
+            r"(?P<q>[\"'`]?)(?P<secret>[^\s\"'`]{4,200})(?P=q)"
+        ),
+        ("password", "passphrase", "passcode", "passwd", "pwd", "secret", "token", "api key"),
+        check=_prose_secret,
+    ),
+    _Pattern(
+        "aws-secret-key",
+        # A 40-character AWS secret key near the word "secret" (mixed case: a hex SHA is not one).
+        re.compile(r"(?i:secret)[^\n]{0,60}?(?<![A-Za-z0-9/+=])(?P<secret>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])"),
+        ("secret",),
+        check=_aws_secret_shape,
     ),
     _Pattern(
         "bearer-token",
@@ -213,6 +385,39 @@ def _assignment_finding(text: str, hit: int) -> SecretFinding | None:
         value, span = match.group("bare"), match.span("bare")
         secret = _bare_value_is_secret(value)
     return SecretFinding("password-assignment", *span) if secret else None
+
+
+# Upper-case (environment-style) names holding a credential word anywhere: PGPASSWORD=…,
+# SECRET_KEY_BASE=…, MY_API_TOKEN_V2: … Matched from the start of the name, found by walking
+# back from the keyword; a lower-case keyword is never one (most hits, in prose), so it costs
+# nothing there.
+_ENV_ASSIGNMENT_RE = re.compile(
+    r"(?P<name>[A-Z0-9_]*(?:PASSWORD|PASSWD|PASSPHRASE|SECRET|TOKEN|KEY|PWD|CREDENTIALS?)[A-Z0-9_]*)"
+    r"[\"']?[ \t]*(?:=|:=|:|=>)[ \t]*"
+    r"(?:(?P<q>[\"'])(?P<quoted>[^\"'\n]{4,512})(?P=q)|(?P<secret>[^\s\"'`,;]{4,512}))"
+)
+_ENV_NAME_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
+
+
+def _env_assignment_finding(text: str, hit: int) -> SecretFinding | None:
+    if not text[hit].isupper():
+        return None
+    start = hit
+    while start > 0 and hit - start < 60 and text[start - 1] in _ENV_NAME_CHARS:
+        start -= 1
+    if start > 0 and (text[start - 1].isalnum() or text[start - 1] == "_"):
+        return None  # inside a longer, mixed-case identifier
+    match = _ENV_ASSIGNMENT_RE.match(text, start, min(len(text), start + 640))
+    if match is None or match.end("name") <= hit or not _env_name_holds_credential(match.group("name")):
+        return None
+    if match.group("quoted") is not None:  # NAME="two words": quoted, so a literal
+        value = match.group("quoted")
+        if _is_placeholder(value) or value.startswith(("$", "%")):
+            return None
+        return SecretFinding("password-assignment", *match.span("quoted"))
+    if not _env_assignment(match):
+        return None
+    return SecretFinding("password-assignment", *match.span("secret"))
 
 
 def _keyword_starts_identifier_part(text: str, hit: int) -> bool:
@@ -278,6 +483,8 @@ def _own_triggers() -> dict[str, list[_Finder]]:
             table[trigger].append(pattern.find)
     for trigger in _KEYWORD_TRIGGERS:
         table[trigger].append(_assignment_finding)
+    for trigger in ("password", "passwd", "passphrase", "secret", "token", "key", "pwd", "credential"):
+        table[trigger].append(_env_assignment_finding)
     return dict(table)
 
 
@@ -475,7 +682,7 @@ def _slug(text: str) -> str:
 
 
 # Kinds that say less than a format match: on an overlap the specific kind names the union.
-_GENERIC_KINDS = frozenset({"password-assignment", "bearer-token"})
+_GENERIC_KINDS = frozenset({"password-assignment", "bearer-token", "password-in-prose", "authorization-header"})
 
 
 def _merge(findings: Iterable[SecretFinding]) -> list[SecretFinding]:
@@ -513,6 +720,14 @@ def _trigger_hits(lowered: str) -> list[tuple[int, str]]:
     hits: list[tuple[int, str]] = []
     for trigger in _ALL_TRIGGERS:
         at = lowered.find(trigger)
+        if trigger == "--":
+            # An option starts with "--" and a letter; a ruler ("# ------") would be a hit
+            # at every dash.
+            while at >= 0:
+                if lowered[at + 2 : at + 3].isalpha() and (at == 0 or lowered[at - 1] != "-"):
+                    hits.append((at, trigger))
+                at = lowered.find(trigger, at + 2)
+            continue
         while at >= 0:
             hits.append((at, trigger))
             at = lowered.find(trigger, at + 1)
@@ -564,13 +779,23 @@ _INSTRUCTION_FILES = (
 )
 _SECRET_VARIABLE = r"\$\{?[A-Za-z_]*(?:token|secret|key|passw(?:or)?d|pass|credential|auth)[A-Za-z_]*\}?"
 
+_SHELL = r"(?:sudo\s+)?(?:ba|z|da|k|fi)?sh\b"
+_FETCH = r"(?:curl|wget|iwr|irm|invoke-webrequest|invoke-restmethod)\b"
+
 _INJECTION_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         "asks to ignore previous instructions",
         re.compile(
-            r"(?i)\b(?:ignore|skip|override|bypass)\s+(?:all\s+|any\s+|the\s+|your\s+|of\s+)*"
-            r"(?:previous|prior|above|earlier|preceding|former|system|original|existing)\s+"
-            r"(?:instructions?|prompts?|rules|messages?|directions|context|guidelines)"
+            r"(?i)\b(?:ignore|skip|override|bypass|disregard|forget)\s+(?:all\s+|any\s+|the\s+|your\s+|of\s+|these\s+|those\s+)*"
+            r"(?:previous|prior|above|earlier|preceding|former|system|original|existing|other)\s+"
+            r"(?:instructions?|prompts?|rules|messages?|directions|context|guidelines|directives)"
+            # "ignore the instructions above", "disregard all rules given before"
+            r"|\b(?:ignore|skip|override|bypass|disregard|forget)\s+(?:all\s+|any\s+|the\s+|your\s+|of\s+|these\s+|those\s+)*"
+            r"(?:instructions?|prompts?|rules|directions|guidelines|directives)\s+(?:\w+\s+){0,3}?"
+            r"(?:above|before|earlier|so\s+far|previously|you\s+(?:were|have\s+been)\s+given)"
+            # "ignore your instructions", "ignore all your rules"
+            r"|\b(?:ignore|disregard|override|bypass)\s+(?:all\s+(?:of\s+)?)?your\s+(?:own\s+)?"
+            r"(?:instructions?|rules|guidelines|directives|system\s+prompt|programming)"
         ),
     ),
     (
@@ -578,6 +803,9 @@ _INJECTION_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
         re.compile(
             r"(?i)\b(?:disregard|forget)\s+(?:all\s+|any\s+|everything\s+|of\s+)*"
             r"(?:the\s+|your\s+)?(?:above|previous|prior|earlier|preceding|system\s+prompt|instructions)"
+            # "disregard what you were told", "ignore everything you have been told"
+            r"|\b(?:disregard|ignore|forget)\s+(?:everything\s+|all\s+|anything\s+)?(?:what|that|which)?\s*"
+            r"you(?:'ve|'re|\s+have|\s+were|\s+had|\s+are)?\s+(?:been\s+|being\s+)?(?:told|given|instructed|asked|taught)"
         ),
     ),
     (
@@ -602,49 +830,101 @@ _INJECTION_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         "sends local credentials or the environment over the network",
         re.compile(
-            r"(?i)\b(?:env|printenv)\b\s*\|\s*(?:curl|wget|nc|ncat)\b"
+            r"(?i)\b(?:env|printenv|set)\b\s*\|\s*(?:curl|wget|nc|ncat)\b"
             r"|\b(?:curl|wget)\b[^\n]{0,300}?(?:~|\$HOME)/\.(?:ssh|aws|netrc|git-credentials|npmrc|pypirc|docker)"
+        ),
+    ),
+    (
+        "uploads local files",
+        # curl -F f=@file, --form, -T/--upload-file, --data-binary @file, -d @file, wget --post-file
+        re.compile(
+            r"(?i)\bcurl\b[^\n]{0,300}?(?:\s(?:-F|--form)\s*['\"]?[^\s=]*=\s*@|\s(?:-T|--upload-file)(?:\s|=)"
+            r"|\s(?:-d|--data|--data-binary|--data-raw|--data-urlencode)\s*['\"]?@)"
+            r"|\bwget\b[^\n]{0,300}?--(?:post|body)-file"
+            r"|\b(?:scp|rsync)\b[^\n]{0,200}?(?:~|\$HOME|/etc|\.ssh|\.aws|\.env)\S*\s+\S+@\S+:"
         ),
     ),
     (
         "pipes downloaded code into a shell",
         re.compile(
-            r"(?i)\b(?:curl|wget|iwr|irm|invoke-webrequest)\b[^\n|]{0,300}\|\s*(?:sudo\s+)?(?:ba|z|da|k)?sh\b"
+            r"(?i)\b" + _FETCH + r"[^\n|]{0,300}\|\s*(?:sudo\s+)?(?:(?:ba|z|da|k|fi)?sh|python3?|perl|ruby|node)\b"
             r"|\|\s*(?:iex|invoke-expression)\b"
+            # sh -c "$(curl …)", eval "$(wget …)", bash <(curl …), source <(curl …), . <(curl …)
+            r"|(?:\b(?:ba|z|da|k|fi)?sh\s+-c|\b(?:python3?|perl|ruby|node)\s+-[ce]|\beval|\bsource|\bexec|(?:^|\s)\.)"
+            r"\s*['\"]?\s*(?:\$\(|`)\s*" + _FETCH
+            + r"|(?:\b(?:ba|z|da|k|fi)?sh|\bsource|\bpython3?|(?:^|\s)\.)\s+<\(\s*" + _FETCH
+            + r"|\biex\s*\(?\s*(?:\(\s*)?(?:new-object|iwr|irm|invoke-webrequest|invoke-restmethod)"
+        ),
+    ),
+    (
+        "downloads a program and runs it",
+        # curl -o x URL && sh x, wget URL; chmod +x x && ./x
+        re.compile(
+            r"(?i)\b" + _FETCH + r"[^\n]{0,300}?(?:&&|;|\|\|)\s*(?:" + _SHELL
+            + r"|chmod\s+(?:[ugoa]*\+[rwx]*x|[0-7]*[1357][0-7]{0,2})\b|\./|(?:python3?|perl|ruby|node)\s+\S)"
         ),
     ),
     (
         "edits an instruction file",
         re.compile(
             r"(?i)\b(?:edit|modify|write|writes|append|add|change|update|overwrite|replace|rewrite|delete|remove|"
-            r"insert|put|prepend|tee|patch|create)\b[^\n]{0,80}?" + _INSTRUCTION_FILES
+            r"insert|put|prepend|tee|patch|create|cp|mv|ln|sed|truncate|rm|copy|move)\b[^\n]{0,80}?" + _INSTRUCTION_FILES
             + r"|>{1,2}\s*['\"]?[^\s'\"]{0,200}?" + _INSTRUCTION_FILES
         ),
     ),
 )
 
 _BIDI = set(range(0x202A, 0x202F)) | set(range(0x2066, 0x206A)) | {0x200E, 0x200F, 0x061C}
-_INVISIBLE = set(range(0x200B, 0x200E)) | set(range(0x2060, 0x2065)) | {0xFEFF, 0x00AD, 0x180E, 0x034F}
 _TAGS = range(0xE0000, 0xE0080)
+_VARIATION_SELECTORS = set(range(0xFE00, 0xFE10)) | set(range(0xE0100, 0xE01F0)) | set(range(0x180B, 0x1810))
+# Letters and marks that render as nothing or as blank space (used to hide payloads, or to make
+# a line look empty): Braille blank, Hangul fillers, Khmer inherent vowels, combining grapheme joiner.
+_BLANK_LOOKING = {0x2800, 0x3164, 0xFFA0, 0x115F, 0x1160, 0x17B4, 0x17B5, 0x034F, 0x180E}
 _UNICODE_PREFILTER = re.compile(
-    "[\u00ad\u034f\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff\U000e0000-\U000e007f]"
+    "[\u034f\u115f\u1160\u17b4\u17b5\u180b-\u180f\u2800\u3164\ufe00-\ufe0f\uffa0\U000e0100-\U000e01ef]"
 )
 
 
+def _emoji_presentation(text: str, index: int) -> bool:
+    """A lone U+FE0E/U+FE0F right after a symbol is ordinary emoji styling ("✔️"), not a payload."""
+    code = ord(text[index])
+    if code not in (0xFE0E, 0xFE0F) or index == 0:
+        return False
+    before = unicodedata.category(text[index - 1])
+    after = ord(text[index + 1]) if index + 1 < len(text) else 0
+    return before in ("So", "Sm", "Nd", "Po") and after not in _VARIATION_SELECTORS
+
+
 def _unicode_reasons(text: str) -> list[str]:
-    if not _UNICODE_PREFILTER.search(text):
+    # Fast path, checked in C: nothing unprintable but tab/newline, and none of the printable
+    # invisible characters (variation selectors, blank-looking letters).
+    if text.replace("\n", "").replace("\t", "").replace("\r", "").isprintable() and not _UNICODE_PREFILTER.search(text):
         return []
     bidi: set[int] = set()
     invisible: set[int] = set()
+    selectors: set[int] = set()
+    blank: set[int] = set()
+    control: set[int] = set()
     tags = False
-    for char in text:
+    for index, char in enumerate(text):
         code = ord(char)
         if code in _BIDI:
             bidi.add(code)
-        elif code in _INVISIBLE:
-            invisible.add(code)
         elif code in _TAGS:
             tags = True
+        elif code in _VARIATION_SELECTORS:
+            if not _emoji_presentation(text, index):
+                selectors.add(code)
+        elif code in _BLANK_LOOKING:
+            blank.add(code)
+        elif char in "\t\n\r":
+            continue
+        else:
+            category = unicodedata.category(char)
+            if category == "Cf":
+                invisible.add(code)
+            elif category in ("Cc", "Co", "Cs", "Cn") or category in ("Zl", "Zp"):
+                control.add(code)
     reasons = []
     if bidi:
         reasons.append("bidirectional control characters (" + _codes(bidi) + ")")
@@ -652,6 +932,12 @@ def _unicode_reasons(text: str) -> list[str]:
         reasons.append("invisible characters (" + _codes(invisible) + ")")
     if tags:
         reasons.append("invisible Unicode tag characters")
+    if selectors:
+        reasons.append("variation selectors that can hide text (" + _codes(selectors) + ")")
+    if blank:
+        reasons.append("blank-looking characters (" + _codes(blank) + ")")
+    if control:
+        reasons.append("control characters (" + _codes(control) + ")")
     return reasons
 
 
@@ -659,7 +945,24 @@ def _codes(codes: set[int]) -> str:
     return ", ".join(f"U+{c:04X} {unicodedata.name(chr(c), '').lower()}".strip() for c in sorted(codes)[:4])
 
 
+def fold_for_matching(text: str) -> str:
+    """NFKC (fullwidth and styled letters become plain ones) with invisible characters removed.
+
+    Patterns are matched on this, so "Ｉｇｎｏｒｅ ａｌｌ ｐｒｅｖｉｏｕｓ ｉｎｓｔｒｕｃｔｉｏｎｓ" or
+    "ig\u200bnore previous instructions" reads as what it shows.
+    """
+    folded = unicodedata.normalize("NFKC", text)
+    if folded.isascii():
+        return folded
+    return "".join(
+        " " if ord(ch) in _BLANK_LOOKING or unicodedata.category(ch) == "Zs" else ch
+        for ch in folded
+        if not (unicodedata.category(ch) == "Cf" or ord(ch) in _VARIATION_SELECTORS)
+    )
+
+
 def injection_reasons(text: str) -> list[str]:
     """Why `text` looks like an instruction injection; [] means clean."""
-    reasons = [reason for reason, pattern in _INJECTION_PATTERNS if pattern.search(text)]
+    folded = fold_for_matching(text)
+    reasons = [reason for reason, pattern in _INJECTION_PATTERNS if pattern.search(folded)]
     return reasons + _unicode_reasons(text)

@@ -53,9 +53,22 @@ TOOL_HEAD_CHARS = 700
 TOOL_TAIL_CHARS = 500
 EXCERPT_MARGIN_CHARS = 32 * 1024  # kept around a tool excerpt's cuts before cleaning (> any secret)
 TOOL_SUMMARY_PART_CHARS = 200
+SUMMARY_MARGIN_CHARS = 8 * 1024  # scanned beyond a summary part's cut before it is cut
 MAX_LINE_BYTES = 64 * 1024 * 1024  # a longer line is skipped (counted bad), never held whole
 HEAD_SCAN_LINES = 20  # session.start is the first line; a few more in case something precedes it
 HEAD_SCAN_BYTES = 256 * 1024
+
+# What omp itself injects into a session (the sessionStart nudge and memory block, see
+# omp/hooks.py NUDGE and omp/memory/block.py): a user message that starts with one of these is
+# omp's own text, never the user's, so memory is never re-extracted from itself.
+OMP_CONTEXT_PREFIXES = (
+    "[MEMORY REVIEW]",
+    "## Project memory (kept by omp)",
+    "## Personal directives (kept by omp)",
+    "<!-- omp:memory:start -->",
+)
+# A user message that is this long and lies inside a hook's additionalContext is that context.
+MIN_INJECTED_CHARS = 24
 
 # Event types that never carry conversation: skipped without parsing the line.
 _CONVERSATION_TYPES = frozenset({b"user.message", b"assistant.message", b"tool.execution_complete", b"message"})
@@ -102,8 +115,23 @@ def _one_line(value: Any, limit: int = TOOL_SUMMARY_PART_CHARS) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+def _redacted(value: Any) -> Any:
+    """Secrets in a whole part redacted, so the cut that follows never keeps half of one."""
+    if not isinstance(value, str) or not value:
+        return value
+    from omp.safety import redact  # not at the top: listing sessions never needs it
+
+    # Only the start is ever shown; a margin far wider than any secret is enough (a 100 KB
+    # heredoc command is not scanned whole, twice per review).
+    return redact(value[: TOOL_SUMMARY_PART_CHARS + SUMMARY_MARGIN_CHARS])[0]
+
+
 def summarize_tool_request(request: Any) -> str:
-    """`name: intentionSummary | description | command` on one line (empty parts left out)."""
+    """`name: intentionSummary | description | command` on one line (empty parts left out).
+
+    Each part is redacted whole before it is cut to TOOL_SUMMARY_PART_CHARS: a command holding
+    a 40-character token cut at 200 would otherwise pass the first 27 characters of it on.
+    """
     if not isinstance(request, dict):
         return ""
     name = _one_line(request.get("name")) or "tool"
@@ -121,7 +149,7 @@ def summarize_tool_request(request: Any) -> str:
         arguments.get("command"),
         arguments.get("path") if not arguments.get("command") else None,
     ):
-        part = _one_line(value)
+        part = _one_line(_redacted(value))
         if part and part not in parts:
             parts.append(part)
     return f"{name}: {' | '.join(parts)}" if parts else name
@@ -318,6 +346,7 @@ class SessionReader:
         self.messages = 0
         self.end_offset = self.cursor
         self.partial_tail = False
+        self.injected: list[str] = []  # additionalContext texts hooks printed (hook.end events)
 
     def _open(self) -> IO[bytes]:
         try:
@@ -393,6 +422,8 @@ class SessionReader:
         kind = kind if kind is not None else _line_type(line)
         if kind is not None and kind not in _CONVERSATION_TYPES:
             self.skipped_events += 1
+            if kind == b"hook.end" and b"additionalContext" in line:
+                self._remember_context(line)
             return None
         stripped = line.strip()
         if not stripped:
@@ -403,9 +434,38 @@ class SessionReader:
             self.bad_lines += 1
             return None
         raw = parse_event(event, tool_names)
+        if raw is not None and raw.origin == "user" and self._injected_by_a_hook(raw.text):
+            raw = None
         if raw is None:
             self.skipped_events += 1
         return raw
+
+    def _remember_context(self, line: bytes) -> None:
+        try:
+            event = json.loads(line)
+        except ValueError:
+            return
+        data = event.get("data") if isinstance(event, dict) else None
+        output = data.get("output") if isinstance(data, dict) else None
+        context = output.get("additionalContext") if isinstance(output, dict) else None
+        if isinstance(context, str) and context.strip():
+            self.injected.append(" ".join(context.split()))
+
+    def _injected_by_a_hook(self, text: str) -> bool:
+        """Is this "user" message what a hook (omp's sessionStart above all) injected?"""
+        return is_omp_context(text) or _inside_context(text, self.injected)
+
+
+def is_omp_context(text: str) -> bool:
+    """Does this message start with what omp's own sessionStart injects?"""
+    return text.lstrip().startswith(OMP_CONTEXT_PREFIXES)
+
+
+def _inside_context(text: str, contexts: list[str]) -> bool:
+    if not contexts:
+        return False
+    folded = " ".join(text.split())
+    return len(folded) >= MIN_INJECTED_CHARS and any(folded in context for context in contexts)
 
 
 def read_message_at(handle: IO[bytes], offset: int, tool_name: str | None = None) -> RawMessage | None:

@@ -51,7 +51,7 @@ def test_a_file_without_markers_gets_the_block_appended(project: Path) -> None:
 def test_a_missing_file_is_created(project: Path) -> None:
     assert pm(project, "add-note", "Postgres 16 in production").returncode == 0
     text = (project / ".github" / "copilot-instructions.md").read_text()
-    assert text.startswith(START) and "`postgres-16-in-production`: Postgres 16 in production" in text
+    assert text.startswith(START) and "`postgres-16-in-production`: \"Postgres 16 in production\"" in text
     assert "omp project-memory read <id>" in text
 
 

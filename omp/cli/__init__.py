@@ -14,6 +14,7 @@ import datetime as _dt
 import importlib
 import os
 import pkgutil
+import shlex
 import sys
 import traceback
 from pathlib import Path
@@ -63,6 +64,25 @@ def cli() -> None:
     """
 
 
+def _crash_report(exc: BaseException) -> str:
+    """The crash log's text, secrets redacted (SPEC §6.1).
+
+    The command line is joined as a shell would show it before redaction, so `--password X`
+    or `-p "PGPASSWORD=…"` are seen as what they are; the traceback (whose messages and source
+    lines can quote a secret) is redacted too.
+    """
+    text = (
+        f"omp {__version__}\ncommand: {shlex.join(sys.argv)}\n\n"
+        + "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
+    )
+    try:
+        from omp.safety import redact
+
+        return redact(text)[0]
+    except Exception:  # a broken detector must not leak: keep only what holds no user text
+        return f"omp {__version__}\n(crash report withheld: redaction failed)\n{type(exc).__name__}\n"
+
+
 def _crash_log(exc: BaseException) -> Path | None:
     from omp.paths import global_home
 
@@ -71,11 +91,7 @@ def _crash_log(exc: BaseException) -> Path | None:
         folder.mkdir(parents=True, exist_ok=True)
         stamp = _dt.datetime.now().strftime("%Y%m%d-%H%M%S")
         path = folder / f"crash-{stamp}-{os.getpid()}.log"
-        path.write_text(
-            f"omp {__version__}\nargv: {sys.argv!r}\n\n"
-            + "".join(traceback.format_exception(type(exc), exc, exc.__traceback__)),
-            encoding="utf-8",
-        )
+        path.write_text(_crash_report(exc), encoding="utf-8")
         return path
     except OSError:
         return None

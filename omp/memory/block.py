@@ -23,6 +23,7 @@ uses only the standard library, so the sessionStart hook can call it cheaply.
 from __future__ import annotations
 
 import contextlib
+import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -79,7 +80,9 @@ def _note_entries(paths: ProjectPaths) -> list[str]:
     for note in notes_mod.list_notes(paths.notes):
         title = neutralise_line(note.title)
         if title:
-            entries.append(f"`{note.id}`: {title}")
+            # Quoted: a note is written without a human, so its title is shown as data (what a
+            # session learned), never as a line Copilot might read as an instruction (SPEC §6.2).
+            entries.append(f"`{note.id}`: {json.dumps(title, ensure_ascii=False)}")
     return entries
 
 

@@ -91,6 +91,20 @@ def neutralise_body(text: str) -> str:
     return "\n".join(lines).strip("\n")
 
 
+def stored_forms(text: str) -> list[str]:
+    """`text` as given and as each store would write it.
+
+    Checks run on every form: neutralising removes `<!---->`, control and invisible characters,
+    and removing them can join the halves of a token ("ghp_abc<!---->def…" is stored as a whole
+    `ghp_` token) or of an injection phrase.
+    """
+    forms = [text]
+    for form in (neutralise_line(text), neutralise_body(text)):
+        if form not in forms:
+            forms.append(form)
+    return forms
+
+
 def secret_reason(*texts: str | None) -> str | None:
     """Why the texts may not be stored because of a secret, or None. Never echoes the secret."""
     from omp.safety import find_secrets
@@ -98,7 +112,8 @@ def secret_reason(*texts: str | None) -> str | None:
     kinds: list[str] = []
     for text in texts:
         if text:
-            kinds.extend(finding.kind for finding in find_secrets(text))
+            for form in stored_forms(text):
+                kinds.extend(finding.kind for finding in find_secrets(form))
     if not kinds:
         return None
     return "contains a secret (" + ", ".join(sorted(set(kinds))) + ")"
@@ -111,7 +126,8 @@ def injection_reason(*texts: str | None) -> str | None:
     reasons: list[str] = []
     for text in texts:
         if text:
-            reasons.extend(r for r in injection_reasons(text) if r not in reasons)
+            for form in stored_forms(text):
+                reasons.extend(r for r in injection_reasons(form) if r not in reasons)
     if not reasons:
         return None
     return "looks like instruction injection (" + "; ".join(reasons) + ")"

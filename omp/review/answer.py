@@ -9,9 +9,12 @@ and a truncated object never decodes.
 Each entry is validated on its own: a bad entry is rejected with a path-to-error reason
 (`directives[2].evidence: missing`) and the good ones are kept. Evidence is verified
 mechanically against the messages the reviewer saw (the packet), after Unicode, quote, case and
-whitespace folding; a directive's or forget request's evidence must come from a **user**
-message and must share a word with what it claims, so a rule cannot be smuggled in from tool
-output, a web page, or the assistant's own words under an unrelated quote.
+whitespace folding, on word boundaries, and only in what was said or shown: omp's own framing
+(`(tool output: bash; …)`, `[tool request] bash:`, omission markers, `[user #3]` labels) is not
+session text. A quote must hold two content words (stopwords and "ok, go on" prove nothing) and
+share one with the item it supports (a note's title or body too). A directive's or forget
+request's evidence must come from a **user** message, so a rule cannot be smuggled in from tool
+output, a web page, or the assistant's own words.
 """
 
 from __future__ import annotations
@@ -207,38 +210,129 @@ def significant_words(text: str) -> set[str]:
     return {w.strip(".-/")[:5] for w in words if len(w) >= 3 and w not in _STOPWORDS}
 
 
+# Function words and conversational filler: a quote made only of these ("this is the",
+# "ok, go on", "yes please do that") proves nothing about any item.
+# (`make` is a build tool far more often than filler.)
+_FILLER = (_STOPWORDS - {"make"}) | frozenset(
+    "sure its it's is are was were be been being do does did done doing get got let lets let's yes yeah yep "
+    "nope okay sure thanks thank fine good great nice cool perfect right correct exactly agree agreed "
+    "sounds sound continue proceed keep going go ahead now then too very much more most some such "
+    "only own same other each every both few many may might shall one two off out over under again "
+    "further once because until while after before above below between through during without within "
+    "what's that's there's here's i'm i've i'll you're we're we've don't doesn't didn't can't won't "
+    "isn't aren't wasn't weren't hasn't haven't hadn't wouldn't shouldn't couldn't".split()
+)
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
+_TOKEN = re.compile(r"\w+(?:['.+#/-]\w+)*")
+
+
+def content_words(text: str) -> set[str]:
+    """The words of `text` that carry meaning, stemmed to 5 letters ('commit' meets 'committing').
+
+    Chinese and Japanese runs, written without spaces, count as their character pairs.
+    """
+    words: set[str] = set()
+    for token in _TOKEN.findall(fold(text)):
+        runs = _CJK.findall(token)
+        if runs:
+            for run in runs:
+                words.update(run[i : i + 2] for i in range(max(1, len(run) - 1)))
+            token = _CJK.sub(" ", token).strip()
+            if not token:
+                continue
+        token = token.strip("'.-/")
+        if len(token) >= 3 and token not in _FILLER and not token.isdigit():
+            words.add(token[:5])
+    return words
+
+
+# omp's own framing inside a packet message: the tool excerpt's header line, the prefix of a
+# tool request summary and the separators between its parts, the omission marker of a cut.
+# None of it is session text, so none of it can serve as evidence.
+_TOOL_HEADER = re.compile(r"^\(tool output[^\n]*\)$")
+_OMISSION = re.compile(r"^\[… [\d,]+ characters omitted …\]$")
+_TOOL_REQUEST = "[tool request] "
+
+
+def session_segments(origin: str, text: str) -> list[str]:
+    """The pieces of a packet message that are what was said or shown, without omp's labels."""
+    segments: list[str] = []
+    current: list[str] = []
+    for line in text.split("\n"):
+        stripped = line.strip()
+        if _TOOL_HEADER.match(stripped) or _OMISSION.match(stripped) or stripped.startswith(_TOOL_REQUEST):
+            if current:
+                segments.append("\n".join(current))
+                current = []
+            if stripped.startswith(_TOOL_REQUEST):
+                _name, _sep, rest = stripped[len(_TOOL_REQUEST):].partition(": ")
+                segments.extend(part for part in rest.split(" | ") if part)
+            continue
+        current.append(line)
+    if current:
+        segments.append("\n".join(current))
+    return [segment for segment in segments if segment.strip()]
+
+
+def _on_word_boundaries(quote: str, text: str) -> bool:
+    at = text.find(quote)
+    while at >= 0:
+        end = at + len(quote)
+        starts = at == 0 or not (text[at - 1].isalnum() and quote[0].isalnum())
+        ends = end == len(text) or not (text[end].isalnum() and quote[-1].isalnum())
+        if starts and ends:
+            return True
+        at = text.find(quote, at + 1)
+    return False
+
+
 class EvidenceIndex:
-    """The folded texts of the messages the reviewer saw, by origin."""
+    """The folded session text of the messages the reviewer saw, by origin (labels left out)."""
 
     def __init__(self, messages: Iterable[MessageLike]) -> None:
         self.by_origin: dict[str, list[str]] = {}
         for message in messages:
-            self.by_origin.setdefault(message.origin, []).append(fold(message.text))
+            texts = self.by_origin.setdefault(message.origin, [])
+            texts.extend(fold(segment) for segment in session_segments(message.origin, message.text))
 
     def origins_of(self, quote: str) -> set[str]:
         folded = fold(quote)
-        return {origin for origin, texts in self.by_origin.items() if any(folded in t for t in texts)}
+        if not folded:
+            return set()
+        return {origin for origin, texts in self.by_origin.items() if any(_on_word_boundaries(folded, t) for t in texts)}
 
 
 _ORIGIN_NAMES = {"assistant": "the assistant's own words", "tool": "tool output"}
+MIN_CONTENT_WORDS = 2
 
 
 def check_evidence(kind: Kind, text: str, evidence: str, index: EvidenceIndex) -> str | None:
-    """Why the evidence does not hold up, or None when it does."""
+    """Why the evidence does not hold up, or None when it does.
+
+    `text` is everything the item says (a note's title and body, a draft's slug, description
+    and body): the quote must share a content word with it.
+    """
     folded = fold(evidence)
-    if len(folded) < MIN_EVIDENCE_CHARS or " " not in folded:
+    if len(folded) < MIN_EVIDENCE_CHARS or " " not in folded and not _CJK.search(folded):
         return f"too short to verify (at least {MIN_EVIDENCE_CHARS} characters and two words)"
+    quoted = content_words(evidence)
+    if len(quoted) < MIN_CONTENT_WORDS:
+        return f"proves nothing: fewer than {MIN_CONTENT_WORDS} content words (not only words like 'this', 'the', 'ok')"
     origins = index.origins_of(evidence)
     if not origins:
-        return "not found in the session"
-    if kind in ("directive", "forget"):
-        if "user" not in origins:
-            found = " and ".join(sorted(_ORIGIN_NAMES.get(o, o) for o in origins))
-            return f"not from a user message (found only in {found})"
-        claimed, quoted = significant_words(text), significant_words(evidence)
-        if claimed and quoted and not claimed & quoted:
-            return "the quote shares no words with the item it is meant to support"
+        return "not found in the session (in the text of a message, on word boundaries)"
+    if kind in ("directive", "forget") and "user" not in origins:
+        found = " and ".join(sorted(_ORIGIN_NAMES.get(o, o) for o in origins))
+        return f"not from a user message (found only in {found})"
+    if not content_words(text) & quoted:
+        return "the quote shares no words with the item it is meant to support (no content word in common)"
     return None
+
+
+def same_sentence(quote: str, request: str) -> bool:
+    """Is a model item's quote taken from the sentence of an explicit request (its evidence)?"""
+    folded, whole = fold(quote), fold(request)
+    return bool(folded) and _on_word_boundaries(folded, whole)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -276,8 +370,8 @@ def _entry(kind: Kind, where: str, entry: Any, index: EvidenceIndex) -> Proposal
         values[attr] = value
     if kind == "skill_draft" and not SLUG_RE.match(values["slug"]):
         return Rejection(where, kind, f"{where}.slug: {values['slug']!r} is not kebab-case (a-z, 0-9, single dashes)")
-    problem = check_evidence(kind, values.get("text") or values.get("title") or values.get("description", ""),
-                             values["evidence"], index)
+    claimed = " ".join(values[name] for name in ("text", "title", "body", "slug", "description") if name in values)
+    problem = check_evidence(kind, claimed.replace("-", " ") if kind == "skill_draft" else claimed, values["evidence"], index)
     if problem:
         return Rejection(where, kind, f"{where}.evidence: {problem}")
     return Proposal(kind=kind, where=where, source="model", **values)

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from typing import Iterable
 
 from omp.review.answer import (
-    LIMITS, MAX_CHARS, Kind, MessageLike, Proposal, Rejection, fold, one_line, significant_words,
+    LIMITS, MAX_CHARS, Kind, MessageLike, Proposal, Rejection, fold, one_line, same_sentence, significant_words,
 )
 
 _COURTESY = r"(?:(?:ok(?:ay)?|so|and|also|please|pls|hey|note|btw|fyi|important|oh|copilot|@copilot)[,:!]?\s+)*"
@@ -222,7 +222,8 @@ def merge(explicit: list[Proposal], model: list[Proposal]) -> tuple[list[Proposa
     rules = [p for p in explicit if p.kind in ("directive", "forget")]
     for item in model:
         if item.kind in ("directive", "forget"):
-            winner = next((p for p in rules if same_subject(p.text, item.text)), None)
+            # Same subject, or a quote of the very sentence the user's request came from.
+            winner = next((p for p in rules if same_subject(p.text, item.text) or same_sentence(item.evidence, p.evidence)), None)
             if winner is not None:
                 rejected.append(Rejection(
                     item.where, item.kind,

@@ -7,8 +7,11 @@
 - an item with an instruction-injection pattern ("ignore previous instructions", `curl … $TOKEN`,
   edits to instruction files, invisible or bidirectional Unicode) is rejected with the reason.
 
-Neutralising markers and list syntax happens in the stores (`omp.memory.neutralise`), which
-re-check secrets and injection as a second line of defence.
+Both checks look at every field as given AND as a store would write it
+(`omp.memory.neutralise.stored_forms`): removing `<!---->` or a control character while
+neutralising must not rebuild a token or an injection phrase that the raw text hid. The stores
+neutralise and re-check the same way, as a second line of defence. Notes pass exactly the same
+checks as directives, title and body: they are written without a human.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ import collections
 import re
 from dataclasses import dataclass, field
 
+from omp.memory.neutralise import stored_forms
 from omp.review.answer import Proposal, Rejection
 
 _REDACTED = re.compile(r"\[REDACTED:([a-z0-9-]+)\]", re.I)
@@ -34,9 +38,12 @@ def _secret_kinds(item: Proposal) -> list[str]:
 
     kinds: list[str] = []
     for name, text in item.texts().items():
-        kinds.extend(finding.kind for finding in find_secrets(text))
-        if name != "evidence":
-            kinds.extend(match.group(1).lower() for match in _REDACTED.finditer(text))
+        # Exactly what would be stored, too: neutralising can rebuild a token.
+        for form in stored_forms(text):
+            found = [finding.kind for finding in find_secrets(form)]
+            if name != "evidence":
+                found += [match.group(1).lower() for match in _REDACTED.finditer(form)]
+            kinds.extend(k for k in found if k not in kinds)
     return kinds
 
 
@@ -45,7 +52,8 @@ def _injection(item: Proposal) -> list[str]:
 
     reasons: list[str] = []
     for text in item.texts().values():
-        reasons.extend(r for r in injection_reasons(text) if r not in reasons)
+        for form in stored_forms(text):
+            reasons.extend(r for r in injection_reasons(form) if r not in reasons)
     return reasons
 
 

@@ -330,7 +330,7 @@ def _run_claimed(ctx: _Context, held: claims.Claim, events: Path, found: Explici
     summary = _summary(found, model_pass, results, pruned, screened.secrets, held, done_at, block_error)
     for item in results:
         if item.status == "rejected":
-            rejected.append(Rejection(item.kind, item.kind, f"{item.kind} {item.text[:60]!r}: {item.reason}", "store"))
+            rejected.append(Rejection(item.kind, item.kind, f"{item.kind} {(_safe(item.text) or '')[:60]!r}: {item.reason}", "store"))  # redact, then cut
     outcome = ReviewOutcome(
         ran=True,
         reason=held.took_over if held.took_over and held.took_over != "new turns since the last review" else None,
