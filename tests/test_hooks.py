@@ -108,7 +108,7 @@ def test_session_end_detaches_a_review(project: Path, snake: bool) -> None:
     logs = run_logs(project, f"review-{SID}-")
     assert len(logs) == 1
     header = logs[0].read_text().splitlines()[0]
-    assert f"-m omp memory-review --session {SID} --root {project.resolve()}" in header
+    assert f"omp memory-review --session {SID} --root {project.resolve()} " in header
 
 
 def test_session_end_with_memory_mode_off_touches_nothing(project: Path) -> None:
