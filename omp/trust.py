@@ -161,6 +161,8 @@ def parse_layer(path: Path, raw: bytes) -> dict[str, Any]:
         value = json.loads(text)
     except json.JSONDecodeError as exc:
         raise CorruptFileError(path, f"line {exc.lineno}, column {exc.colno}: {exc.msg}") from exc
+    except ValueError as exc:  # e.g. an integer of more digits than Python converts
+        raise CorruptFileError(path, str(exc).split(";")[0]) from exc
     except RecursionError as exc:
         raise CorruptFileError(path, "nested too deeply") from exc
     if not isinstance(value, dict):
