@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
 
-from omp import config
+from omp import config, trust
 from omp.errors import OmpError, UsageError
 from omp.fsio import CorruptFileError
 from omp.ledger import CallRecord, log_review, now_iso, record_call
@@ -172,6 +172,9 @@ def _log(ctx_paths: ProjectPaths, outcome: ReviewOutcome, **extra: Any) -> None:
         entry["rejected"] = [r["reason"] for r in outcome.rejected]
     if outcome.tokens:
         entry["tokens"] = outcome.tokens
+    ignored = trust.ignored_notice(ctx_paths)
+    if ignored:  # the run (or skip) happened without the project's own settings: say so
+        entry["project_config"] = ignored
     entry.update(extra)
     try:
         log_review(ctx_paths, entry)
@@ -185,6 +188,12 @@ def _skip(ctx: _Context | None, paths: ProjectPaths, session: str | None, reason
         # A skip never creates R/.omp: a project where omp is off stays untouched.
         _log(paths, outcome, **({"backend": ctx.backend} if ctx else {}))
     return outcome
+
+
+def _mode_off(paths: ProjectPaths) -> str:
+    """The skip reason; it names an ignored (untrusted) project config and its fix (SPEC §3.1)."""
+    ignored = trust.ignored_notice(paths)
+    return "memory-mode off" + (f"; {ignored}" if ignored else "")
 
 
 def _scan(events: Path, cursor: int) -> tuple[ExplicitScan, int]:
@@ -211,7 +220,7 @@ def review_session(paths: ProjectPaths, request: ReviewRequest) -> ReviewOutcome
     """Review one session (SPEC §5). Never raises for a review failure: see `outcome.failed`."""
     settings_mode = config.get_value("memory-mode", paths)
     if settings_mode == "off":
-        return _skip(None, paths, None if request.session == "latest" else request.session, "memory-mode off")
+        return _skip(None, paths, None if request.session == "latest" else request.session, _mode_off(paths))
     ctx = _context(paths, request)
     from omp.sessions import find_session
 
@@ -481,7 +490,7 @@ def sweep(paths: ProjectPaths, request: ReviewRequest, limit: int | None = None)
     """
     result = SweepResult()
     if config.get_value("memory-mode", paths) == "off":
-        result.outcomes.append(_skip(None, paths, None, "memory-mode off"))
+        result.outcomes.append(_skip(None, paths, None, _mode_off(paths)))
         return result
     base = _context(paths, request)
     ctx = _Context(paths, base.settings, base.backend, base.model, force=False, ignore_backoff=request.force)
@@ -622,6 +631,9 @@ def run_from_cli(
 
     paths = project_paths(root)
     request = ReviewRequest(session or "latest", model, reviewer, force)
+    ignored = trust.ignored_notice(paths)
+    if ignored:  # stderr: --json output stays one object
+        click.echo(f"omp: note: {ignored}", err=True)
     if sweep_all:
         result = sweep(paths, request, limit)
         if as_json:
