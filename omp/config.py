@@ -177,6 +177,12 @@ def lookup_key(name: str) -> Key:
         ) from None
 
 
+def _shown(value: Any) -> str:
+    """A value for an error message; a 5000-digit number is not worth echoing in full."""
+    text = repr(value)
+    return text if len(text) <= 80 else text[:60] + f"… ({len(text)} characters)"
+
+
 def parse_value(key: Key, raw: str, where: str | None = None) -> Any:
     """Turn command-line or environment text into the key's typed value, or refuse (exit 2)."""
     try:
@@ -186,7 +192,7 @@ def parse_value(key: Key, raw: str, where: str | None = None) -> Any:
     if value is None or not key.check(value):
         origin = f" (from {where})" if where else ""
         raise UsageError(
-            f"invalid value {raw!r} for {key.name}{origin}: expected {key.accepts}",
+            f"invalid value {_shown(raw)} for {key.name}{origin}: expected {key.accepts}",
             f"run: omp config set {key.name} <{key.accepts}>" if not where else f"fix or unset {where}",
         )
     return value
@@ -203,11 +209,8 @@ def stored_value(key: Key, value: Any, path: Path, origin: Origin) -> Any:
             parsed = None
         if parsed is not None and key.check(parsed):
             return parsed
-    shown = repr(value)
-    if len(shown) > 80:  # a 4000-digit number is not worth echoing in full
-        shown = shown[:60] + f"… ({len(shown)} characters)"
     raise OmpError(
-        f"{path}: invalid value {shown} for {key.name}: expected {key.accepts}",
+        f"{path}: invalid value {_shown(value)} for {key.name}: expected {key.accepts}",
         f"fix it in the file, or run: omp config unset {key.name}" + (" --global" if origin == "global" else ""),
     )
 
