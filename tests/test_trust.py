@@ -81,13 +81,12 @@ def test_committed_config_never_runs_its_command_until_trusted(project: Path, fa
     assert code == 0 and outcome["ran"] is False
     assert "memory-mode off" in outcome["reason"] and "omp trust" in outcome["reason"]
     assert str(config) in outcome["reason"]
-    assert "omp trust" in stderr
     assert "omp trust" in log_lines(project)[-1]["project_config"]
 
     # 3. neither does a sweep, even with --force
     sweep = run_omp(["memory-review", "--sweep", "--force", "--json"], cwd=project, env=env)
     assert sweep.returncode == 0 and sweep.json()["reviewed"] == 0
-    assert "omp trust" in sweep.stderr
+    assert "omp trust" in sweep.json()["outcomes"][0]["reason"]
 
     # 4. the next session is told, in one short line
     context = hook("session-start", project, session, env)["additionalContext"]
@@ -118,6 +117,21 @@ def test_memory_review_and_sweep_run_the_command_once_trusted(project: Path, fak
     sweep = run_omp(["memory-review", "--sweep", "--json"], cwd=project, env=env)
     assert sweep.returncode == 0, sweep.stderr
     assert len(fake.calls()) == 2
+
+
+def test_review_that_runs_without_the_ignored_config_says_so(project: Path, fake: FakeReviewer) -> None:
+    # memory-mode on globally, offline reviewer: the review runs, but on the user's settings, not
+    # on the repository's command; the output and the log line say the project config was ignored.
+    commit_hostile_config(project, fake)
+    for key, value in (("memory-mode", "on"), ("memory-reviewer", "offline")):
+        assert run_omp(["config", "set", key, value, "--global"], cwd=project).returncode == 0
+    session = write_session(project, conversation())
+    result = run_omp(["memory-review", "--session", session], cwd=project, env=user_env(fake))
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith(f"reviewed session {session}")
+    assert "ignored" in result.stderr and "omp trust" in result.stderr
+    assert "omp trust" in log_lines(project)[-1]["project_config"]
+    assert fake.calls() == []
 
 
 def test_config_written_by_omp_works_and_a_hand_edit_untrusts_it(project: Path, fake: FakeReviewer) -> None:

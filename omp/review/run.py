@@ -632,8 +632,11 @@ def run_from_cli(
     paths = project_paths(root)
     request = ReviewRequest(session or "latest", model, reviewer, force)
     ignored = trust.ignored_notice(paths)
-    if ignored:  # stderr: --json output stays one object
-        click.echo(f"omp: note: {ignored}", err=True)
+
+    def note_ignored(outcomes: list[ReviewOutcome]) -> None:
+        # stderr (--json output stays one object), unless a skip reason already said it.
+        if ignored and not any(ignored in (o.reason or "") for o in outcomes):
+            click.echo(f"omp: note: {ignored}", err=True)
     if sweep_all:
         result = sweep(paths, request, limit)
         if as_json:
@@ -644,6 +647,7 @@ def run_from_cli(
         for outcome in result.outcomes:
             for line in report.failure_lines(outcome):
                 click.echo(line, err=True)
+        note_ignored(result.outcomes)
         return result.exit_code
     outcome = review_session(paths, request)
     if as_json:
@@ -653,6 +657,7 @@ def run_from_cli(
             click.echo(line)
     for line in report.failure_lines(outcome):
         click.echo(line, err=True)
+    note_ignored([outcome])
     return outcome.exit_code
 
 
