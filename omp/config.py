@@ -337,9 +337,9 @@ def _update_project_file(
         # Trust the new bytes (keeping the old ones trusted) before writing them, and drop the
         # old ones after: a reader in between (a hook) and a crash anywhere see trusted bytes,
         # old or new, never a file of omp's own that looks untrusted.
-        record(project, raw, "omp config set", global_paths, previous=layer.trust.digest)
+        record(project, raw, "omp config set", global_paths, previous=layer.trust.digest, held=project.lock)
         atomic_write(project.config, raw)
-        record(project, raw, "omp config set", global_paths)
+        record(project, raw, "omp config set", global_paths, held=project.lock)
 
 
 def _refuse_untrusted(layer: ProjectLayer, fix: str) -> None:

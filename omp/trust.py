@@ -186,19 +186,31 @@ def ignored_notice(project: ProjectPaths | None) -> str | None:
     return verdict.notice() if verdict is not None and verdict.ignored else None
 
 
+def _global_lock_unless_held(global_paths: GlobalPaths, held: Path | None) -> Any:
+    """The global lock — unless the caller holds that very file already (a project at `~`
+    with OMP_HOME=~/.omp: its project lock *is* the global lock, and taking it twice deadlocks)."""
+    import contextlib
+
+    from omp.project import global_lock
+
+    if held is not None and os.path.realpath(held) == os.path.realpath(global_paths.lock):
+        return contextlib.nullcontext()
+    return global_lock(global_paths)
+
+
 def record(project: ProjectPaths, raw: bytes, by: str, global_paths: GlobalPaths | None = None,
-           previous: str | None = None) -> None:
+           previous: str | None = None, held: Path | None = None) -> None:
     """Remember `raw` as this project's trusted config bytes (atomic, under the global lock).
 
     `previous`: a digest that stays trusted too, for the moment between recording new bytes and
-    writing them (omp.config records, writes, then records again without it).
+    writing them (omp.config records, writes, then records again without it). `held`: a lock
+    file the caller holds (see `_global_lock_unless_held`).
     """
     from omp.fsio import atomic_write_json
-    from omp.project import global_lock
 
     global_paths = global_paths or GlobalPaths.current()
     path = trust_path(global_paths)
-    with global_lock(global_paths):
+    with _global_lock_unless_held(global_paths, held):
         data = read_json(path, default={})  # a file that does not parse is reported, never reset
         if not isinstance(data, dict):
             raise CorruptFileError(path, f"expected a JSON object, found {type(data).__name__}")
@@ -287,7 +299,7 @@ def approve(project: ProjectPaths, review: Review) -> None:
         if now != review.raw:
             raise OmpError(f"{project.config} changed while you were reading it; nothing trusted",
                            f"run {FIX} again")
-        record(project, review.raw, "omp trust")
+        record(project, review.raw, "omp trust", held=project.lock)
 
 
 __all__ = [
