@@ -20,6 +20,14 @@ the pending count — and a small JSON reader and writer: `import json` alone (j
 imports re, re imports enum, ...) costs most of the budget on a modest machine. Each one is tested for agreement with the library function it stands
 in for (tests/test_hooks.py), and anything unusual (a value it does not recognise, a file that
 does not parse) is handed to the library itself, so errors are reported the library's way.
+
+The project's `.omp/config.json` counts only when trusted (omp.trust, SPEC §3.1): its sha256 must
+be the one `G/trust.json` records for this project. That costs one small builtin hash module,
+and only when the project has a config file; an untrusted file is never parsed, and
+sessionStart says in one line that it is ignored.
+
+Hooks act only inside a git repository, and sessionEnd only for a session whose
+`events.jsonl` is a regular file: a hook never creates anything anywhere else (SPEC §9.2).
 """
 
 from __future__ import annotations
