@@ -253,3 +253,22 @@ def test_a_fifo_config_is_ignored_without_blocking(project: Path) -> None:
     out = subprocess.run([sys.executable, "-m", "omp.hooks", "session-start"], input=json.dumps(
         {"sessionId": "abc1234", "cwd": str(project)}), capture_output=True, text=True, timeout=20)
     assert out.returncode == 0 and "omp trust" in out.stdout
+
+
+@pytest.mark.parametrize("answer,trusted", [("y", True), ("n", False)])
+def test_trust_asks_a_person_at_a_terminal(project: Path, fake: FakeReviewer, answer: str, trusted: bool) -> None:
+    import pty
+
+    commit_hostile_config(project, fake)
+    controller, terminal = pty.openpty()
+    try:
+        proc = subprocess.Popen([sys.executable, "-m", "omp", "trust"], cwd=project, stdin=terminal,
+                                stdout=terminal, stderr=terminal)
+        os.write(controller, f"{answer}\n".encode())
+        assert proc.wait(timeout=60) == (0 if trusted else 1)
+        shown = os.read(controller, 65536).decode(errors="replace")
+    finally:
+        os.close(controller)
+        os.close(terminal)
+    assert "Trust this file?" in shown and "memory-reviewer-command" in shown
+    assert trust.check(ProjectPaths(project)).ignored is (not trusted)  # type: ignore[union-attr]
