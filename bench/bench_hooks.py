@@ -85,6 +85,10 @@ store.propose_directives(paths, [store.DirectiveProposal(f"Proposed rule {{c}} f
     # The plugin folder `omp install` writes, with this interpreter baked in: what Copilot runs.
     write = f"from pathlib import Path; from omp.install import write_plugin; write_plugin(Path({str(root / 'plugin')!r}), {sys.executable!r})"
     subprocess.run([sys.executable, "-c", write], check=True, env=_child_env(env), cwd=REPO)
+    # The session Copilot recorded: sessionEnd detaches a review only for a real events.jsonl.
+    events = home / ".copilot" / "session-state" / SESSION_ID / "events.jsonl"
+    events.parent.mkdir(parents=True)
+    events.write_text(json.dumps({"type": "session.start", "data": {"context": {"cwd": str(project)}}}) + "\n")
     env["_PROJECT"] = str(project)
     env["_RUN"] = str(root / "plugin" / "hooks" / "run")
     return env

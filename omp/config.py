@@ -6,6 +6,14 @@ Per key, the first layer that has it wins: environment (`OMP_<KEY>`, e.g. `OMP_M
 Files hold JSON of each value's type; keys omp does not know are kept as they are. A file that
 does not parse stops the command (exit 1, file and line named) and is never rewritten.
 
+The project layer counts only when it is trusted (omp.trust, SPEC §3.1): omp wrote its exact
+bytes or the user approved them with `omp trust`. An untrusted one is ignored as a whole, and
+`set`/`unset` refuse to build on it (that would turn bytes nobody reviewed into trusted ones).
+
+Every integer has an upper bound no person would exceed (SPEC §3): a value such as 1e300 seconds
+or 10**30 days would otherwise be accepted here and crash every later command with an
+OverflowError deep inside datetime or time arithmetic.
+
 Standard library only on the read path: the hooks resolve `memory-mode` with it.
 """
 
@@ -19,8 +27,9 @@ from pathlib import Path
 from typing import Any, Callable, Literal
 
 from omp.errors import OmpError, UsageError
-from omp.fsio import CorruptFileError, read_json_object
+from omp.fsio import CorruptFileError, atomic_write, atomic_write_json, dump_json
 from omp.paths import GlobalPaths, ProjectPaths
+from omp.trust import FIX, ProjectLayer, parse_layer, read_project_layer, read_regular, record
 
 Origin = Literal["env", "project", "global", "default"]
 Scope = Literal["project", "global"]
@@ -45,16 +54,37 @@ def _choice(*choices: str) -> tuple[Callable[[str], Any], Callable[[Any], bool]]
     return (lambda raw: raw.strip().lower()), (lambda value: value in choices)
 
 
-def _integer(minimum: int) -> tuple[Callable[[str], Any], Callable[[Any], bool]]:
+# Upper bounds (SPEC §3). Character caps are not item caps: their default (1200) is already
+# above 1000, so they get a bound of their own.
+MAX_DAYS = 36500
+MAX_SECONDS = 86400
+MAX_TOKENS = 2_000_000
+MAX_CAP = 1000
+MAX_CHAR_CAP = 100_000
+MAX_MESSAGES = 1000
+# Longer input is refused before int() sees it: a 5000-digit number is no setting.
+_MAX_NUMBER_TEXT = 40
+
+
+def _integer(minimum: int, maximum: int) -> tuple[Callable[[str], Any], Callable[[Any], bool]]:
+    def parse(raw: str) -> int:
+        text = raw.strip()
+        if len(text) > _MAX_NUMBER_TEXT:
+            raise ValueError("too long")
+        return int(text, 10)
+
     def check(value: Any) -> bool:
-        return isinstance(value, int) and not isinstance(value, bool) and value >= minimum
+        return isinstance(value, int) and not isinstance(value, bool) and minimum <= value <= maximum
 
-    return (lambda raw: int(raw.strip(), 10)), check
+    return parse, check
 
 
-def _seconds(minimum: float) -> tuple[Callable[[str], Any], Callable[[Any], bool]]:
+def _seconds(minimum: float, maximum: float) -> tuple[Callable[[str], Any], Callable[[Any], bool]]:
     def parse(raw: str) -> int | float:
-        number = float(raw.strip())
+        text = raw.strip()
+        if len(text) > _MAX_NUMBER_TEXT:
+            raise ValueError("too long")
+        number = float(text)
         return int(number) if number.is_integer() else number
 
     def check(value: Any) -> bool:
@@ -62,7 +92,7 @@ def _seconds(minimum: float) -> tuple[Callable[[str], Any], Callable[[Any], bool
             isinstance(value, (int, float))
             and not isinstance(value, bool)
             and value == value  # not NaN
-            and minimum <= value < float("inf")
+            and minimum <= value <= maximum
         )
 
     return parse, check
@@ -77,11 +107,20 @@ def _command() -> tuple[Callable[[str], Any], Callable[[Any], bool]]:
         if not isinstance(value, str) or not value.strip():
             return False
         try:
-            return bool(shlex.split(value))
+            argv = shlex.split(value)
         except ValueError:
             return False
+        return bool(argv) and is_program_name_allowed(argv[0])
 
     return (lambda raw: raw.strip()), check
+
+
+def is_program_name_allowed(program: str) -> bool:
+    """A reviewer program is a name looked up on PATH or an absolute path (SPEC §3.1): a
+    relative path such as `./review.sh` would mean "whatever file sits there", and is refused."""
+    if os.path.isabs(program):
+        return True
+    return "/" not in program and (os.sep not in program) and (os.altsep is None or os.altsep not in program)
 
 
 def _key(name: str, default: Any, accepts: str, rule: tuple[Callable[[str], Any], Callable[[Any], bool]]) -> Key:
@@ -95,16 +134,21 @@ KEYS: dict[str, Key] = {
         _key("memory-mode", "off", "on | off", _choice("on", "off")),
         _key("memory-review-model", "gpt-5-mini", "a model name, e.g. gpt-5-mini", _model()),
         _key("memory-reviewer", "copilot", "copilot | command | offline", _choice("copilot", "command", "offline")),
-        _key("memory-reviewer-command", None, "a command line (run without a shell, prompt on stdin)", _command()),
-        _key("memory-review-min-messages", 4, "an integer >= 0", _integer(0)),
-        _key("memory-review-timeout", 120, "seconds, a number >= 1", _seconds(1)),
-        _key("memory-review-max-input-tokens", 24000, "an integer >= 1000", _integer(1000)),
-        _key("memory-note-cap", 12, "an integer >= 1", _integer(1)),
-        _key("memory-note-char-cap", 1200, "an integer >= 1", _integer(1)),
-        _key("memory-directive-cap", 12, "an integer >= 1", _integer(1)),
-        _key("memory-directive-char-cap", 1200, "an integer >= 1", _integer(1)),
-        _key("memory-note-auto-keep", 0, "an integer >= 0 (0 = never prune)", _integer(0)),
-        _key("memory-pending-retention-days", 30, "an integer >= 0 (0 = never expire)", _integer(0)),
+        _key("memory-reviewer-command", None,
+             "a command line whose program is on PATH or an absolute path (run without a shell, prompt on stdin)",
+             _command()),
+        _key("memory-review-min-messages", 4, f"an integer from 0 to {MAX_MESSAGES}", _integer(0, MAX_MESSAGES)),
+        _key("memory-review-timeout", 120, f"seconds, a number from 1 to {MAX_SECONDS}", _seconds(1, MAX_SECONDS)),
+        _key("memory-review-max-input-tokens", 24000, f"an integer from 1000 to {MAX_TOKENS}",
+             _integer(1000, MAX_TOKENS)),
+        _key("memory-note-cap", 12, f"an integer from 1 to {MAX_CAP}", _integer(1, MAX_CAP)),
+        _key("memory-note-char-cap", 1200, f"an integer from 1 to {MAX_CHAR_CAP}", _integer(1, MAX_CHAR_CAP)),
+        _key("memory-directive-cap", 12, f"an integer from 1 to {MAX_CAP}", _integer(1, MAX_CAP)),
+        _key("memory-directive-char-cap", 1200, f"an integer from 1 to {MAX_CHAR_CAP}",
+             _integer(1, MAX_CHAR_CAP)),
+        _key("memory-note-auto-keep", 0, f"an integer from 0 to {MAX_CAP} (0 = never prune)", _integer(0, MAX_CAP)),
+        _key("memory-pending-retention-days", 30, f"an integer from 0 to {MAX_DAYS} (0 = never expire)",
+             _integer(0, MAX_DAYS)),
         _key("memory-inject", "block", "block | hook", _choice("block", "hook")),
     )
 }
@@ -133,49 +177,63 @@ def lookup_key(name: str) -> Key:
         ) from None
 
 
+def _shown(value: Any) -> str:
+    """A value for an error message; a 5000-digit number is not worth echoing in full."""
+    text = repr(value)
+    return text if len(text) <= 80 else text[:60] + f"… ({len(text)} characters)"
+
+
 def parse_value(key: Key, raw: str, where: str | None = None) -> Any:
     """Turn command-line or environment text into the key's typed value, or refuse (exit 2)."""
     try:
         value = key.parse(raw)
-    except ValueError:
+    except (ValueError, OverflowError):
         value = None
     if value is None or not key.check(value):
         origin = f" (from {where})" if where else ""
         raise UsageError(
-            f"invalid value {raw!r} for {key.name}{origin}: expected {key.accepts}",
+            f"invalid value {_shown(raw)} for {key.name}{origin}: expected {key.accepts}",
             f"run: omp config set {key.name} <{key.accepts}>" if not where else f"fix or unset {where}",
         )
     return value
 
 
-def _stored_value(key: Key, value: Any, path: Path, origin: Origin) -> Any:
+def stored_value(key: Key, value: Any, path: Path, origin: Origin) -> Any:
     """A value read from a config file; a hand-written string form ("12") is accepted too."""
     if key.check(value):
         return value
     if isinstance(value, str):
         try:
             parsed = key.parse(value)
-        except ValueError:
+        except (ValueError, OverflowError):
             parsed = None
         if parsed is not None and key.check(parsed):
             return parsed
     raise OmpError(
-        f"{path}: invalid value {value!r} for {key.name}: expected {key.accepts}",
+        f"{path}: invalid value {_shown(value)} for {key.name}: expected {key.accepts}",
         f"fix it in the file, or run: omp config unset {key.name}" + (" --global" if origin == "global" else ""),
     )
 
 
+_stored_value = stored_value  # the name the rest of the code base used first
+
+
 def read_layer(path: Path) -> dict[str, Any]:
     """One config file as stored (unknown keys included). Raises CorruptFileError."""
-    return read_json_object(path)
+    try:
+        raw = read_regular(path)
+    except OSError as exc:
+        raise CorruptFileError(path, str(exc.strerror or exc)) from exc
+    return {} if raw is None else parse_layer(path, raw)
 
 
 def resolve(project: ProjectPaths | None, global_paths: GlobalPaths | None = None) -> dict[str, Setting]:
-    """Every key's effective value and where it came from."""
+    """Every key's effective value and where it came from. An untrusted project config is
+    ignored as a whole (omp.trust); `omp.trust.check` says whether that happened."""
     global_paths = global_paths or GlobalPaths.current()
     layers: list[tuple[Origin, Path, dict[str, Any]]] = []
     if project is not None:
-        layers.append(("project", project.config, read_layer(project.config)))
+        layers.append(("project", project.config, read_project_layer(project, global_paths).data))
     layers.append(("global", global_paths.config, read_layer(global_paths.config)))
 
     settings: dict[str, Setting] = {}
@@ -191,7 +249,7 @@ def _resolve_key(key: Key, layers: list[tuple[Origin, Path, dict[str, Any]]]) ->
         return Setting(key.name, value, "env", key.env_var)
     for origin, path, data in layers:
         if key.name in data and data[key.name] is not None:
-            return Setting(key.name, _stored_value(key, data[key.name], path, origin), origin, str(path))
+            return Setting(key.name, stored_value(key, data[key.name], path, origin), origin, str(path))
     return Setting(key.name, key.default, "default")
 
 
@@ -227,29 +285,72 @@ def unset_value(name: str, scope: Scope, project: ProjectPaths | None) -> bool:
     return bool(removed and removed[0])
 
 
-_MISSING = object()
-
-
 def _update_file(
     scope: Scope,
     project: ProjectPaths | None,
     edit: Callable[[dict[str, Any]], None],
     skip_if: Callable[[dict[str, Any]], bool] | None = None,
 ) -> None:
-    from omp.fsio import atomic_write_json
-    from omp.project import global_lock, project_lock
+    from omp.project import global_lock
 
     global_paths = GlobalPaths.current()
     path = _scope_file(scope, project, global_paths)
-    # Refuse before creating anything if the file is already unreadable.
-    read_layer(path)
-    lock = global_lock(global_paths) if scope == "global" else project_lock(project)  # type: ignore[arg-type]
-    with lock:
-        data = read_layer(path)  # re-read under the lock: another process may have written
+    if scope == "global":
+        # Reads and writes G only: no project is looked for, nothing is created where we stand.
+        read_layer(path)  # refuse before creating anything if the file is already unreadable
+        with global_lock(global_paths):
+            data = read_layer(path)  # re-read under the lock: another process may have written
+            if skip_if is not None and skip_if(data):
+                return
+            edit(data)
+            atomic_write_json(path, data)
+        return
+    assert project is not None
+    _update_project_file(project, global_paths, edit, skip_if)
+
+
+def _update_project_file(
+    project: ProjectPaths,
+    global_paths: GlobalPaths,
+    edit: Callable[[dict[str, Any]], None],
+    skip_if: Callable[[dict[str, Any]], bool] | None,
+) -> None:
+    """Edit the project config and trust the bytes written (SPEC §3.1).
+
+    An existing file that is not trusted is refused, not edited: keeping its other keys and
+    recording the result as trusted would launder bytes nobody reviewed (a committed
+    `memory-reviewer-command`, say) into trusted ones. The user reviews it with `omp trust`
+    first, or removes it.
+    """
+    from omp.project import project_lock
+
+    # No check before the lock: another `config set` may be between its write and its trust
+    # record. An untrusted file already has its `.omp`, so the lock creates nothing for it.
+    with project_lock(project):
+        layer = read_project_layer(project, global_paths)
+        _refuse_untrusted(layer, FIX)
+        data = layer.data
         if skip_if is not None and skip_if(data):
             return
         edit(data)
-        atomic_write_json(path, data)
+        raw = dump_json(data).encode("utf-8")
+        # Trust the new bytes (keeping the old ones trusted) before writing them, and drop the
+        # old ones after: a reader in between (a hook) and a crash anywhere see trusted bytes,
+        # old or new, never a file of omp's own that looks untrusted.
+        record(project, raw, "omp config set", global_paths, previous=layer.trust.digest, held=project.lock)
+        atomic_write(project.config, raw)
+        record(project, raw, "omp config set", global_paths, held=project.lock)
+
+
+def _refuse_untrusted(layer: ProjectLayer, fix: str) -> None:
+    if layer.trust.ignored:
+        raise OmpError(
+            f"{layer.trust.path} is not trusted, so omp will not change it: {layer.trust.reason}",
+            f"review it, then run: {fix} (or delete the file and set your values again)",
+        )
+
+
+_MISSING = object()
 
 
 __all__ = [
@@ -263,5 +364,6 @@ __all__ = [
     "parse_value",
     "resolve",
     "set_value",
+    "stored_value",
     "unset_value",
 ]

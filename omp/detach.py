@@ -11,6 +11,19 @@ The review needs what Copilot strips from hook environments (`COPILOT_PROVIDER_*
 file the user writes, `G/reviewer.env` (or `$OMP_REVIEWER_ENV_FILE`): `KEY=VALUE` lines added to
 the detached review's environment, and from nowhere else.
 
+Every Python process omp starts of itself (the hook's review and sweep, the wrapper's review)
+starts here, through `start_omp`, and so gets the same three guards (SPEC §5.2):
+- a neutral working folder (the filesystem root), never the project: nothing the repository
+  holds is found by a relative path;
+- the project off `sys.path`: the child runs `python -c` with a first statement that drops the
+  working-folder entry `python -c`/`-m` would put first, so a `click.py`, `psutil.py` or
+  `filelock.py` at the project's top level is never imported (`-I` would do it too, but it also
+  drops the user's site-packages, where `pip install --user omp` puts omp);
+- the environment the review needs and no more: the user's (as Copilot handed it to the hook)
+  plus `reviewer.env`, without `OMP_REVIEWER` (the review is not a reviewer session) and
+  without the variables that make an interpreter run extra code (`PYTHONSTARTUP`,
+  `PYTHONINSPECT`, `PYTHONBREAKPOINT`), with `PWD` naming the real working folder.
+
 Light at import (os, sys, time only; subprocess loads when a process starts): the hook fast
 path imports this module. Paths are plain strings for the same reason.
 """
@@ -67,8 +80,11 @@ def spawn_detached(
     cwd: str | os.PathLike[str] | None = None,
     env: Mapping[str, str] | None = None,
     delay: float = 0.0,
+    label: str | None = None,
 ) -> Detached:
     """Start `argv` fully detached, its output appended to `log_path`. Returns without waiting.
+
+    `label`: what the log's first line says was started (default: the argv itself).
 
     With `delay`, the child (POSIX) is a shell that sleeps, then execs `argv` in its place (same
     pid): the heavy start-up happens after the caller has gone.
@@ -82,7 +98,7 @@ def spawn_detached(
     os.makedirs(os.path.dirname(log_path) or ".", exist_ok=True)
     with open(log_path, "ab") as log:
         stamp = time.strftime("%Y-%m-%dT%H:%M:%S%z")
-        log.write(f"# {stamp} omp started: {' '.join(argv)}\n".encode("utf-8", "replace"))
+        log.write(f"# {stamp} omp started: {label or ' '.join(argv)}\n".encode("utf-8", "replace"))
     full_env = dict(os.environ if env is None else env)
     detached = None
     if os.name != "nt" and hasattr(os, "posix_spawn"):
@@ -233,18 +249,44 @@ def read_env_file(path: str | os.PathLike[str]) -> dict[str, str]:
     return values
 
 
+# Variables that make a Python interpreter run code of their own choosing, or stop for input:
+# nothing a background review needs.
+_DROPPED_VARS = ("OMP_REVIEWER", "PYTHONSTARTUP", "PYTHONINSPECT", "PYTHONBREAKPOINT")
+# `python -c`'s first statement: sys.path[0] is then '' (the working folder); drop it before
+# anything else is imported. The same guard as hooks/run's.
+_SAFE_START = "import sys; sys.path and sys.path[0] in ('', '.') and sys.path.pop(0); "
+_OMP_MAIN = "from omp.cli import main; sys.exit(main())"
+
+
+def neutral_cwd() -> str:
+    """Where omp's own processes run: the filesystem root (it always exists, no project is
+    there, and other users cannot put files in it)."""
+    return os.path.abspath(os.sep)
+
+
 def review_environment(base: Mapping[str, str] | None = None) -> dict[str, str]:
     """The detached review's environment: ours, plus the user's reviewer.env file."""
     env = dict(os.environ if base is None else base)
     env.update(read_env_file(reviewer_env_file()))
-    # The review is not itself a reviewer session (its reviewer process sets these).
-    env.pop("OMP_REVIEWER", None)
+    # The review is not itself a reviewer session (its reviewer process sets OMP_REVIEWER).
+    for name in _DROPPED_VARS:
+        env.pop(name, None)
+    env["PWD"] = neutral_cwd()
     return env
 
 
 def omp_argv(*args: str) -> list[str]:
-    """`omp ARGS` with the very interpreter running now (the one that registered the hooks)."""
-    return [sys.executable, "-m", "omp", *args]
+    """`omp ARGS` with the very interpreter running now (the one that registered the hooks),
+    its working folder off `sys.path` (see the module docstring)."""
+    return [sys.executable, "-c", _SAFE_START + _OMP_MAIN, *args]
+
+
+def start_omp(args: list[str], log_path: str, *, delay: float = 0.0) -> Detached:
+    """Detach `omp ARGS`: the one place omp starts its own Python (neutral folder, project off
+    sys.path, scrubbed environment). ARGS must name the project with an absolute `--root`."""
+    cwd = neutral_cwd()
+    label = f"omp {' '.join(args)} (python {sys.executable}, in {cwd}, project off sys.path)"
+    return spawn_detached(omp_argv(*args), log_path, cwd=cwd, env=review_environment(), delay=delay, label=label)
 
 
 def _stamp() -> str:
@@ -284,13 +326,12 @@ def start_sweep(root: str | os.PathLike[str]) -> Detached:
 
 
 def _start(root: str | os.PathLike[str], args: list[str], log_prefix: str) -> Detached:
-    root = os.fspath(root)
+    # Absolute: the child runs from the neutral folder, where a relative root means nothing.
+    root = os.path.abspath(os.fspath(root))
     folder = _prepare(root)
-    detached = spawn_detached(
-        omp_argv("memory-review", *args, "--root", root),
+    detached = start_omp(
+        ["memory-review", *args, "--root", root],
         os.path.join(folder, f"{log_prefix}-{_stamp()}.log"),
-        cwd=root,
-        env=review_environment(),
         delay=START_DELAY_SECONDS,
     )
     prune_run_logs(folder)

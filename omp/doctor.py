@@ -5,7 +5,8 @@ command that fixes it. A `fail` means memory does not work as configured; the co
 
 Checks: Copilot CLI found and its version; how omp's hooks are registered (missing; duplicated —
 each registration runs every hook, so every review would start twice; the Python the hooks run
-with); memory-mode and where it comes from; the reviewer (`--deep` really calls it, with what a
+with); memory-mode and where it comes from; whether the project's config is trusted or ignored
+(SPEC §3.1); the reviewer (`--deep` really calls it, with what a
 hook-started review would get from `reviewer.env`); tokenizer; stale claims; the retry queue;
 whether the state folders are writable.
 """
@@ -151,6 +152,22 @@ def check_memory_mode(ctx: _Context) -> list[Check]:
     return [Check("memory-mode", "ok", f"on for {scope}, from {where}; memory-inject={inject}")]
 
 
+def check_trust(ctx: _Context) -> list[Check]:
+    """An untrusted project config is ignored as a whole (SPEC §3.1): say so, and the fix."""
+    from omp.trust import FIX, check
+
+    verdict = check(ctx.project, ctx.global_paths)
+    if verdict is None:
+        return []
+    if verdict.state == "absent":
+        return [Check("project config", "ok", f"none ({verdict.path}): global settings and defaults apply")]
+    if verdict.ignored:
+        return [Check("project config", "warn", f"{verdict.path} is ignored: {verdict.reason}",
+                      f"read the file, then: {FIX}" + (f" --root {shlex.quote(str(ctx.project.root))}"
+                                                        if ctx.project else ""))]
+    return [Check("project config", "ok", f"{verdict.path} is trusted (written by omp or approved)")]
+
+
 def _reviewer_env_check() -> list[Check]:
     from omp.detach import read_env_file, reviewer_env_file
 
@@ -289,7 +306,7 @@ def check_folders(ctx: _Context) -> list[Check]:
 
 
 CHECKS: tuple[Callable[[_Context], list[Check]], ...] = (
-    check_copilot, check_registration, check_memory_mode, check_reviewer, check_tokenizer,
+    check_copilot, check_registration, check_memory_mode, check_trust, check_reviewer, check_tokenizer,
     check_claims_and_queue, check_folders,
 )
 

@@ -20,6 +20,14 @@ the pending count — and a small JSON reader and writer: `import json` alone (j
 imports re, re imports enum, ...) costs most of the budget on a modest machine. Each one is tested for agreement with the library function it stands
 in for (tests/test_hooks.py), and anything unusual (a value it does not recognise, a file that
 does not parse) is handed to the library itself, so errors are reported the library's way.
+
+The project's `.omp/config.json` counts only when trusted (omp.trust, SPEC §3.1): its sha256 must
+be the one `G/trust.json` records for this project. That costs one small builtin hash module,
+and only when the project has a config file; an untrusted file is never parsed, and
+sessionStart says in one line that it is ignored.
+
+Hooks act only inside a git repository, and sessionEnd only for a session whose
+`events.jsonl` is a regular file: a hook never creates anything anywhere else (SPEC §9.2).
 """
 
 from __future__ import annotations
@@ -299,6 +307,19 @@ def _same(a: str, b: str) -> bool:
         return False
 
 
+def git_project_root(cwd: str | None) -> str | None:
+    """The git repository around `cwd`, for the hooks: None outside one (SPEC §9.2).
+
+    A hook never creates anything in a folder that is not inside a git repository: Copilot can
+    run anywhere (`/`, the home folder, a downloads folder), and a global memory-mode must not
+    scatter `.omp/` folders over all of them.
+    """
+    root = project_root(cwd)
+    if root is None or not os.path.exists(os.path.join(root, ".git")):
+        return None
+    return root
+
+
 def project_root(cwd: str | None) -> str | None:
     """omp.paths.find_project_root as if omp were started in `cwd`; None when it would refuse.
 
@@ -328,17 +349,88 @@ class _Unsure(Exception):
     """The light reader met something only the library can judge (bad value, bad file)."""
 
 
-def _config_layer(path: str) -> dict[str, Any]:
+def _read_regular(path: str) -> bytes | None:
+    """omp.trust.read_regular: the bytes, None when missing; never blocks on a FIFO."""
+    import stat  # already loaded by os: free
+
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
     try:
-        with open(path, "rb") as handle:
-            data = loads(handle.read().decode("utf-8"))
-    except FileNotFoundError:
-        return {}
-    except (OSError, ValueError, RecursionError):
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(f"{path} is not a regular file")
+        chunks: list[bytes] = []
+        while True:
+            chunk = os.read(fd, 1 << 16)
+            if not chunk:
+                return b"".join(chunks)
+            chunks.append(chunk)
+    finally:
+        os.close(fd)
+
+
+def _parse_layer(path: str, raw: bytes) -> dict[str, Any]:
+    try:
+        data = loads(raw.decode("utf-8"))
+    except (ValueError, RecursionError):
         raise _Unsure(path) from None
     if not isinstance(data, dict):
         raise _Unsure(path)
     return data
+
+
+def _config_layer(path: str) -> dict[str, Any]:
+    try:
+        raw = _read_regular(path)
+    except FileNotFoundError:
+        return {}
+    except OSError:
+        raise _Unsure(path) from None
+    return {} if raw is None else _parse_layer(path, raw)
+
+
+def _sha256(raw: bytes) -> str:
+    # The builtin module is a third of hashlib's import time (hashlib loads OpenSSL).
+    try:
+        from _sha256 import sha256  # type: ignore[import-not-found]  # Python <= 3.11
+    except ImportError:
+        try:
+            from _sha2 import sha256  # type: ignore[import-not-found, no-redef]  # Python >= 3.12
+        except ImportError:
+            from hashlib import sha256  # type: ignore[assignment]
+    return str(sha256(raw).hexdigest())
+
+
+def _is_trusted(root: str, raw: bytes) -> bool:
+    """omp.trust's verdict: are these the bytes G/trust.json records for this project?"""
+    try:
+        store = _read_regular(os.path.join(_global_home(), "trust.json"))
+        data = loads(store.decode("utf-8")) if store else {}
+    except (OSError, ValueError, RecursionError):
+        return False  # a trust file that cannot be read trusts nothing
+    projects = data.get("projects") if isinstance(data, dict) else None
+    entry = projects.get(os.path.realpath(root)) if isinstance(projects, dict) else None
+    if not isinstance(entry, dict):
+        return False
+    found = _sha256(raw)
+    return found == entry.get("sha256") or found == entry.get("previous")
+
+
+def _project_layer(root: str) -> tuple[dict[str, Any], bool]:
+    """The project config when trusted, else {} — and whether an untrusted one was ignored.
+
+    The untrusted file is never parsed: whatever it holds cannot make the hook misbehave.
+    """
+    path = os.path.join(root, STATE_DIR, "config.json")
+    try:
+        raw = _read_regular(path)
+    except FileNotFoundError:
+        return {}, False
+    except OSError:
+        return {}, True  # not a regular file (or unreadable): ignored, like the library does
+    if raw is None:
+        return {}, False
+    if not _is_trusted(root, raw):
+        return {}, True
+    return _parse_layer(path, raw), False
 
 
 def _global_home() -> str:
@@ -350,9 +442,13 @@ _CHOICES = {"memory-mode": ("on", "off"), "memory-inject": ("block", "hook")}
 _DEFAULTS = {"memory-mode": "off", "memory-inject": "block"}
 
 
-def _light_settings(root: str, env: Mapping[str, str]) -> dict[str, str]:
+IGNORED = "project-config-ignored"  # settings_for's flag: an untrusted project config was ignored
+
+
+def _light_settings(root: str, env: Mapping[str, str]) -> dict[str, Any]:
     layers: list[dict[str, Any]] | None = None
-    values: dict[str, str] = {}
+    values: dict[str, Any] = {}
+    project, values[IGNORED] = _project_layer(root)
     for name, choices in _CHOICES.items():
         raw = env.get("OMP_" + name.upper().replace("-", "_"))
         if raw is not None and raw.strip():
@@ -362,10 +458,7 @@ def _light_settings(root: str, env: Mapping[str, str]) -> dict[str, str]:
             values[name] = value
             continue
         if layers is None:
-            layers = [
-                _config_layer(os.path.join(root, STATE_DIR, "config.json")),
-                _config_layer(os.path.join(_global_home(), "config.json")),
-            ]
+            layers = [project, _config_layer(os.path.join(_global_home(), "config.json"))]
         values[name] = _DEFAULTS[name]
         for data in layers:
             stored = data.get(name)
@@ -379,7 +472,8 @@ def _light_settings(root: str, env: Mapping[str, str]) -> dict[str, str]:
 
 
 def settings_for(root: str, env: Mapping[str, str]) -> dict[str, Any] | None:
-    """`memory-mode` and `memory-inject` (env › project › global › default); None if unreadable."""
+    """`memory-mode` and `memory-inject` (env › trusted project › global › default), and
+    `IGNORED`: whether an untrusted project config was left out; None if unreadable."""
     try:
         return _light_settings(root, env)
     except _Unsure:
@@ -388,9 +482,14 @@ def settings_for(root: str, env: Mapping[str, str]) -> dict[str, Any] | None:
     from omp.config import resolve
     from omp.errors import OmpError
     from omp.paths import ProjectPaths
+    from omp.trust import check
 
     try:
-        return {name: setting.value for name, setting in resolve(ProjectPaths(_as_path(root))).items()}
+        paths = ProjectPaths(_as_path(root))
+        settings: dict[str, Any] = {name: setting.value for name, setting in resolve(paths).items()}
+        verdict = check(paths)
+        settings[IGNORED] = bool(verdict and verdict.ignored)
+        return settings
     except OmpError as exc:
         _problem(f"config: {exc.message}")
         return None
@@ -498,6 +597,7 @@ def context_fingerprint(root: str, env: Mapping[str, str]) -> str:
         _stat_key(os.path.join(g, "directives.json")),
         _stat_key(os.path.join(state, "config.json")),
         _stat_key(os.path.join(g, "config.json")),
+        _stat_key(os.path.join(g, "trust.json")),  # decides whether the project's caps count
         _stat_key(os.path.join(os.path.dirname(__file__), "memory", "block.py")),
         sorted((k, v) for k, v in env.items() if k.startswith("OMP_MEMORY_")),
     ]
@@ -534,6 +634,9 @@ def memory_context(root: str, env: Mapping[str, str]) -> str:
             return context
     except (OSError, ValueError):
         pass
+    if not os.path.isdir(os.path.join(root, STATE_DIR)):
+        # No memory here yet, and a hook creates no `.omp/` just to cache that (SPEC §9.2).
+        return ""
     try:
         return refresh_context_cache(root, env, fingerprint)
     except Exception as exc:
@@ -581,15 +684,37 @@ def _write_cache(path: str, text: str) -> None:
 # the two hooks
 
 
+UNTRUSTED_NUDGE = "[MEMORY REVIEW] this project's .omp/config.json is ignored (not trusted) — review it, then run omp trust"
+
+
 def _memory_project(payload: Mapping[str, Any], env: Mapping[str, str]) -> tuple[str, dict[str, Any]] | HookResult:
-    """The project root and its settings when memory-mode is on there; otherwise why not."""
-    root = project_root(cwd_of(payload, env))
+    """The git project and its settings when memory-mode is on there; otherwise why not."""
+    root = git_project_root(cwd_of(payload, env))
     if root is None:
-        return HookResult({}, "no project")
+        return HookResult({}, "no git project")
     settings = settings_for(root, env)
-    if settings is None or settings["memory-mode"] != "on":
+    if settings is None:
         return HookResult({}, "memory-mode off")
+    if settings["memory-mode"] != "on":
+        return HookResult(_untrusted_output(settings), "memory-mode off")
     return root, settings
+
+
+def _untrusted_output(settings: Mapping[str, Any]) -> dict[str, Any]:
+    return {"additionalContext": UNTRUSTED_NUDGE} if settings.get(IGNORED) else {}
+
+
+def session_events(session_id: str) -> str | None:
+    """`C/session-state/<id>/events.jsonl` when it is a regular file (never opened here)."""
+    import stat  # already loaded by os: free
+
+    explicit = os.environ.get("COPILOT_HOME")
+    home = os.path.expanduser(explicit) if explicit else os.path.join(_home(), ".copilot")
+    path = os.path.join(home, "session-state", session_id, "events.jsonl")
+    try:
+        return path if stat.S_ISREG(os.stat(path).st_mode) else None
+    except (OSError, ValueError):
+        return None
 
 
 def session_end(payload: Mapping[str, Any], env: Mapping[str, str]) -> HookResult:
@@ -601,8 +726,12 @@ def session_end(payload: Mapping[str, Any], env: Mapping[str, str]) -> HookResul
         return HookResult({}, "no valid session id")
     found = _memory_project(payload, env)
     if isinstance(found, HookResult):
-        return found
+        return HookResult({}, found.action)  # sessionEnd output is not shown to anyone
     root, _ = found
+    if session_events(session_id) is None:
+        # Nothing to review (the run failed before its first turn, or the "log" is a FIFO or
+        # a device): start nothing, create nothing (SPEC §9.2).
+        return HookResult({}, "no events.jsonl")
     from omp.detach import start_review
 
     start_review(root, session_id)
@@ -631,6 +760,8 @@ def session_start(payload: Mapping[str, Any], env: Mapping[str, str]) -> HookRes
     pending = pending_count(root)
     if pending:
         parts.append(NUDGE.format(n=pending))
+    if settings.get(IGNORED):
+        parts.append(UNTRUSTED_NUDGE)
     if not parts:
         return HookResult({}, "nothing to say" + swept)
     return HookResult({"additionalContext": "\n\n".join(parts)}, "context" + swept)

@@ -35,6 +35,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any, Callable, Iterator, Literal
@@ -329,6 +330,37 @@ class Entry:
     tool_name: str | None = None
 
 
+class NotRegularFile(OSError):
+    """A session file that is a FIFO, a device or a folder: skipped, never read (SPEC §4.1)."""
+
+
+def open_regular(path: Path) -> IO[bytes]:
+    """Open a regular file for reading without ever blocking.
+
+    A plain open() of a FIFO waits for a writer that may never come (and a device can stream
+    forever), so the file is opened non-blocking and checked with fstat on the open descriptor
+    (no window between a check and the open). Raises NotRegularFile for anything else.
+    """
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise NotRegularFile(f"{path} is not a regular file")
+        if hasattr(os, "set_blocking"):
+            os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def is_regular_file(path: Path) -> bool:
+    """stat only (never opens): a regular file, following symlinks."""
+    try:
+        return stat.S_ISREG(os.stat(path).st_mode)
+    except (OSError, ValueError):
+        return False
+
+
 class SessionReader:
     """Streams one `events.jsonl` from a byte offset (a cursor).
 
@@ -350,9 +382,12 @@ class SessionReader:
 
     def _open(self) -> IO[bytes]:
         try:
-            handle = self.path.open("rb")
+            handle = open_regular(self.path)
         except FileNotFoundError as exc:
             raise OmpError(f"session log {self.path} does not exist", "check the session id") from exc
+        except NotRegularFile as exc:
+            raise OmpError(f"session log {self.path} is not a regular file (a FIFO or a device?)",
+                           "nothing to review in it; pass another --session") from exc
         except OSError as exc:
             raise OmpError(f"cannot read {self.path}: {exc.strerror}", "check its permissions") from exc
         size = os.fstat(handle.fileno()).st_size
@@ -522,7 +557,7 @@ def _session_state(copilot_home: Path | None) -> Path:
 def read_session_start(events: Path) -> dict[str, Any] | None:
     """The `session.start` event's data, from the first lines only (never the whole file)."""
     try:
-        handle = events.open("rb")
+        handle = open_regular(events)
     except OSError:
         return None
     read = 0
@@ -547,7 +582,8 @@ def _workspace_fields(folder: Path) -> dict[str, str]:
     """`cwd` and `git_root` from `workspace.yaml` (flat `key: value` lines), if present."""
     fields: dict[str, str] = {}
     try:
-        with (folder / "workspace.yaml").open("r", encoding="utf-8", errors="replace") as handle:
+        with open_regular(folder / "workspace.yaml") as raw:
+            handle = (line.decode("utf-8", errors="replace") for line in raw)
             for _, line in zip(range(50), handle):
                 key, sep, value = line.partition(":")
                 if sep and key.strip() in ("cwd", "git_root"):
@@ -624,9 +660,12 @@ def _candidates(copilot_home: Path | None) -> list[tuple[float, Path, Path]]:
             if not entry.is_dir():
                 continue
             events = Path(entry.path) / "events.jsonl"
-            mtime = events.stat().st_mtime
+            info = events.stat()
         except OSError:
             continue  # no events.jsonl: the run failed before its first turn
+        if not stat.S_ISREG(info.st_mode):
+            continue  # a FIFO or a device: opening it could block for ever (SPEC §4.1)
+        mtime = info.st_mtime
         found.append((mtime, Path(entry.path), events))
     found.sort(key=lambda item: (item[0], item[1].name), reverse=True)
     return found
@@ -685,7 +724,12 @@ def _folder_names(state: Path) -> list[str]:
 
 def _with_events(folder: Path) -> SessionInfo:
     events = folder / "events.jsonl"
-    if not events.is_file():
+    if events.exists() and not is_regular_file(events):
+        raise OmpError(
+            f"session {folder.name}'s events.jsonl is not a regular file (a FIFO or a device?)",
+            "nothing to review in it; pass another --session",
+        )
+    if not is_regular_file(events):
         raise OmpError(
             f"session {folder.name} has no events.jsonl (the run ended before its first turn)",
             "nothing to review in it; pass another --session",

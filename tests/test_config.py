@@ -17,6 +17,13 @@ def _write_json(path: Path, value: object) -> None:
     path.write_text(json.dumps(value), encoding="utf-8")
 
 
+def _write_trusted(project: Path, value: object) -> None:
+    """A hand-written project config, then approved as a user would (`omp trust --yes`)."""
+    _write_json(project / ".omp" / "config.json", value)
+    approved = run_omp(["trust", "--yes"], cwd=project)
+    assert approved.returncode == 0, approved.stderr
+
+
 def test_get_lists_every_key_in_table_order_with_defaults(project: Path) -> None:
     result = run_omp(["config", "get"], cwd=project)
     assert result.returncode == 0, result.stderr
@@ -49,6 +56,8 @@ def test_precedence_env_over_project_over_global_over_default(
     _write_json(global_file, {key: global_value})
     assert origin_of() == {"value": global_value, "origin": "global"}
     _write_json(project_file, {key: project_value})
+    assert origin_of() == {"value": global_value, "origin": "global"}  # not trusted yet: ignored
+    _write_trusted(project, {key: project_value})
     assert origin_of() == {"value": project_value, "origin": "project"}
     result = run_omp(["config", "get", key, "--json", "--show-origin"], cwd=project, env={env_var: env_value})
     expected = int(env_value) if isinstance(default, int) else env_value
@@ -67,7 +76,7 @@ def test_omp_memory_mode_env_wins_for_memory_mode_only(project: Path) -> None:
 
 def test_set_stores_typed_json_and_keeps_unknown_keys(project: Path) -> None:
     config_file = project / ".omp" / "config.json"
-    _write_json(config_file, {"future-key": {"nested": [1, 2]}, "memory-mode": "off"})
+    _write_trusted(project, {"future-key": {"nested": [1, 2]}, "memory-mode": "off"})
     assert run_omp(["config", "set", "memory-note-cap", "5"], cwd=project).returncode == 0
     assert run_omp(["config", "set", "memory-mode", "on"], cwd=project).returncode == 0
     stored = json.loads(config_file.read_text())
@@ -140,9 +149,8 @@ def test_invalid_environment_value_is_named(project: Path) -> None:
     assert "OMP_MEMORY_MODE" in result.stderr
 
 
-@pytest.mark.parametrize("layer", ["project", "global"])
-def test_corrupt_config_file_is_reported_and_never_rewritten(project: Path, isolated_home: Path, layer: str) -> None:
-    path = project / ".omp" / "config.json" if layer == "project" else isolated_home / ".omp" / "config.json"
+def test_corrupt_global_config_file_is_reported_and_never_rewritten(project: Path, isolated_home: Path) -> None:
+    path = isolated_home / ".omp" / "config.json"
     path.parent.mkdir(parents=True, exist_ok=True)
     corrupt = b'{\n  "memory-mode": "on",\n  "memory-note-cap": 4,,\n}\n'
     path.write_bytes(corrupt)
@@ -153,29 +161,56 @@ def test_corrupt_config_file_is_reported_and_never_rewritten(project: Path, isol
     assert "line 3" in got.stderr
     assert path.read_bytes() == corrupt
 
-    flag = ["--global"] if layer == "global" else []
-    refused = run_omp(["config", "set", "memory-mode", "off", *flag], cwd=project)
+    refused = run_omp(["config", "set", "memory-mode", "off", "--global"], cwd=project)
     assert refused.returncode == 1
     assert str(path) in refused.stderr
     assert path.read_bytes() == corrupt
 
 
-def test_config_that_is_not_an_object_is_reported(project: Path) -> None:
+def test_corrupt_untrusted_project_config_is_ignored_and_never_rewritten(project: Path) -> None:
+    # A project config omp did not write is never even parsed (SPEC §3.1): it cannot break omp,
+    # and it is not rewritten either.
+    path = project / ".omp" / "config.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    corrupt = b'{\n  "memory-mode": "on",\n  "memory-note-cap": 4,,\n}\n'
+    path.write_bytes(corrupt)
+
+    got = run_omp(["config", "get", "memory-mode"], cwd=project)
+    assert got.returncode == 0 and got.stdout == "memory-mode=off\n"
+    assert str(path) in got.stderr and "omp trust" in got.stderr
+
+    refused = run_omp(["config", "set", "memory-mode", "off"], cwd=project)
+    assert refused.returncode == 1
+    assert str(path) in refused.stderr and "omp trust" in refused.stderr
+    assert path.read_bytes() == corrupt
+
+    cannot = run_omp(["trust", "--yes"], cwd=project)
+    assert cannot.returncode == 1 and "line 3" in cannot.stderr
+    assert path.read_bytes() == corrupt
+
+
+def test_config_that_is_not_an_object_cannot_be_trusted(project: Path) -> None:
     path = project / ".omp" / "config.json"
     _write_json(path, ["memory-mode", "on"])
     before = path.read_bytes()
-    result = run_omp(["config", "set", "memory-mode", "on"], cwd=project)
+    result = run_omp(["trust", "--yes"], cwd=project)
     assert result.returncode == 1
     assert "expected a JSON object" in result.stderr
+    assert run_omp(["config", "set", "memory-mode", "on"], cwd=project).returncode == 1
     assert path.read_bytes() == before
 
 
-def test_hand_written_bad_stored_value_is_reported_with_fix(project: Path) -> None:
-    _write_json(project / ".omp" / "config.json", {"memory-note-cap": "lots"})
+def test_hand_written_bad_stored_value_is_reported_with_fix(project: Path, isolated_home: Path) -> None:
+    _write_json(isolated_home / ".omp" / "config.json", {"memory-note-cap": "lots"})
     result = run_omp(["config", "get"], cwd=project)
     assert result.returncode == 1
     assert "memory-note-cap" in result.stderr
-    assert "omp config unset memory-note-cap" in result.stderr
+    assert "omp config unset memory-note-cap --global" in result.stderr
+    # The same value in a project config cannot even be trusted: omp trust names the fix.
+    _write_json(project / ".omp" / "config.json", {"memory-note-cap": "lots"})
+    refused = run_omp(["trust", "--yes"], cwd=project)
+    assert refused.returncode == 1
+    assert "memory-note-cap" in refused.stderr and "expected" in refused.stderr
 
 
 # A valid non-default value for every key, so each writer's change is visible afterwards.

@@ -15,7 +15,7 @@ import pytest
 
 from copilot_support import kill_quietly, pid_alive, run_hook, run_logs, wait_for
 
-from omp import config, hooks
+from omp import config, hooks, trust
 from omp.detach import prune_run_logs, read_env_file, review_environment, spawn_detached
 from omp.memory.directives import count_open
 from omp.memory.store import DirectiveProposal, NoteProposal, add_notes, propose_directives
@@ -35,7 +35,18 @@ def enable(project: Path, **settings: str) -> ProjectPaths:
     return paths
 
 
+def with_events(session_id: str, project: Path) -> Path:
+    """The session's `events.jsonl` (a hook reviews only a session Copilot recorded)."""
+    events = Path(os.environ["COPILOT_HOME"]) / "session-state" / session_id / "events.jsonl"
+    if not events.exists() and hooks.is_valid_session_id(session_id):
+        events.parent.mkdir(parents=True, exist_ok=True)
+        start = {"type": "session.start", "data": {"sessionId": session_id, "context": {"cwd": str(project)}}}
+        events.write_text(json.dumps(start) + "\n")
+    return events
+
+
 def end_payload(project: Path, session_id: str = SID, snake: bool = False) -> dict[str, str]:
+    with_events(session_id, project)
     if snake:
         return {"session_id": session_id, "cwd": str(project), "hook_event_name": "SessionEnd"}
     return {"sessionId": session_id, "timestamp": 1795982097017, "cwd": str(project), "reason": "complete"}
@@ -97,7 +108,7 @@ def test_session_end_detaches_a_review(project: Path, snake: bool) -> None:
     logs = run_logs(project, f"review-{SID}-")
     assert len(logs) == 1
     header = logs[0].read_text().splitlines()[0]
-    assert f"-m omp memory-review --session {SID} --root {project.resolve()}" in header
+    assert f"omp memory-review --session {SID} --root {project.resolve()} " in header
 
 
 def test_session_end_with_memory_mode_off_touches_nothing(project: Path) -> None:
@@ -116,6 +127,7 @@ def test_first_review_adds_the_gitignore_block(project: Path) -> None:
 
 def test_cwd_falls_back_to_copilot_project_dir(project: Path) -> None:
     enable(project)
+    with_events(SID, project)
     result = run_hook("session-end", {"sessionId": SID}, env={"COPILOT_PROJECT_DIR": str(project)})
     assert_quiet_empty(result)
     assert len(run_logs(project, "review-")) == 1
@@ -140,8 +152,9 @@ def test_home_folder_is_never_a_project(isolated_home: Path) -> None:
 
 
 def test_unreadable_config_is_one_line_on_stderr(project: Path, isolated_home: Path) -> None:
-    (project / ".omp").mkdir()
-    (project / ".omp" / "config.json").write_text('{"memory-mode": "on",\n')
+    # The global config: an unreadable *project* config is untrusted, so never even parsed.
+    (isolated_home / ".omp").mkdir()
+    (isolated_home / ".omp" / "config.json").write_text('{"memory-mode": "on",\n')
     for event, payload in (("session-end", end_payload(project)), ("session-start", start_payload(project))):
         result = run_hook(event, payload)
         assert_quiet_empty(result)
@@ -227,6 +240,7 @@ def test_session_start_sweeps_a_due_retry_queue(project: Path) -> None:
 
 def test_hooks_import_nothing_but_omp(project: Path) -> None:
     paths = enable(project)
+    with_events(SID, project)
     propose_directives(paths, [DirectiveProposal("Write tests first", "s1", "e")])
     script = textwrap.dedent(
         f"""
@@ -247,7 +261,11 @@ def test_hooks_import_nothing_but_omp(project: Path) -> None:
     assert report["actions"] == ["review started", "context"]
     # Standard library modules the interpreter had not already loaded cost start-up time: the
     # hooks load none (no json, re, subprocess, pathlib, dataclasses, typing), and nothing heavy.
-    assert [m for m in report["new"] if not m.startswith("omp") and m not in sys.builtin_module_names] == []
+    # Hashing a project's config to check trust (SPEC §3.1) is the one allowed extra: the small
+    # builtin sha256 module, where the interpreter has one.
+    hashing = {"_sha256", "_sha2", "hashlib", "_hashlib", "_blake2"}
+    assert [m for m in report["new"] if not m.startswith("omp") and m not in sys.builtin_module_names
+            and m not in hashing] == []
     assert {m for m in report["new"] if m.startswith("omp")} <= {"omp", "omp.hooks", "omp.detach"}
 
 
@@ -296,25 +314,31 @@ def test_project_root_matches_the_library(tmp_path: Path, isolated_home: Path, m
         ({"OMP_MEMORY_INJECT": "hook"}, {"memory-mode": "on", "memory-inject": None}, {}),
     ],
 )
+@pytest.mark.parametrize("trusted", [True, False], ids=["trusted", "untrusted"])
 def test_settings_match_the_library(project: Path, isolated_home: Path, monkeypatch: pytest.MonkeyPatch,
-                                    env: dict[str, str], project_cfg: dict, global_cfg: dict) -> None:
+                                    env: dict[str, str], project_cfg: dict, global_cfg: dict, trusted: bool) -> None:
     for name, value in env.items():
         monkeypatch.setenv(name, value)
     (project / ".omp").mkdir()
     (project / ".omp" / "config.json").write_text(json.dumps(project_cfg))
-    (isolated_home / ".omp").mkdir()
+    if trusted:
+        trust.record(ProjectPaths(project), (project / ".omp" / "config.json").read_bytes(), "test")
+    (isolated_home / ".omp").mkdir(exist_ok=True)
     (isolated_home / ".omp" / "config.json").write_text(json.dumps(global_cfg))
     expected = config.resolve(ProjectPaths(project))
     got = hooks.settings_for(str(project), os.environ)
     assert got is not None
     for key in ("memory-mode", "memory-inject"):
         assert got[key] == expected[key].value, key
+    verdict = trust.check(ProjectPaths(project))
+    assert verdict is not None and got[hooks.IGNORED] == verdict.ignored == (not trusted)
 
 
 def test_bad_setting_values_are_judged_by_the_library(project: Path, monkeypatch: pytest.MonkeyPatch,
                                                      capsys: pytest.CaptureFixture[str]) -> None:
     (project / ".omp").mkdir()
     (project / ".omp" / "config.json").write_text(json.dumps({"memory-mode": "yes"}))
+    trust.record(ProjectPaths(project), (project / ".omp" / "config.json").read_bytes(), "test")
     assert hooks.settings_for(str(project), os.environ) is None
     assert "memory-mode" in capsys.readouterr().err
     monkeypatch.setenv("OMP_MEMORY_MODE", "maybe")

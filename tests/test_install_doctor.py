@@ -82,7 +82,15 @@ def _plugin_copy(tmp_path: Path, interpreter: str | None) -> Path:
     return plugin
 
 
+def _recorded_session(project: Path) -> None:
+    """The session's events.jsonl: a hook starts a review only for a session Copilot recorded."""
+    events = Path(os.environ["COPILOT_HOME"]) / "session-state" / SID / "events.jsonl"
+    events.parent.mkdir(parents=True, exist_ok=True)
+    events.write_text(json.dumps({"type": "session.start", "data": {"context": {"cwd": str(project)}}}) + "\n")
+
+
 def _run_script(plugin: Path, project: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    _recorded_session(project)
     payload = json.dumps({"sessionId": SID, "cwd": str(project)})
     full = dict(os.environ, OMP_MEMORY_MODE="on", **env)
     full.pop("OMP_PYTHON", None) if "OMP_PYTHON" not in env else None
@@ -167,6 +175,7 @@ def test_hooks_file_commands_run_the_hooks(tmp_path: Path, project: Path, isolat
     assert run_omp(["install", "--hooks-only"], env=env).returncode == 0
     hooks = json.loads((isolated_home / ".copilot" / "hooks" / "omp.json").read_text())
     command = hooks["hooks"]["sessionEnd"][0]["bash"]
+    _recorded_session(project)
     payload = json.dumps({"sessionId": SID, "cwd": str(project)})
     # Copilot runs a C/hooks command from the project folder, with its own environment.
     proc = subprocess.run(["bash", "-c", command], input=payload, text=True, capture_output=True, cwd=project,

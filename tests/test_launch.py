@@ -186,9 +186,11 @@ def test_wrapper_does_not_double_a_hook_started_review(project: Path, copilot: t
     assert len(run_logs(project, f"review-{session_id}-")) == 2
 
 
-def test_unreadable_config_keeps_copilots_exit_code(project: Path, copilot: tuple[Path, Path]) -> None:
-    (project / ".omp").mkdir()
-    (project / ".omp" / "config.json").write_text("{not json")
+def test_unreadable_config_keeps_copilots_exit_code(project: Path, isolated_home: Path,
+                                                   copilot: tuple[Path, Path]) -> None:
+    # The global config: an unreadable project config is untrusted, so ignored, never parsed.
+    (isolated_home / ".omp").mkdir(exist_ok=True)
+    (isolated_home / ".omp" / "config.json").write_text("{not json")
     result = run_omp(["-p", "hi"], cwd=project, env=wrapper_env(copilot, FAKE_COPILOT_EXIT="3", OMP_MEMORY_MODE=""))
     assert result.returncode == 3
     assert "review not started" in result.stderr and "config.json" in result.stderr

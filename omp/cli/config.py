@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from omp import config as config_lib
+from omp import trust as trust_lib
 from omp.cli.options import json_option, project_paths, root_option
 from omp.cli.render import echo_json, format_value
 from omp.paths import ProjectPaths
@@ -32,7 +33,12 @@ def get_cmd(key: str | None, as_json: bool, show_origin: bool, root: Path | None
     """Print KEY's value, or every key's, as key=value lines."""
     if key is not None:
         config_lib.lookup_key(key)
-    settings = config_lib.resolve(project_paths(root))
+    project = project_paths(root)
+    settings = config_lib.resolve(project)
+    notice = trust_lib.ignored_notice(project)
+    if notice:
+        # stderr: stdout stays key=value lines (or JSON) that scripts parse.
+        click.echo(f"omp: note: {notice}", err=True)
     chosen = [settings[key]] if key else list(settings.values())
     if as_json:
         if show_origin:
@@ -57,7 +63,7 @@ def set_cmd(key: str, value: str, scope_global: bool, root: Path | None) -> None
     where = "global" if scope_global else "project"
     click.echo(f"{key}={format_value(stored)} ({where})")
     if key in config_lib.BLOCK_KEYS:
-        _refresh_block(root)
+        _refresh_block(root, scope_global)
 
 
 @cli.command("unset")
@@ -71,13 +77,19 @@ def unset_cmd(key: str, scope_global: bool, root: Path | None) -> None:
     where = "global" if scope_global else "project"
     click.echo(f"unset {key} ({where})" if removed else f"{key} was not set in the {where} config")
     if removed and key in config_lib.BLOCK_KEYS:
-        _refresh_block(root)
+        _refresh_block(root, scope_global)
 
 
-def _refresh_block(root: Path | None) -> None:
-    """Caps decide what the managed block shows, so it is re-rendered when they change."""
-    try:
-        from omp.memory.block import sync_after_config_change
-    except ImportError:  # the memory stores are not part of this build yet
+def _refresh_block(root: Path | None, scope_global: bool) -> None:
+    """Caps decide what the managed block shows, so it is re-rendered when they change.
+
+    A `--global` change touches no project (SPEC §3): only the personal block in
+    `C/copilot-instructions.md`; each project's block follows at its next review or
+    `omp project-memory` change.
+    """
+    from omp.memory.block import sync_after_config_change, sync_after_global_config_change
+
+    if scope_global:
+        sync_after_global_config_change()
         return
     sync_after_config_change(project_paths(root))

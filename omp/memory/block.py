@@ -331,6 +331,18 @@ def sync_after_config_change(paths: ProjectPaths) -> SyncResult:
     return SyncResult("hook", paths.instructions, project, global_paths.copilot_instructions, global_state)
 
 
+def sync_after_global_config_change(global_paths: GlobalPaths | None = None) -> str:
+    """`omp config set/unset --global` of a cap or `memory-inject`: the personal block only
+    (a global change reads and writes no project)."""
+    from omp.project import global_lock
+
+    global_paths = global_paths or GlobalPaths.current()
+    if _settings(None, global_paths)["memory-inject"] == "hook":
+        with global_lock(global_paths):
+            return _strip_block_file(global_paths.copilot_instructions)
+    return sync_global_block(global_paths)
+
+
 def cap_warnings(paths: ProjectPaths) -> list[str]:
     """Warnings for items that exist but will not be injected because of the caps."""
     directive_sel, note_sel = project_selections(paths)

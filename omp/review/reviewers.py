@@ -116,9 +116,17 @@ def build_argv(config: ReviewerConfig) -> list[str]:
             raise ReviewerUnavailable("not-configured", f"memory-reviewer-command does not parse: {exc}", HINT_COMMAND) from exc
         if not argv:
             raise ReviewerUnavailable("not-configured", "memory-reviewer-command is empty", HINT_COMMAND)
-        # The process runs in an empty temp folder: resolve `./reviewer` against the project.
-        if os.sep in argv[0] and not os.path.isabs(argv[0]):
-            argv[0] = str((config.project_root / argv[0]).resolve())
+        # A program on PATH or an absolute path, never one resolved against the project folder
+        # (SPEC §3.1): `./reviewer` would run whatever file a repository puts there.
+        from omp.config import is_program_name_allowed
+
+        if not is_program_name_allowed(argv[0]):
+            raise ReviewerUnavailable(
+                "not-configured",
+                f"memory-reviewer-command program {argv[0]!r} is a relative path; "
+                "it must be a program on PATH or an absolute path",
+                HINT_COMMAND,
+            )
         return argv
     raise OmpError(f"backend {config.backend!r} runs no process")
 

@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
 
-from omp import config
+from omp import config, trust
 from omp.errors import OmpError, UsageError
 from omp.fsio import CorruptFileError, OutsideProjectError
 from omp.ledger import CallRecord, log_review, now_iso, record_call
@@ -172,6 +172,9 @@ def _log(ctx_paths: ProjectPaths, outcome: ReviewOutcome, **extra: Any) -> None:
         entry["rejected"] = [r["reason"] for r in outcome.rejected]
     if outcome.tokens:
         entry["tokens"] = outcome.tokens
+    ignored = trust.ignored_notice(ctx_paths)
+    if ignored:  # the run (or skip) happened without the project's own settings: say so
+        entry["project_config"] = ignored
     entry.update(extra)
     try:
         log_review(ctx_paths, entry)
@@ -185,6 +188,12 @@ def _skip(ctx: _Context | None, paths: ProjectPaths, session: str | None, reason
         # A skip never creates R/.omp: a project where omp is off stays untouched.
         _log(paths, outcome, **({"backend": ctx.backend} if ctx else {}))
     return outcome
+
+
+def _mode_off(paths: ProjectPaths) -> str:
+    """The skip reason; it names an ignored (untrusted) project config and its fix (SPEC §3.1)."""
+    ignored = trust.ignored_notice(paths)
+    return "memory-mode off" + (f"; {ignored}" if ignored else "")
 
 
 def _scan(events: Path, cursor: int) -> tuple[ExplicitScan, int]:
@@ -211,7 +220,7 @@ def review_session(paths: ProjectPaths, request: ReviewRequest) -> ReviewOutcome
     """Review one session (SPEC §5). Never raises for a review failure: see `outcome.failed`."""
     settings_mode = config.get_value("memory-mode", paths)
     if settings_mode == "off":
-        return _skip(None, paths, None if request.session == "latest" else request.session, "memory-mode off")
+        return _skip(None, paths, None if request.session == "latest" else request.session, _mode_off(paths))
     ctx = _context(paths, request)
     from omp.sessions import find_session
 
@@ -497,7 +506,7 @@ def sweep(paths: ProjectPaths, request: ReviewRequest, limit: int | None = None)
     """
     result = SweepResult()
     if config.get_value("memory-mode", paths) == "off":
-        result.outcomes.append(_skip(None, paths, None, "memory-mode off"))
+        result.outcomes.append(_skip(None, paths, None, _mode_off(paths)))
         return result
     base = _context(paths, request)
     ctx = _Context(paths, base.settings, base.backend, base.model, force=False, ignore_backoff=request.force)
@@ -646,6 +655,12 @@ def run_from_cli(
 
     paths = project_paths(root)
     request = ReviewRequest(session or "latest", model, reviewer, force)
+    ignored = trust.ignored_notice(paths)
+
+    def note_ignored(outcomes: list[ReviewOutcome]) -> None:
+        # stderr (--json output stays one object), unless a skip reason already said it.
+        if ignored and not any(ignored in (o.reason or "") for o in outcomes):
+            click.echo(f"omp: note: {ignored}", err=True)
     if sweep_all:
         result = sweep(paths, request, limit)
         if as_json:
@@ -656,6 +671,7 @@ def run_from_cli(
         for outcome in result.outcomes:
             for line in report.failure_lines(outcome):
                 click.echo(line, err=True)
+        note_ignored(result.outcomes)
         return result.exit_code
     outcome = review_session(paths, request)
     if as_json:
@@ -665,6 +681,7 @@ def run_from_cli(
             click.echo(line)
     for line in report.failure_lines(outcome):
         click.echo(line, err=True)
+    note_ignored([outcome])
     return outcome.exit_code
 
 

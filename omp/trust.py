@@ -1,0 +1,318 @@
+"""Trust for the project config layer: a repository never chooses what runs (SPEC §3.1).
+
+A cloned repository can carry `R/.omp/config.json`. Its settings count only when its exact
+bytes are known to this machine's user: either omp wrote them (`omp config set/unset`), or the
+user read them and approved them (`omp trust`). Both record the file's sha256 in
+`G/trust.json`, keyed by the project's real path:
+
+    {"version": 1, "projects": {"/real/path": {"sha256": "…", "by": "omp config set", "at": "…"}}}
+
+Anything else — a file committed by someone else, changed by a pull, edited by hand, not a
+regular file — is *untrusted* and ignored as a whole: no key of it counts.
+
+The file is read once; the bytes that are hashed are the bytes that are parsed, so nothing can
+be swapped in between. A `G/trust.json` that does not parse trusts nothing (and is never
+rewritten: recording trust then fails with the file named).
+
+The sessionEnd/sessionStart hooks carry their own light copy of this check
+(`omp.hooks._project_layer`); tests/test_trust.py holds the two to the same verdicts.
+
+Standard library only.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import stat
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from omp.errors import OmpError
+from omp.fsio import CorruptFileError, read_json
+from omp.paths import GlobalPaths, ProjectPaths
+
+TRUST_FILE = "trust.json"
+TRUST_VERSION = 1
+FIX = "omp trust"  # the command every "ignored" message names
+
+State = Literal["absent", "trusted", "untrusted"]
+
+
+@dataclass(frozen=True)
+class LayerTrust:
+    """The verdict on one project's config file."""
+
+    path: Path
+    state: State
+    digest: str | None = None  # sha256 of the bytes read (None when absent or unreadable)
+    reason: str | None = None  # why it is untrusted, in words
+
+    @property
+    def ignored(self) -> bool:
+        return self.state == "untrusted"
+
+    def notice(self) -> str:
+        """One line for every surface that must say the file is ignored (and the fix)."""
+        return f"{self.path} is ignored: {self.reason} — review it, then run: {FIX}"
+
+
+@dataclass(frozen=True)
+class ProjectLayer:
+    """The project config as omp may use it: its settings ({} unless trusted) and the verdict."""
+
+    data: dict[str, Any]
+    trust: LayerTrust
+    raw: bytes | None = None  # the bytes read (kept for `omp trust`, which shows them)
+
+
+def trust_path(global_paths: GlobalPaths | None = None) -> Path:
+    return (global_paths or GlobalPaths.current()).home / TRUST_FILE
+
+
+def project_key(root: Path) -> str:
+    """The project's real path: a symlinked checkout and its target are the same project."""
+    return os.path.realpath(root)
+
+
+def digest(raw: bytes) -> str:
+    return hashlib.sha256(raw).hexdigest()
+
+
+def read_regular(path: Path) -> bytes | None:
+    """The file's bytes; None when it does not exist. Never blocks (a FIFO is refused, not opened
+    for a reader that would wait for a writer). Raises OSError for anything but a regular file."""
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
+    try:
+        fd = os.open(path, flags)
+    except FileNotFoundError:
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(f"{path} is not a regular file")
+        chunks = []
+        while True:
+            chunk = os.read(fd, 1 << 16)
+            if not chunk:
+                break
+            chunks.append(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
+def _trusted_digests(global_paths: GlobalPaths) -> tuple[dict[str, Any], str | None]:
+    """`projects` of G/trust.json, and a problem (the file does not parse) if there is one."""
+    try:
+        data = read_json(trust_path(global_paths), default={})
+    except CorruptFileError as exc:
+        return {}, exc.message
+    projects = data.get("projects") if isinstance(data, dict) else None
+    return (projects if isinstance(projects, dict) else {}), None
+
+
+def _verdict(project: ProjectPaths, raw: bytes, global_paths: GlobalPaths) -> LayerTrust:
+    found = digest(raw)
+    projects, problem = _trusted_digests(global_paths)
+    if problem:
+        return LayerTrust(project.config, "untrusted", found, f"not trusted ({problem})")
+    entry = projects.get(project_key(project.root))
+    recorded = entry.get("sha256") if isinstance(entry, dict) else None
+    previous = entry.get("previous") if isinstance(entry, dict) else None
+    if found in (recorded, previous):
+        return LayerTrust(project.config, "trusted", found)
+    if recorded is None:
+        reason = "not trusted (omp did not write it on this machine and it was never approved)"
+    else:
+        reason = "not trusted (it changed since omp wrote or you approved it)"
+    return LayerTrust(project.config, "untrusted", found, reason)
+
+
+def read_project_layer(project: ProjectPaths, global_paths: GlobalPaths | None = None) -> ProjectLayer:
+    """The project config's settings when trusted, else {} — and why. Raises CorruptFileError
+    only for a *trusted* file that does not parse (an untrusted one is never even parsed)."""
+    global_paths = global_paths or GlobalPaths.current()
+    try:
+        raw = read_regular(project.config)
+    except OSError as exc:
+        detail = exc.strerror or str(exc)
+        if "not a regular file" in str(exc):
+            detail = "not a regular file"
+        return ProjectLayer({}, LayerTrust(project.config, "untrusted", None, f"not trusted ({detail})"))
+    if raw is None:
+        return ProjectLayer({}, LayerTrust(project.config, "absent"))
+    verdict = _verdict(project, raw, global_paths)
+    if verdict.state != "trusted":
+        return ProjectLayer({}, verdict, raw)
+    return ProjectLayer(parse_layer(project.config, raw), verdict, raw)
+
+
+def parse_layer(path: Path, raw: bytes) -> dict[str, Any]:
+    """Config bytes as an object, with fsio's errors (file and line named)."""
+    import json
+
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise CorruptFileError(path, f"not UTF-8 text (byte {exc.start})") from exc
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise CorruptFileError(path, f"line {exc.lineno}, column {exc.colno}: {exc.msg}") from exc
+    except ValueError as exc:  # e.g. an integer of more digits than Python converts
+        raise CorruptFileError(path, str(exc).split(";")[0]) from exc
+    except RecursionError as exc:
+        raise CorruptFileError(path, "nested too deeply") from exc
+    if not isinstance(value, dict):
+        raise CorruptFileError(path, f"expected a JSON object, found {type(value).__name__}")
+    return value
+
+
+def check(project: ProjectPaths | None, global_paths: GlobalPaths | None = None) -> LayerTrust | None:
+    """The verdict on the project's config (None outside a project)."""
+    if project is None:
+        return None
+    return read_project_layer(project, global_paths).trust
+
+
+def ignored_notice(project: ProjectPaths | None) -> str | None:
+    """The "ignored, run omp trust" line when the project's config is untrusted, else None."""
+    try:
+        verdict = check(project)
+    except OmpError:
+        return None
+    return verdict.notice() if verdict is not None and verdict.ignored else None
+
+
+def _global_lock_unless_held(global_paths: GlobalPaths, held: Path | None) -> Any:
+    """The global lock — unless the caller holds that very file already (a project at `~`
+    with OMP_HOME=~/.omp: its project lock *is* the global lock, and taking it twice deadlocks)."""
+    import contextlib
+
+    from omp.project import global_lock
+
+    if held is not None and os.path.realpath(held) == os.path.realpath(global_paths.lock):
+        return contextlib.nullcontext()
+    return global_lock(global_paths)
+
+
+def record(project: ProjectPaths, raw: bytes, by: str, global_paths: GlobalPaths | None = None,
+           previous: str | None = None, held: Path | None = None) -> None:
+    """Remember `raw` as this project's trusted config bytes (atomic, under the global lock).
+
+    `previous`: a digest that stays trusted too, for the moment between recording new bytes and
+    writing them (omp.config records, writes, then records again without it). `held`: a lock
+    file the caller holds (see `_global_lock_unless_held`).
+    """
+    from omp.fsio import atomic_write_json
+
+    global_paths = global_paths or GlobalPaths.current()
+    path = trust_path(global_paths)
+    with _global_lock_unless_held(global_paths, held):
+        data = read_json(path, default={})  # a file that does not parse is reported, never reset
+        if not isinstance(data, dict):
+            raise CorruptFileError(path, f"expected a JSON object, found {type(data).__name__}")
+        projects = data.get("projects")
+        if not isinstance(projects, dict):
+            projects = {}
+        entry: dict[str, Any] = {"sha256": digest(raw), "by": by, "at": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
+        if previous and previous != entry["sha256"]:
+            entry["previous"] = previous
+        projects[project_key(project.root)] = entry
+        data["version"] = data.get("version", TRUST_VERSION)
+        data["projects"] = projects
+        atomic_write_json(path, data)
+
+
+def forget(project: ProjectPaths, global_paths: GlobalPaths | None = None) -> bool:
+    """Withdraw trust from this project's config. Returns False when none was recorded."""
+    from omp.fsio import atomic_write_json
+    from omp.project import global_lock
+
+    global_paths = global_paths or GlobalPaths.current()
+    path = trust_path(global_paths)
+    if not path.exists():
+        return False
+    with global_lock(global_paths):
+        data = read_json(path, default={})
+        projects = data.get("projects") if isinstance(data, dict) else None
+        if not isinstance(projects, dict) or project_key(project.root) not in projects:
+            return False
+        del projects[project_key(project.root)]
+        atomic_write_json(path, data)
+    return True
+
+
+# ---------------------------------------------------------------------------------------------
+# `omp trust`: show the file, then record the bytes shown
+
+
+@dataclass(frozen=True)
+class Review:
+    """What `omp trust` shows before asking: the file as safe text and what it would change."""
+
+    trust: LayerTrust
+    text: str  # the file's content with control characters made visible
+    settings: list[tuple[str, str]]  # (key, value as shown) for every known key it sets
+    raw: bytes
+
+
+def _visible(text: str) -> str:
+    """Control characters (an escape sequence could hide a line on a terminal) shown as \\xNN."""
+    out = []
+    for ch in text:
+        if ch in "\n\t" or (ch >= " " and ch != "\x7f" and not ("\x80" <= ch <= "\x9f")):
+            out.append(ch)
+        else:
+            out.append(f"\\x{ord(ch):02x}")
+    return "".join(out)
+
+
+def prepare_review(project: ProjectPaths) -> Review:
+    """Read the project config for approval. Refuses a file omp could not use anyway."""
+    from omp import config
+
+    layer = read_project_layer(project)
+    if layer.trust.state == "absent":
+        raise OmpError(f"{project.config} does not exist: nothing to trust",
+                       "settings you write with omp config set are trusted already")
+    if layer.raw is None:
+        raise OmpError(f"cannot trust {project.config}: {layer.trust.reason}",
+                       "replace it with a regular file (or remove it)")
+    data = parse_layer(project.config, layer.raw)
+    shown: list[tuple[str, str]] = []
+    for name, key in config.KEYS.items():
+        if name in data and data[name] is not None:
+            value = config.stored_value(key, data[name], project.config, "project")
+            shown.append((name, _visible(str(value))))
+    return Review(layer.trust, _visible(layer.raw.decode("utf-8")), shown, layer.raw)
+
+
+def approve(project: ProjectPaths, review: Review) -> None:
+    """Trust exactly the bytes that were shown; refuse if the file changed in the meantime."""
+    from omp.project import project_lock
+
+    with project_lock(project):
+        now = read_regular(project.config)
+        if now != review.raw:
+            raise OmpError(f"{project.config} changed while you were reading it; nothing trusted",
+                           f"run {FIX} again")
+        record(project, review.raw, "omp trust", held=project.lock)
+
+
+__all__ = [
+    "FIX",
+    "LayerTrust",
+    "ProjectLayer",
+    "Review",
+    "approve",
+    "check",
+    "forget",
+    "ignored_notice",
+    "prepare_review",
+    "read_project_layer",
+    "read_regular",
+    "record",
+]
