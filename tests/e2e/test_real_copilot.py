@@ -275,3 +275,57 @@ def test_repository_installs_and_its_hooks_fire(rig: Rig, tmp_path: Path, how: s
     body = [r.body for r in rig.server.chat_requests()[before:] if not is_review_request(r.body)][0]
     assert NUDGE in user_text(body)  # sessionStart ran
     wait_for(lambda: run_logs(rig.project, f"review-{session_id}-"), 30, "sessionEnd's review")
+
+
+# ---------------------------------------------------------------------------------------------
+# living with Copilot every day (issue 12)
+
+
+def _store_sessions(rig: Rig) -> dict[str, list[str]]:
+    """Copilot's own index of sessions (`C/session-store.db`): id -> the user messages stored."""
+    import sqlite3
+
+    store = rig.home / ".copilot" / "session-store.db"
+    db = sqlite3.connect(f"file:{store}?mode=ro", uri=True)
+    try:
+        found: dict[str, list[str]] = {sid: [] for (sid,) in db.execute("SELECT id FROM sessions")}
+        for sid, message in db.execute("SELECT session_id, user_message FROM turns"):
+            found.setdefault(sid, []).append(message or "")
+        return found
+    finally:
+        db.close()
+
+
+def _session_folders(rig: Rig) -> set[str]:
+    state = rig.home / ".copilot" / "session-state"
+    return {p.name for p in state.iterdir() if p.is_dir() and not p.name.startswith(".")}
+
+
+def test_continue_resumes_the_users_session_not_the_review(rig: Rig) -> None:
+    rig.server.when(is_review_request, REVIEW_ANSWER)
+    rig.omp("install", "--hooks-only")
+    _, _, user_session = rig.run_copilot(PROMPT)
+    wait_for(lambda: any(DIRECTIVE in line for line in rig.pending()), 120, "the review's pending directive")
+    finish_detached(rig.project)
+    assert len(rig.requests_with(SCHEMA)) == 1  # the review really called the real CLI
+
+    # No trace of the reviewer's own session: not in session-state, not in the store.
+    assert _session_folders(rig) == {user_session}
+    stored = _store_sessions(rig)
+    assert set(stored) == {user_session}, stored
+    assert not any("You review one" in m for messages in stored.values() for m in messages)
+
+    # `copilot --continue` picks the user's conversation up again.
+    before = len(rig.server.chat_requests())
+    full = dict(os.environ, **rig.env)
+    proc = subprocess.run(
+        [rig.copilot, "--continue", "-p", "And what about rollbacks?", "--model", "gpt-5-mini",
+         "--no-auto-update", "-s"],
+        cwd=rig.project, env=full, capture_output=True, text=True, timeout=180, stdin=subprocess.DEVNULL,
+    )
+    assert proc.returncode == 0, proc.stderr
+    (resumed,) = [r.body for r in rig.server.chat_requests()[before:] if not is_review_request(r.body)][:1]
+    assert "blue-green script in tools/deploy.sh" in user_text(resumed)  # the user's earlier turn
+    assert SCHEMA not in request_text(resumed)
+    events = (rig.home / ".copilot" / "session-state" / user_session / "events.jsonl").read_text()
+    assert "And what about rollbacks?" in events
