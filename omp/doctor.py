@@ -198,27 +198,33 @@ def check_reviewer(ctx: _Context) -> list[Check]:
 
 
 def _call_reviewer(ctx: _Context, backend: str, model: str, what: str) -> Check:
-    from omp.detach import read_env_file, reviewer_env_file
-    from omp.review.reviewers import ReviewerConfig, ReviewerUnavailable, call_reviewer
+    """Call the reviewer as a hook-started review would: Copilot strips the provider variables
+    from hooks, so the shell's environment proves nothing; reviewer.env is added back."""
+    from omp.hook_env import hook_review_environment, missing_from_reviewer_env, reviewer_env_fix
+    from omp.review.reviewers import ReviewerConfig, call_reviewer
 
     assert ctx.settings is not None
-    # What a hook-started review would have: this environment plus reviewer.env.
-    os.environ.update(read_env_file(reviewer_env_file()))
     config = ReviewerConfig(
         backend=backend, model=model, command=ctx.settings["memory-reviewer-command"],
         timeout=float(ctx.settings["memory-review-timeout"]),
         project_root=ctx.project.root if ctx.project else Path.cwd(),
     )
     started = time.monotonic()
+    how = "called as a hook-started review would call it"
     try:
-        reply = call_reviewer(config, DEEP_PROMPT, lambda text: bool(text.strip()))
-    except ReviewerUnavailable as exc:
-        return Check("reviewer", "fail", f"{what}: {exc.message}", exc.hint)
+        reply = call_reviewer(config, DEEP_PROMPT, lambda text: bool(text.strip()),
+                              base_env=hook_review_environment())
     except OmpError as exc:
-        return Check("reviewer", "fail", f"{what}: {exc.message}", exc.hint)
+        missing = missing_from_reviewer_env()
+        if missing:
+            return Check("reviewer", "fail",
+                         f"{what}, {how}: {exc.message}. Your shell sets {', '.join(missing)}, which Copilot "
+                         "does not pass to hooks, and reviewer.env does not give them back",
+                         f"{reviewer_env_fix(missing)}   (then: omp doctor --deep)")
+        return Check("reviewer", "fail", f"{what}, {how}: {exc.message}", exc.hint)
     answer = " ".join(reply.text.split())[:60]
     seconds = time.monotonic() - started
-    return Check("reviewer", "ok", f"{what}: answered {answer!r} in {seconds:.1f}s")
+    return Check("reviewer", "ok", f"{what}: answered {answer!r} in {seconds:.1f}s ({how})")
 
 
 def check_tokenizer(ctx: _Context) -> list[Check]:

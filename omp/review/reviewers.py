@@ -324,6 +324,15 @@ _NETWORK = re.compile(
 )
 
 
+def login_hint() -> str:
+    """Not authenticated: a login, or — for bring-your-own-key and offline users, whose provider
+    variables Copilot strips from hooks — the reviewer.env file that gives them back."""
+    from omp.detach import reviewer_env_file
+
+    return (f"{HINT_LOGIN}; with your own model provider (BYOK/offline), put its COPILOT_PROVIDER_* and "
+            f"COPILOT_OFFLINE settings in {reviewer_env_file()} (hooks do not get them), then check: omp doctor --deep")
+
+
 def _last_line(text: str) -> str:
     lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
     return lines[-1][:200] if lines else ""
@@ -338,7 +347,7 @@ def classify_failure(reply: ReviewerReply, backend: str) -> ReviewerUnavailable:
             "timeout", f"reviewer gave no answer within {reply.duration_ms / 1000:.0f}s", HINT_TIMEOUT, reply
         )
     if _AUTH.search(output):
-        hint = HINT_LOGIN if backend == "copilot" else "log the reviewer command in"
+        hint = login_hint() if backend == "copilot" else "log the reviewer command in"
         return ReviewerUnavailable("auth", f"reviewer is not authenticated: {detail}", hint, reply)
     if _MODEL.search(output):
         return ReviewerUnavailable("model", f"review model not available: {detail}", HINT_MODEL, reply)

@@ -329,3 +329,45 @@ def test_continue_resumes_the_users_session_not_the_review(rig: Rig) -> None:
     assert SCHEMA not in request_text(resumed)
     events = (rig.home / ".copilot" / "session-state" / user_session / "events.jsonl").read_text()
     assert "And what about rollbacks?" in events
+
+
+def _queue_entry(rig: Rig, session_id: str) -> dict[str, Any] | None:
+    path = rig.project / ".omp" / "memory-review" / "queue" / f"{session_id}.json"
+    return json.loads(path.read_text()) if path.exists() else None
+
+
+def test_byok_provider_reaches_hook_reviews_only_through_reviewer_env(rig: Rig) -> None:
+    """The user's Copilot works through COPILOT_OFFLINE/COPILOT_PROVIDER_BASE_URL set in the shell
+    (bring your own model). Copilot strips those from hooks: without reviewer.env every
+    hook-started review fails, and doctor --deep says so and how to fix it."""
+    rig.server.when(is_review_request, REVIEW_ANSWER)
+    rig.omp("install", "--hooks-only")
+    reviewer_env = rig.home / ".omp" / "reviewer.env"
+    reviewer_env.unlink()
+
+    # 1. The session itself works (the shell has the provider); its hook-started review cannot.
+    _, _, first = rig.run_copilot(PROMPT)
+    entry = wait_for(lambda: _queue_entry(rig, first), 60, "the failed review's queue entry")
+    assert "not authenticated" in entry["last_error"], entry
+    assert "reviewer.env" in entry["hint"], entry  # not only "copilot login"
+    assert rig.requests_with(SCHEMA) == []
+
+    # 2. doctor --deep tests the hook's case, fails, and names the fix.
+    doctor = run_omp(["doctor", "--deep"], cwd=rig.project, env=rig.env, timeout=180)
+    assert doctor.returncode == 1, doctor.stdout
+    (line,) = [x for x in doctor.stdout.splitlines() if x.lstrip().startswith("fail") and "reviewer" in x]
+    fix = doctor.stdout.split(line, 1)[1].splitlines()[1].split("fix:", 1)[1].strip()
+    assert "reviewer.env" in fix and "COPILOT_PROVIDER_BASE_URL" in line, doctor.stdout
+    # 3. The fix is a command that works: run it in the user's shell, and doctor passes.
+    fix_command = fix.split("   (then:")[0]
+    subprocess.run(["sh", "-c", fix_command], env=dict(os.environ, **rig.env), check=True)
+    assert "COPILOT_PROVIDER_BASE_URL=" in reviewer_env.read_text()
+    assert reviewer_env.stat().st_mode & 0o077 == 0
+    doctor = run_omp(["doctor", "--deep"], cwd=rig.project, env=rig.env, timeout=180)
+    assert doctor.returncode == 0, doctor.stdout
+    assert "hook-started review" in doctor.stdout
+
+    # 4. Now a hook-started review reaches the provider, through reviewer.env alone.
+    _, _, second = rig.run_copilot(PROMPT)
+    wait_for(lambda: any(DIRECTIVE in line for line in rig.pending()), 120, "the review via reviewer.env")
+    assert _queue_entry(rig, second) is None
