@@ -37,6 +37,8 @@ def _usage(func: Callable[..., Any]) -> Callable[..., Any]:
 
 def _refresh(paths: ProjectPaths) -> None:
     result = block.sync_block(paths)
+    for line in result.repaired:
+        click.echo(f"warning: {line}", err=True)
     for name, state in ((result.project_file, result.project), (result.global_file, result.global_)):
         if state == "written":
             click.echo(f"updated the managed block in {name}", err=True)

@@ -1,0 +1,123 @@
+"""Living with Copilot CLI every day (issue 12), black-box: real `omp` and hook processes.
+
+- the sessionStart nudge names pending items, skill drafts and failed reviews, and asks the
+  model to pass it on (the user never sees additionalContext);
+- every session start brings the instruction file to what the mode demands: an old block goes
+  in `hook` mode, a block another tool rewrote comes back in `block` mode;
+- global directives stay in the personal file.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from copilot_support import run_hook
+from helpers import run_omp
+from memory_support import END, START, block_of, outside_block, pm
+
+from omp import config, hooks
+from omp.memory.store import DirectiveProposal, DraftProposal, add_drafts, propose_directives
+from omp.paths import ProjectPaths
+from omp.review import queue
+
+SID = "0f5c2d7e-2222-4c3b-9a55-3c1f0e6b7a01"
+
+
+def enable(project: Path, **settings: str) -> ProjectPaths:
+    paths = ProjectPaths(project)
+    config.set_value("memory-mode", "on", "project", paths)
+    for key, value in settings.items():
+        config.set_value(key.replace("_", "-"), value, "project", paths)
+    return paths
+
+
+def start(project: Path) -> str:
+    result = run_hook("session-start", {"sessionId": SID, "cwd": str(project), "source": "new"})
+    assert result.returncode == 0, result.stderr
+    return str(result.json().get("additionalContext", ""))
+
+
+def test_the_nudge_names_pending_items_drafts_and_failed_reviews(project: Path) -> None:
+    paths = enable(project)
+    propose_directives(paths, [DirectiveProposal("Run the linter before committing", "s1", "e")])
+    add_drafts(paths, [DraftProposal("release-steps", "How to cut a release", "1. Tag\n2. Push", "s1", "e")])
+    queue.record_failure(paths, "s-failed", "reviewer is not authenticated: Error: No authentication information found.",
+                         "run: copilot login", "auth", now=time.time())
+    lines = start(project).splitlines()
+    assert lines == [
+        "[MEMORY REVIEW] 1 proposed directive(s) await your review — run omp project-memory pending",
+        "[MEMORY REVIEW] 1 skill draft(s) await promotion — run omp project-memory drafts",
+        "[MEMORY REVIEW] 1 review(s) failed: reviewer is not authenticated — run omp doctor "
+        "(queued; retried automatically)",
+        hooks.MENTION_ONCE,
+    ]
+
+
+def test_nothing_to_say_stays_silent(project: Path) -> None:
+    enable(project)
+    assert start(project) == ""
+
+
+def test_session_start_in_hook_mode_removes_an_old_block(project: Path) -> None:
+    enable(project)
+    instructions = project / ".github" / "copilot-instructions.md"
+    instructions.parent.mkdir()
+    instructions.write_text("Team rules.\n")
+    assert pm(project, "add-directive", "Prefer pathlib").returncode == 0
+    assert START in instructions.read_text()
+    # Switched for every project at once: no project is touched by the command itself...
+    assert run_omp(["config", "set", "memory-inject", "hook", "--global"], cwd=project.parent).returncode == 0
+    assert START in instructions.read_text()
+    # ...and the next session start there takes the block out, and injects the memory instead.
+    context = start(project)
+    assert instructions.read_text() == "Team rules.\n"
+    assert "- Prefer pathlib" in context
+
+
+def test_session_start_restores_a_block_another_tool_rewrote(project: Path, isolated_home: Path) -> None:
+    enable(project)
+    instructions = project / ".github" / "copilot-instructions.md"
+    assert pm(project, "add-directive", "Prefer pathlib").returncode == 0
+    # `/chronicle improve`: the agent rewrites the file, adding its rules and editing omp's block.
+    text = instructions.read_text().replace("- Prefer pathlib", "- Prefer os.path")
+    instructions.write_text("# Learned from your sessions\n\n- Run make lint first.\n\n" + text)
+    outside = outside_block(instructions)
+
+    result = run_hook("session-start", {"sessionId": SID, "cwd": str(project), "source": "new"})
+    assert result.returncode == 0
+    assert "edited by another tool" in result.stderr  # said, and logged
+    assert "edited by another tool" in (isolated_home / ".omp" / "logs" / "hooks.log").read_text()
+    assert "- Prefer pathlib" in block_of(instructions) and "os.path" not in block_of(instructions)
+    assert outside_block(instructions) == outside
+    # Once restored, later session starts find it in step and do nothing.
+    again = run_hook("session-start", {"sessionId": SID, "cwd": str(project), "source": "new"})
+    assert again.stderr == "" and hooks.instructions_out_of_step(str(project), "block") is False
+
+
+def test_a_broken_marker_at_session_start_names_the_line_and_writes_nothing(project: Path) -> None:
+    enable(project)
+    instructions = project / ".github" / "copilot-instructions.md"
+    assert pm(project, "add-directive", "Prefer pathlib").returncode == 0
+    broken = instructions.read_text().replace(END, "")  # a lone start marker
+    instructions.write_text(broken)
+    result = run_hook("session-start", {"sessionId": SID, "cwd": str(project), "source": "new"})
+    assert result.returncode == 0 and "start marker on line 1" in result.stderr
+    assert instructions.read_text() == broken
+
+
+def test_global_directives_never_reach_a_project_file(project: Path, isolated_home: Path) -> None:
+    enable(project)
+    assert pm(project, "add-directive", "Prefer pathlib").returncode == 0
+    assert run_omp(["project-memory", "add-directive", "Answer in British English", "--global"],
+                   cwd=project.parent).returncode == 0
+    assert run_omp(["memory", "sync"], cwd=project).returncode == 0
+    assert "British" not in (project / ".github" / "copilot-instructions.md").read_text()
+    assert "British" in block_of(isolated_home / ".copilot" / "copilot-instructions.md")
+
+
+def test_the_markers_agree_with_the_library() -> None:
+    from omp.memory import block
+
+    assert hooks.BLOCK_START == block.START_MARKER
+    assert hooks.BLOCK_RECORD.endswith(block.BLOCK_RECORD)
