@@ -121,3 +121,33 @@ def test_the_markers_agree_with_the_library() -> None:
 
     assert hooks.BLOCK_START == block.START_MARKER
     assert hooks.BLOCK_RECORD.endswith(block.BLOCK_RECORD)
+
+
+# ---------------------------------------------------------------------------------------------
+# `omp -p`: the user sees that a review started, and what awaits them
+
+
+def test_omp_p_says_a_review_started_and_what_awaits_the_user(project: Path, tmp_path: Path) -> None:
+    from copilot_support import fake_copilot, records, wait_for
+
+    paths = enable(project)
+    propose_directives(paths, [DirectiveProposal("Run the linter before committing", "s1", "e")])
+    binary, record = fake_copilot(tmp_path), tmp_path / "runs.jsonl"
+    result = run_omp(["-p", "hello"], cwd=project,
+                     env={"OMP_COPILOT_BIN": str(binary), "FAKE_COPILOT_RECORD": str(record)})
+    assert result.returncode == 0, result.stderr
+    (run,) = records(record)
+    session_id = run["argv"][1]
+    assert result.stdout == "copilot says: hello\n"  # Copilot's stdout stays Copilot's own
+    lines = result.stderr.splitlines()
+    assert f"omp: review of session {session_id} started in the background" in lines[1]
+    assert "omp: 1 proposed directive(s) await your review — run omp project-memory pending" in lines
+    wait_for(lambda: (project / ".omp" / "state" / "memory-review.log").exists(), 30, "the review")
+
+
+def test_omp_p_with_memory_mode_off_adds_nothing(project: Path, tmp_path: Path) -> None:
+    from copilot_support import fake_copilot
+
+    binary = fake_copilot(tmp_path)
+    result = run_omp(["-p", "hello"], cwd=project, env={"OMP_COPILOT_BIN": str(binary)})
+    assert result.returncode == 0 and result.stderr == "copilot stderr line\n"

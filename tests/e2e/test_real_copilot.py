@@ -371,3 +371,28 @@ def test_byok_provider_reaches_hook_reviews_only_through_reviewer_env(rig: Rig) 
     _, _, second = rig.run_copilot(PROMPT)
     wait_for(lambda: any(DIRECTIVE in line for line in rig.pending()), 120, "the review via reviewer.env")
     assert _queue_entry(rig, second) is None
+
+
+def test_a_chronicle_style_rewrite_is_restored_at_the_next_session(rig: Rig) -> None:
+    """`/chronicle improve` edits .github/copilot-instructions.md with the agent's file tools: here
+    the edit is simulated (its own rules added, omp's directive "improved" inside the block)."""
+    from memory_support import block_of, outside_block
+
+    rig.omp("install", "--hooks-only")
+    rig.omp("project-memory", "add-directive", DIRECTIVE)
+    instructions = rig.project / ".github" / "copilot-instructions.md"
+    edited = instructions.read_text().replace(DIRECTIVE, "Deploy by hand when in a hurry")
+    instructions.write_text("# Learned from your sessions\n\n- Run make lint before pushing.\n\n" + edited)
+    outside = outside_block(instructions)
+
+    rig.run_copilot("hello")  # its sessionStart hook finds the file out of step with omp's stores
+    assert DIRECTIVE in block_of(instructions) and "by hand when in a hurry" not in block_of(instructions)
+    assert outside_block(instructions) == outside  # the other tool's text, byte for byte
+    log = (rig.home / ".omp" / "logs" / "hooks.log").read_text()
+    assert "edited by another tool" in log
+
+    before = len(rig.server.chat_requests())
+    rig.run_copilot("Ship it.")
+    (body,) = [r.body for r in rig.server.chat_requests()[before:] if not is_review_request(r.body)][:1]
+    assert DIRECTIVE in system_text(body) and "by hand when in a hurry" not in system_text(body)
+    assert "Run make lint before pushing." in system_text(body)
