@@ -686,6 +686,36 @@ def converge_instructions(root: str, inject: str) -> str:
 # the two hooks
 
 
+# When memory mode was turned on for a project (SPEC §5 `--sweep`): a sweep reviews only sessions
+# that ended after it, since each older one is a billed model call the user never asked for.
+# Written by `omp config set memory-mode on`, else the first time a hook (or a sweep) sees the
+# mode on; never moved later once written.
+MEMORY_ON_FILE = os.path.join(STATE_DIR, "state", "memory-on-since")
+
+
+def memory_on_since(root: str) -> float | None:
+    """The recorded time (epoch seconds), or None if none is recorded."""
+    try:
+        with open(os.path.join(root, MEMORY_ON_FILE), "rb") as handle:
+            return float(handle.read().decode("ascii").split()[0])
+    except (OSError, ValueError, IndexError, UnicodeDecodeError):
+        return None
+
+
+def note_memory_on(root: str, when: float | None = None) -> float:
+    """Record that memory mode is on now, unless a time is recorded already; returns the time."""
+    recorded = memory_on_since(root)
+    if recorded is not None:
+        return recorded
+    import time
+
+    when = time.time() if when is None else when
+    if os.path.isdir(os.path.join(root, STATE_DIR)):  # never the first thing written into R/.omp
+        stamp = time.strftime("%Y-%m-%dT%H:%M:%S%z", time.localtime(when))
+        _write_cache(os.path.join(root, MEMORY_ON_FILE), f"{when!r} {stamp}\n")
+    return when
+
+
 def _memory_project(payload: Mapping[str, Any], env: Mapping[str, str]) -> tuple[str, dict[str, Any]] | HookResult:
     """The project root and its settings when memory-mode is on there; otherwise why not."""
     root = project_root(cwd_of(payload, env))
@@ -694,6 +724,8 @@ def _memory_project(payload: Mapping[str, Any], env: Mapping[str, str]) -> tuple
     settings = settings_for(root, env)
     if settings is None or settings["memory-mode"] != "on":
         return HookResult({}, "memory-mode off")
+    if not os.path.exists(os.path.join(root, MEMORY_ON_FILE)):
+        note_memory_on(root)
     return root, settings
 
 

@@ -151,3 +151,48 @@ def test_omp_p_with_memory_mode_off_adds_nothing(project: Path, tmp_path: Path) 
     binary = fake_copilot(tmp_path)
     result = run_omp(["-p", "hello"], cwd=project, env={"OMP_COPILOT_BIN": str(binary)})
     assert result.returncode == 0 and result.stderr == "copilot stderr line\n"
+
+
+# ---------------------------------------------------------------------------------------------
+# --sweep: queued first, only since memory mode was turned on, one line per session as it goes
+
+
+def _aged(session_id: str, seconds_ago: float) -> None:
+    import os
+
+    events = Path(os.environ["COPILOT_HOME"]) / "session-state" / session_id / "events.jsonl"
+    when = time.time() - seconds_ago
+    os.utime(events, (when, when))
+
+
+def test_sweep_scope_progress_and_what_it_skipped(project: Path, tmp_path: Path) -> None:
+    from review_support import FakeReviewer, conversation, json_reply, omp, standard_answer, write_session
+
+    fake = FakeReviewer(tmp_path / "fake")
+    env = {**fake.env(), "OMP_MEMORY_MODE": ""}
+    old = write_session(project, conversation("yarn"))
+    _aged(old, 3 * 86400)  # from before omp was turned on here
+    assert run_omp(["config", "set", "memory-mode", "on"], cwd=project, env=env).returncode == 0
+    assert (project / ".omp" / "state" / "memory-on-since").is_file()
+    new = write_session(project, conversation("pnpm"))
+    waiting = write_session(project, conversation("bun"))
+    queue.record_failure(ProjectPaths(project), waiting, "reviewer is not authenticated: x", "run: copilot login", "auth")
+    fake.default(json_reply(standard_answer()))
+
+    swept = omp(project, env, "memory-review", "--sweep")
+    assert swept.returncode == 0, swept.stderr
+    lines = swept.stdout.splitlines()
+    assert lines[0].startswith(f"  {new}: reviewed — ")  # printed as it went, before the summary
+    assert lines[1].startswith("sweep: 1 reviewed, 0 failed")
+    retry_line = next(x for x in lines if "queued, retry at" in x)
+    assert retry_line.startswith("  1 queued, retry at ") and retry_line.endswith(" — use --force to retry now")
+    assert any(x.startswith("  1 older session(s) ended before memory mode was turned on") and "--all" in x
+               for x in lines)
+    assert len(fake.calls()) == 1  # the old session cost nothing
+
+    # The fixes it names work: --force retries the queued one now, --all takes the old one.
+    forced = omp(project, env, "memory-review", "--sweep", "--force").stdout
+    assert forced.splitlines()[0].startswith(f"  {waiting}: reviewed")
+    everything = omp(project, env, "memory-review", "--sweep", "--all").stdout
+    assert everything.splitlines()[0].startswith(f"  {old}: reviewed")
+    assert len(fake.calls()) == 3
