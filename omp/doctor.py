@@ -69,7 +69,7 @@ def check_copilot(ctx: _Context) -> list[Check]:
     found = find_copilot()
     if not found:
         return [Check("copilot", "fail", "Copilot CLI not found on PATH",
-                      "npm install -g @github/copilot (or point OMP_COPILOT_BIN at it)")]
+                      "npm install -g @github/copilot")]
     try:
         proc = run_copilot(found, "--version", timeout=60)
     except OmpError as exc:
@@ -78,7 +78,7 @@ def check_copilot(ctx: _Context) -> list[Check]:
     if proc.returncode != 0 or not version:
         detail = (proc.stderr or proc.stdout).strip().splitlines()[-1:] or [f"exit code {proc.returncode}"]
         return [Check("copilot", "fail", f"{found} --version failed: {detail[0]}",
-                      "reinstall Copilot CLI: npm install -g @github/copilot")]
+                      "npm install -g @github/copilot")]
     ctx.copilot, ctx.copilot_works = found, True
     return [Check("copilot", "ok", f"{version.rstrip('.')} ({found})")]
 
@@ -94,7 +94,7 @@ def _interpreter_check(registration: Registration) -> Check:
         if os.path.abspath(baked) != here:
             return Check("hooks python", "info",
                          f"hooks run with {baked}; this omp runs with {here}",
-                         "to make the hooks use this omp: omp install --force")
+                         "omp install --force")
         return Check("hooks python", "ok", f"hooks run with {baked} (this omp)")
     if os.environ.get("OMP_PYTHON"):
         return Check("hooks python", "ok", f"hooks run with $OMP_PYTHON ({os.environ['OMP_PYTHON']})")
@@ -103,7 +103,7 @@ def _interpreter_check(registration: Registration) -> Check:
         return Check("hooks python", "ok", f"hooks run with the Python behind {omp_on_path}")
     return Check("hooks python", "fail",
                  f"{registration.label} names no Python and there is no omp on PATH: its hooks cannot run",
-                 "omp install --force (bakes this Python in), or put omp on PATH")
+                 "omp install --force")
 
 
 def check_registration(ctx: _Context) -> list[Check]:
@@ -116,21 +116,59 @@ def check_registration(ctx: _Context) -> list[Check]:
     for registration in registrations:
         if not registration.enabled:
             checks.append(Check("registration", "info", f"{registration.label}: does not run",
-                                f"remove it: {registration.removal}"))
+                                registration.removal))
     if not enabled:
         checks.append(Check("registration", "fail", "omp's hooks are not registered with Copilot CLI: "
                             "no session is reviewed when it ends", "omp install"))
         return checks
     if len(enabled) > 1:
         labels = "; ".join(r.label for r in enabled)
-        removals = " ; ".join(r.removal for r in enabled[1:])
+        keep, extra = _keep_one(enabled, ctx.global_paths)
         checks.append(Check("registration", "fail",
-                            f"registered {len(enabled)} times ({labels}): every hook runs {len(enabled)} times",
-                            f"keep one, remove the others: {removals}"))
+                            f"registered {len(enabled)} times ({labels}): every hook runs {len(enabled)} times; "
+                            f"keeping {keep.label}",
+                            " && ".join(r.removal for r in extra)))
     else:
         checks.append(Check("registration", "ok", enabled[0].label))
+        checks.extend(_checkout_copy(enabled[0]))
     checks.extend(_interpreter_check(r) for r in enabled)
     return checks
+
+
+def _keep_one(enabled: list[Registration], global_paths: GlobalPaths) -> tuple[Registration, list[Registration]]:
+    """Which registration to keep: the one `omp install` made (it knows its Python), else the first."""
+    from omp.install import plugin_dir
+
+    ours = [r for r in enabled if r.folder is not None and r.folder.resolve() == plugin_dir(global_paths).resolve()
+            or r.kind == "hooks-file" and r.name == str(global_paths.copilot / "hooks" / "omp.json")]
+    keep = ours[0] if ours else enabled[0]
+    return keep, [r for r in enabled if r is not keep]
+
+
+def _folder_size(folder: Path, stop_at: int = 1 << 40) -> int:
+    total = 0
+    for dirpath, _dirs, files in os.walk(folder):
+        for name in files:
+            try:
+                total += os.lstat(os.path.join(dirpath, name)).st_size
+            except OSError:
+                continue
+        if total > stop_at:
+            break
+    return total
+
+
+def _checkout_copy(registration: Registration) -> list[Check]:
+    """A direct install of a whole checkout: Copilot copied all of it (.venv included)."""
+    folder = registration.folder
+    if registration.kind != "plugin" or folder is None:
+        return []
+    if not any((folder / marker).exists() for marker in ("pyproject.toml", ".venv", ".git")):
+        return []
+    megabytes = _folder_size(folder) / 1e6
+    return [Check("registration", "warn",
+                  f"{registration.label} is a copy of a whole checkout ({megabytes:.0f} MB in {folder}), "
+                  "not just the plugin", "omp install --force")]
 
 
 def check_memory_mode(ctx: _Context) -> list[Check]:
@@ -147,7 +185,7 @@ def check_memory_mode(ctx: _Context) -> list[Check]:
     inject = settings["memory-inject"].value
     if mode.value != "on":
         return [Check("memory-mode", "warn", f"off for {scope}, from {where}: sessions are not reviewed",
-                      "omp config set memory-mode on   (or --global for every project)")]
+                      "omp config set memory-mode on")]
     return [Check("memory-mode", "ok", f"on for {scope}, from {where}; memory-inject={inject}")]
 
 
@@ -190,7 +228,7 @@ def check_reviewer(ctx: _Context) -> list[Check]:
     else:
         if not ctx.copilot_works:
             return checks + [Check("reviewer", "fail", "memory-reviewer is copilot, but Copilot CLI does not run",
-                                   "see the copilot check, or: omp config set memory-reviewer offline")]
+                                   "omp config set memory-reviewer offline")]
         what = f"copilot, model {model}"
     if not ctx.deep:
         return checks + [Check("reviewer", "ok", f"{what} (not called; omp doctor --deep calls it)")]
@@ -220,7 +258,7 @@ def _call_reviewer(ctx: _Context, backend: str, model: str, what: str) -> Check:
             return Check("reviewer", "fail",
                          f"{what}, {how}: {exc.message}. Your shell sets {', '.join(missing)}, which Copilot "
                          "does not pass to hooks, and reviewer.env does not give them back",
-                         f"{reviewer_env_fix(missing)}   (then: omp doctor --deep)")
+                         reviewer_env_fix(missing))
         return Check("reviewer", "fail", f"{what}, {how}: {exc.message}", exc.hint)
     answer = " ".join(reply.text.split())[:60]
     seconds = time.monotonic() - started
@@ -234,8 +272,9 @@ def check_tokenizer(ctx: _Context) -> list[Check]:
     if counter.name == "tiktoken":
         return [Check("tokenizer", "ok", "tiktoken o200k_base")]
     cache = os.environ.get("TIKTOKEN_CACHE_DIR") or "tiktoken's cache"
-    return [Check("tokenizer", "warn", "tiktoken's o200k_base is not available: packets are sized with a byte estimate",
-                  f"go online once so tiktoken can download it into {cache} (or ignore: the estimate over-counts)")]
+    return [Check("tokenizer", "warn", f"tiktoken's o200k_base is not in {cache}: packets are sized with a byte "
+                  "estimate (it over-counts; harmless)",
+                  f"{shlex.quote(sys.executable)} -c \"import tiktoken; tiktoken.get_encoding('o200k_base')\"")]
 
 
 def check_claims_and_queue(ctx: _Context) -> list[Check]:
@@ -267,7 +306,10 @@ def check_claims_and_queue(ctx: _Context) -> list[Check]:
         due = sum(1 for e in entries if e.next_try_at <= now)
         first = entries[0]
         detail = f"{len(entries)} session(s) in the retry queue ({due} due); last error: {first.last_error}"
-        checks.append(Check("queue", "warn", detail, first.hint or "omp memory-review --sweep"))
+        if first.hint:
+            detail += f" ({first.hint})"
+        # Once the cause is fixed, this reviews them now instead of at their backoff time.
+        checks.append(Check("queue", "warn", detail, "omp memory-review --sweep --force"))
     else:
         checks.append(Check("queue", "ok", "retry queue empty"))
     return checks
@@ -290,7 +332,7 @@ def check_folders(ctx: _Context) -> list[Check]:
         ok, probe = _writable(folder)
         if not ok:
             bad.append(Check("folders", "fail", f"{label} {folder} is not writable ({probe})",
-                             f"fix the permissions of {probe}"))
+                             f"chmod u+rwx {shlex.quote(str(probe))}"))
     return bad or [Check("folders", "ok", "state folders writable: " + ", ".join(str(f) for _, f in folders))]
 
 

@@ -196,3 +196,60 @@ def test_sweep_scope_progress_and_what_it_skipped(project: Path, tmp_path: Path)
     everything = omp(project, env, "memory-review", "--sweep", "--all").stdout
     assert everything.splitlines()[0].startswith(f"  {old}: reviewed")
     assert len(fake.calls()) == 3
+
+
+# ---------------------------------------------------------------------------------------------
+# the plugin's hook script: a checkout's venv is found without activating it; no Python, no silence
+
+
+def _checkout_plugin(tmp_path: Path) -> Path:
+    """A checkout as the repository-as-marketplace install runs it: hooks in omp/plugin/hooks/."""
+    import shutil
+
+    repo = Path(__file__).resolve().parent.parent
+    checkout = tmp_path / "checkout"
+    for relative in ("plugin.json", "hooks/hooks.json", "hooks/run"):
+        target = checkout / "omp" / "plugin" / relative
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(repo / "omp" / "plugin" / relative, target)
+    return checkout
+
+
+def _run_plugin_hook(checkout: Path, project: Path, env: dict[str, str]) -> "subprocess.CompletedProcess[str]":
+    import json
+    import os
+    import subprocess
+
+    full = {k: v for k, v in os.environ.items() if k != "OMP_PYTHON"}
+    full.update({"OMP_MEMORY_MODE": "on", "PATH": "/usr/bin:/bin", **env})
+    return subprocess.run(["sh", str(checkout / "omp" / "plugin" / "hooks" / "run"), "session-end"],
+                          input=json.dumps({"sessionId": SID, "cwd": str(project)}), text=True,
+                          capture_output=True, env=full, cwd=checkout / "omp" / "plugin", timeout=60)
+
+
+def test_hooks_in_a_checkout_use_its_venv_without_activation(tmp_path: Path, project: Path) -> None:
+    import sys
+
+    from copilot_support import run_logs
+
+    checkout = _checkout_plugin(tmp_path)
+    venv_python = checkout / ".venv" / "bin" / "python"
+    venv_python.parent.mkdir(parents=True)
+    venv_python.write_text(f'#!/bin/sh\nexec "{sys.executable}" "$@"\n')
+    venv_python.chmod(0o755)
+    result = _run_plugin_hook(checkout, project, {})
+    assert (result.returncode, result.stdout, result.stderr) == (0, "{}\n", "")
+    assert len(run_logs(project, f"review-{SID}-")) == 1
+
+
+def test_hooks_without_any_omp_python_say_so_and_log_it(tmp_path: Path, project: Path, isolated_home: Path) -> None:
+    checkout = _checkout_plugin(tmp_path)
+    bare = tmp_path / "bare-bin"  # a python3 that cannot import omp
+    bare.mkdir()
+    (bare / "python3").write_text("#!/bin/sh\nexit 1\n")
+    (bare / "python3").chmod(0o755)
+    result = _run_plugin_hook(checkout, project, {"PATH": f"{bare}:/usr/bin:/bin"})
+    assert result.returncode == 0 and result.stdout == "{}\n"
+    assert "no Python with omp installed" in result.stderr and "pip install omp" in result.stderr
+    log = (isolated_home / ".omp" / "logs" / "hooks.log").read_text()
+    assert "no Python with omp installed" in log

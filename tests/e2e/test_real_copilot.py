@@ -236,7 +236,9 @@ def test_reviewer_session_is_left_alone(rig: Rig) -> None:
 
 def _export_repository(target: Path) -> Path:
     """The repository's plugin files as a clone has them (a clone also has omp/, tests/, …)."""
-    for relative in ("plugin.json", "hooks/hooks.json", "hooks/run", "hooks/run.ps1", ".github/plugin/marketplace.json"):
+    for relative in ("plugin.json", "hooks/hooks.json", "hooks/run", "hooks/run.ps1", ".github/plugin/marketplace.json",
+                     "omp/plugin/plugin.json", "omp/plugin/hooks/hooks.json", "omp/plugin/hooks/run",
+                     "omp/plugin/hooks/run.ps1"):
         (target / relative).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(REPO / relative, target / relative)
     return target
@@ -396,3 +398,39 @@ def test_a_chronicle_style_rewrite_is_restored_at_the_next_session(rig: Rig) -> 
     (body,) = [r.body for r in rig.server.chat_requests()[before:] if not is_review_request(r.body)][:1]
     assert DIRECTIVE in system_text(body) and "by hand when in a hurry" not in system_text(body)
     assert "Run make lint before pushing." in system_text(body)
+
+
+def test_doctor_fixes_work_and_install_force_replaces_a_hand_made_registration(rig: Rig, tmp_path: Path) -> None:
+    """The repository added as a marketplace, then `omp install` too: twice registered. doctor's
+    fix line is a command that fixes it; `omp install --force` replaces what it recognises."""
+    clone = _export_repository(tmp_path / "omp-clone")
+    env = dict(os.environ, **rig.env)
+
+    def copilot(*args: str) -> str:
+        proc = subprocess.run([rig.copilot, *args], env=env, capture_output=True, text=True, timeout=120)
+        assert proc.returncode == 0, proc.stderr
+        return proc.stdout
+
+    def enabled() -> list[tuple[str, str]]:
+        return [(p["name"], p["marketplace"]) for p in json.loads(copilot("plugin", "list", "--json"))
+                if p["enabled"] and p["name"] == "omp"]
+
+    copilot("plugin", "marketplace", "add", str(clone))
+    copilot("plugin", "install", "omp@omp")
+    assert "loaded live" in copilot("plugin", "list") or enabled() == [("omp", "omp")]
+    refused = run_omp(["install"], cwd=rig.project, env=rig.env, timeout=180)
+    assert refused.returncode != 0 and "already registered" in refused.stderr  # never silently replaced
+
+    rig.omp("install", "--hooks-only", "--force")  # recognised as omp's: replaced, not doubled
+    assert enabled() == []
+    assert (rig.home / ".copilot" / "hooks" / "omp.json").is_file()
+
+    # Twice registered by hand: doctor says so, and its fix line is the command that fixes it.
+    copilot("plugin", "marketplace", "add", str(clone))
+    copilot("plugin", "install", "omp@omp")
+    doctor = run_omp(["doctor", "--json"], cwd=rig.project, env=rig.env, timeout=180).json()
+    (dup,) = [c for c in doctor["checks"] if c["name"] == "registration" and c["status"] == "fail"]
+    assert dup["fix"] == "copilot plugin marketplace remove omp"
+    subprocess.run(["sh", "-c", dup["fix"].replace("copilot ", f"{rig.copilot} ", 1)], env=env, check=True)
+    again = run_omp(["doctor", "--json"], cwd=rig.project, env=rig.env, timeout=180).json()
+    assert [c["status"] for c in again["checks"] if c["name"] == "registration"] == ["ok"], again
