@@ -253,3 +253,75 @@ def test_hooks_without_any_omp_python_say_so_and_log_it(tmp_path: Path, project:
     assert "no Python with omp installed" in result.stderr and "pip install omp" in result.stderr
     log = (isolated_home / ".omp" / "logs" / "hooks.log").read_text()
     assert "no Python with omp installed" in log
+
+
+# ---------------------------------------------------------------------------------------------
+# polish (issue 12, item 9)
+
+
+def test_help_lists_every_summary_whole() -> None:
+    import re
+
+    for args in ([], ["project-memory"], ["memory-review"], ["config"]):
+        out = run_omp([*args, "--help"]).stdout
+        commands = out.split("Commands:", 1)[1] if "Commands:" in out else ""
+        assert "..." not in commands and "…" not in commands, out
+    top = run_omp(["--help"]).stdout
+    assert re.search(r"config\s+Read and change settings \(environment › project › global ›\s+defaults\)\.", top), top
+
+
+def test_one_error_style_for_click_and_omp_errors(project: Path) -> None:
+    for args in (["cost", "--days", "x"], ["project-memory", "promote-directive", "9"], ["frob"],
+                 ["memory-review", "--limit", "3"]):
+        result = run_omp(args, cwd=project)
+        assert result.returncode == 2, (args, result.stderr)
+        assert result.stderr.startswith("omp: error: "), (args, result.stderr)
+        assert "Error:" not in result.stderr and "Try '" not in result.stderr, (args, result.stderr)
+
+
+def test_an_unknown_command_suggests_every_near_one(project: Path) -> None:
+    result = run_omp(["project-memory", "promote", "1"], cwd=project)
+    assert result.returncode == 2
+    first = result.stderr.splitlines()[0]
+    assert "omp project-memory promote-directive" in first.split(" or ")[0]  # the likely one first
+    assert "promote-skill" in first  # and the other, never the other alone
+
+
+def test_undo_takes_the_id_prefix_lists_show(project: Path, tmp_path: Path) -> None:
+    from review_support import FakeReviewer, conversation, json_reply, omp, standard_answer, write_session
+
+    fake = FakeReviewer(tmp_path / "fake")
+    session = write_session(project, conversation())
+    fake.queue(json_reply(standard_answer()))
+    assert omp(project, fake.env(), "memory-review", "--session", session).returncode == 0
+    listed = run_omp(["project-memory", "pending"], cwd=project).stdout
+    shown = session.split("-")[0]
+    assert f"session {shown}]" in listed  # the whole first group, never cut inside one
+    undone = omp(project, fake.env(), "memory-review", "undo", shown)
+    assert undone.returncode == 0, undone.stderr
+    assert f"undid the review of {session}" in undone.stdout
+
+
+def test_demo_try_next_is_in_setup_order() -> None:
+    out = run_omp(["demo"], timeout=120).stdout
+    steps = out.split("Try next:", 1)[1].splitlines()
+    order = [i for i, line in enumerate(steps) for key in ("omp install", "memory-mode on", "omp doctor") if key in line]
+    assert len(order) == 3 and order == sorted(order)
+
+
+def test_the_e2e_override_named_in_the_skip_reason_works(tmp_path: Path) -> None:
+    """OMP_E2E_COPILOT_BIN must survive the isolated_home fixture, which clears OMP_* variables."""
+    import os
+    import subprocess
+    import sys
+
+    binary = tmp_path / "copilot"
+    binary.write_text("#!/bin/sh\nexit 0\n")
+    binary.chmod(0o755)
+    tests = Path(__file__).resolve().parent
+    script = ("import os, sys; sys.path.insert(0, sys.argv[1]); import copilot_support as c; "
+              "os.environ.pop('OMP_E2E_COPILOT_BIN'); print(c.copilot_binary())")
+    env = dict(os.environ, OMP_E2E_COPILOT_BIN=str(binary), OMP_E2E_CACHE=str(tmp_path / "no-cache"))
+    out = subprocess.run([sys.executable, "-c", script, str(tests)], env=env, capture_output=True, text=True,
+                         check=True).stdout.strip()
+    assert out == str(binary.resolve())

@@ -111,7 +111,8 @@ def test_bad_numbers_and_missing_arguments_exit_2_and_change_nothing(project: Pa
     ):
         result = pm(project, *args)
         assert result.returncode == 2, (args, result.stdout, result.stderr)
-        assert "Usage: omp project-memory" in result.stderr, (args, result.stderr)
+        assert "usage: omp project-memory" in result.stderr, (args, result.stderr)
+        assert result.stderr.startswith("omp: error: "), result.stderr  # one error style
     assert snapshot(project) == before
 
 

@@ -110,7 +110,9 @@ def _render(result: Preview) -> None:
 @root_option
 @json_option
 def undo_cmd(session_id: str, force: bool, root: Path | None, as_json: bool) -> None:
-    """Revert everything the review(s) of SESSION wrote (its journal)."""
+    """Revert everything the review(s) of SESSION (a full id or a unique prefix) wrote."""
+    from omp.review.lookup import reviewed_session
     from omp.review.run import undo_from_cli
 
+    session_id = reviewed_session(project_paths(root), session_id)
     undo_from_cli(root=root, session=session_id, force=force, as_json=as_json)
