@@ -7,7 +7,8 @@ Checks: Copilot CLI found and its version; how omp's hooks are registered (missi
 each registration runs every hook, so every review would start twice; the Python the hooks run
 with); memory-mode and where it comes from; the reviewer (`--deep` really calls it, with what a
 hook-started review would get from `reviewer.env`); tokenizer; stale claims; the retry queue;
-whether the state folders are writable.
+whether the state folders are writable; Copilot's own memory features that touch the same files
+(the Copilot Memory setting, `/chronicle improve` edits of the instruction file).
 """
 
 from __future__ import annotations
@@ -336,9 +337,50 @@ def check_folders(ctx: _Context) -> list[Check]:
     return bad or [Check("folders", "ok", "state folders writable: " + ", ".join(str(f) for _, f in folders))]
 
 
+def _memory_settings(copilot_home: Path) -> list[str]:
+    """`key=value` for every Copilot setting whose name mentions memory (C/settings.json, C/config.json)."""
+    from omp.install import _read_jsonc
+
+    found = []
+    for name in ("settings.json", "config.json"):
+        data = _read_jsonc(copilot_home / name)
+        if isinstance(data, dict):
+            found += [f"{key}={data[key]!r} ({name})" for key in sorted(data) if "memory" in key.lower()]
+    return found
+
+
+def check_copilot_memory(ctx: _Context) -> list[Check]:
+    """Copilot's own memory features beside omp's (COPILOT.md §7): Copilot Memory (cloud-stored
+    facts, on by default in interactive sessions) and `/chronicle improve`, which edits the very
+    instruction file omp keeps its block in."""
+    settings = _memory_settings(ctx.global_paths.copilot)
+    where = ", ".join(settings) if settings else ("no setting in Copilot's config, so its default: on in "
+                                                  "interactive sessions, off in -p runs")
+    checks = [Check("copilot memory", "info",
+                    f"Copilot Memory (cloud-stored, separate from omp's files): {where}; see /memory show in Copilot")]
+    if ctx.project is None:
+        return checks
+    inject = (ctx.settings or {}).get("memory-inject", "block")
+    instructions = ctx.project.instructions
+    if inject != "block" or not instructions.exists():
+        return checks
+    from omp.hooks import instructions_out_of_step
+
+    if instructions_out_of_step(str(ctx.project.root), "block"):
+        checks.append(Check("chronicle", "warn",
+                            f"{instructions} changed since omp last wrote its block (Copilot's /chronicle improve "
+                            "edits this file); the next session start restores omp's block and keeps the other text",
+                            "omp memory sync"))
+    else:
+        checks.append(Check("chronicle", "ok",
+                            f"{instructions} is as omp left it; if /chronicle improve edits it, omp restores its "
+                            "block at the next sync and keeps the other tool's text"))
+    return checks
+
+
 CHECKS: tuple[Callable[[_Context], list[Check]], ...] = (
     check_copilot, check_registration, check_memory_mode, check_reviewer, check_tokenizer,
-    check_claims_and_queue, check_folders,
+    check_claims_and_queue, check_folders, check_copilot_memory,
 )
 
 

@@ -325,3 +325,37 @@ def test_the_e2e_override_named_in_the_skip_reason_works(tmp_path: Path) -> None
     out = subprocess.run([sys.executable, "-c", script, str(tests)], env=env, capture_output=True, text=True,
                          check=True).stdout.strip()
     assert out == str(binary.resolve())
+
+
+# ---------------------------------------------------------------------------------------------
+# doctor: Copilot's own memory features beside omp's (issue 12, item 10)
+
+
+def test_doctor_reports_copilot_memory_and_chronicle_edits(project: Path, isolated_home: Path, tmp_path: Path) -> None:
+    import json
+
+    from copilot_support import fake_copilot
+
+    env = {"OMP_COPILOT_BIN": str(fake_copilot(tmp_path)), "OMP_TOKENIZER": "estimate"}
+    enable(project)
+    assert pm(project, "add-directive", "Prefer pathlib").returncode == 0
+
+    def checks() -> dict[str, dict[str, str]]:
+        report = run_omp(["doctor", "--json"], cwd=project, env=env).json()
+        return {c["name"]: c for c in report["checks"]}
+
+    found = checks()
+    assert "Copilot Memory" in found["copilot memory"]["detail"] and "default: on" in found["copilot memory"]["detail"]
+    assert found["chronicle"]["status"] == "ok"
+
+    (isolated_home / ".copilot").mkdir(exist_ok=True)
+    (isolated_home / ".copilot" / "settings.json").write_text(json.dumps({"memoryEnabled": False}))
+    instructions = project / ".github" / "copilot-instructions.md"
+    instructions.write_text(instructions.read_text().replace("Prefer pathlib", "Prefer os.path"))  # /chronicle improve
+    found = checks()
+    assert "memoryEnabled=False" in found["copilot memory"]["detail"]
+    assert found["chronicle"]["status"] == "warn" and "/chronicle improve" in found["chronicle"]["detail"]
+    # The fix line is the command that fixes it.
+    assert run_omp(found["chronicle"]["fix"].split()[1:], cwd=project, env=env).returncode == 0
+    assert checks()["chronicle"]["status"] == "ok"
+    assert "- Prefer pathlib" in block_of(instructions)
