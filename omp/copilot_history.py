@@ -33,6 +33,7 @@ from pathlib import Path
 STORE_NAME = "session-store.db"
 LEFT_OVER_FILE = "forget-sessions.txt"
 LOCK_WAIT_SECONDS = 5.0
+LEFT_OVER_CAP = 200
 _UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
 
 
@@ -132,7 +133,8 @@ def _write_left_over(global_home: Path, ids: list[str]) -> None:
             return
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-        tmp.write_text("".join(f"{i}\n" for i in sorted(set(ids))), encoding="utf-8")
+        # Capped: a store that stays unreadable must not grow this list for ever.
+        tmp.write_text("".join(f"{i}\n" for i in sorted(set(ids))[-LEFT_OVER_CAP:]), encoding="utf-8")
         os.replace(tmp, path)
     except OSError:
         pass  # best effort: the worst case is one review left in the user's history
