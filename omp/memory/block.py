@@ -333,10 +333,11 @@ def _read_record(record: Path) -> dict[str, Any]:
 
 def _foreign_changes(path: Path, text: str | None, record: dict[str, Any]) -> list[str]:
     """What happened to omp's block since omp last wrote it (raises BlockMarkerError first)."""
-    if text is None or not record.get("sha256") or record.get("file") != str(path):
-        inner = _inner(text, path) if text is not None else None  # still fail closed on bad markers
+    if text is None:
         return []
-    inner = _inner(text, path)
+    inner = _inner(text, path)  # bad markers raise here, before anything is written
+    if not record.get("sha256") or record.get("file") != str(path):
+        return []  # omp has not written this file's block (or an older omp did): nothing to compare
     if inner is None:
         return [f"{path}: omp's block was removed by another tool; appended it again from omp's stores "
                 "(to keep memory out of this file: omp config set memory-inject hook)"]
@@ -384,7 +385,7 @@ def sync_block(paths: ProjectPaths, lock_held: bool = False, global_paths: Globa
     """Bring both instruction files to what the mode demands, from the stores (project lock,
     then global lock). Convergent: whatever the files hold now, after a sync they hold exactly
     omp's block (`block` mode) or no omp block at all (`hook` mode)."""
-    from omp.project import ensure_state_dir, project_lock
+    from omp.project import project_lock
 
     global_paths = global_paths or GlobalPaths.current()
     settings = _settings(paths, global_paths)
@@ -403,8 +404,6 @@ def sync_block(paths: ProjectPaths, lock_held: bool = False, global_paths: Globa
     else:
         with lock:
             # Render inside the lock: the block must show the stores as they are now.
-            if paths.state.is_dir() or has_memory(paths, global_paths):
-                ensure_state_dir(paths)
             project, repaired = _write_tracked(
                 paths.instructions, render_block_lines(paths, settings, global_paths),
                 has_memory(paths, global_paths), record,
