@@ -9,7 +9,11 @@ Copilot runs these around every session, so they must be quick and must never br
 - the review itself never runs here: sessionEnd detaches `omp memory-review` (omp.detach) and
   returns, so Copilot exits at once while the review goes on;
 - a reviewer's own Copilot session (`OMP_REVIEWER` set, or `OMP_MEMORY_MODE=off`) gets
-  nothing: no review, no context.
+  nothing: no review, no context;
+- sessionStart's nudge names what waits for the user (pending proposals, skill drafts, failed
+  or queued reviews) and asks the model to pass it on, since the user never sees it; and it
+  brings the instruction file to what the mode demands when it is out of step (an old block in
+  `hook` mode, a block another tool rewrote in `block` mode), at the cost of one read or stat.
 
 Why this module re-reads a few things itself: SPEC §12 allows the sessionEnd hook 25 ms over a
 bare `python -c pass`. Importing omp.config / omp.paths / omp.memory costs several times that

@@ -1,8 +1,11 @@
 """Reviewer backends: one safe call to a model (SPEC §5.2).
 
 - `copilot`: the Copilot CLI (`OMP_COPILOT_BIN`, else `copilot` on PATH) as
-  `copilot --model M -s --no-custom-instructions --no-auto-update --available-tools omp-no-tools`
-  (COPILOT.md §5: a name that matches no tool sends the model zero tools).
+  `copilot --model M --output-format json --no-custom-instructions --no-auto-update
+  --available-tools omp-no-tools --disable-builtin-mcps --session-id <uuid>` (COPILOT.md §5: a
+  name that matches no tool sends the model zero tools). The session id is chosen here so that
+  afterwards omp.copilot_history removes that session from the user's history (its folder and
+  its rows in `C/session-store.db`): `copilot --continue` and `/resume` never land on a review.
 - `command`: `memory-reviewer-command`, split with shlex and run without a shell.
 - `offline`: no process at all; the review uses only the explicit pass.
 
