@@ -166,3 +166,47 @@ def forget_session(copilot_home: Path, session_id: str, global_home: Path | None
             _remove_folder(copilot_home / "session-state", old)
         _write_left_over(global_home, ids if error else [])
     return Forgotten(session_id, folder_removed, rows, error)
+
+
+# ---------------------------------------------------------------------------------------------
+# reviewer sessions an earlier omp left behind (before it chose and removed their ids)
+
+
+def _store_reviewer_ids(store: Path) -> set[str]:
+    """Ids in the store whose `sessions.cwd` is a reviewer's temporary folder (read-only)."""
+    from omp.sessions import is_reviewer_cwd
+
+    if not store.is_file():
+        return set()
+    try:
+        db = sqlite3.connect(f"file:{store}?mode=ro", uri=True, timeout=LOCK_WAIT_SECONDS)
+    except sqlite3.Error:
+        return set()
+    try:
+        rows = db.execute("SELECT id, cwd FROM sessions").fetchall()
+    except sqlite3.Error:
+        return set()
+    finally:
+        db.close()
+    return {str(sid) for sid, cwd in rows if _UUID.match(str(sid)) and is_reviewer_cwd(cwd)}
+
+
+def reviewer_sessions(copilot_home: Path) -> list[str]:
+    """omp's own reviewer sessions still in Copilot's history (session-state and the store)."""
+    from omp.sessions import session_info
+
+    found = _store_reviewer_ids(copilot_home / STORE_NAME)
+    state = copilot_home / "session-state"
+    try:
+        folders = [p for p in state.iterdir() if _UUID.match(p.name) and p.is_dir() and not p.is_symlink()]
+    except OSError:
+        folders = []
+    for folder in folders:
+        if folder.name not in found and session_info(folder).is_reviewer:
+            found.add(folder.name)
+    return sorted(found)
+
+
+def forget_reviewer_sessions(copilot_home: Path, global_home: Path | None = None) -> list[Forgotten]:
+    """Remove every reviewer session `reviewer_sessions` finds; what each removal did."""
+    return [forget_session(copilot_home, sid, global_home) for sid in reviewer_sessions(copilot_home)]

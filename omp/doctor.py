@@ -378,9 +378,22 @@ def check_copilot_memory(ctx: _Context) -> list[Check]:
     return checks
 
 
+def check_history(ctx: _Context) -> list[Check]:
+    """Reviewer sessions in the user's Copilot history: `copilot --continue` would resume one."""
+    from omp.copilot_history import reviewer_sessions
+
+    left = reviewer_sessions(ctx.global_paths.copilot)
+    if not left:
+        return [Check("copilot history", "ok", "no reviewer session in Copilot's history")]
+    return [Check("copilot history", "warn",
+                  f"{len(left)} reviewer session(s) from earlier omp runs are in Copilot's history: "
+                  "copilot --continue may resume one, /resume lists them",
+                  "omp memory-review clean-history")]
+
+
 CHECKS: tuple[Callable[[_Context], list[Check]], ...] = (
     check_copilot, check_registration, check_memory_mode, check_reviewer, check_tokenizer,
-    check_claims_and_queue, check_folders, check_copilot_memory,
+    check_claims_and_queue, check_folders, check_copilot_memory, check_history,
 )
 
 

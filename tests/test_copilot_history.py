@@ -126,3 +126,35 @@ def test_a_copilot_reviewer_call_leaves_no_session_behind(tmp_path: Path, monkey
     assert reply.forgotten is not None and reply.forgotten.folder_removed
     assert sorted(p.name for p in (copilot_home / "session-state").iterdir()) == [user]
     assert _ids(store, "sessions", "id") == [user]
+
+
+def test_sessions_an_earlier_omp_left_are_found_and_cleaned_by_doctors_fix(tmp_path: Path, isolated_home: Path) -> None:
+    import json
+
+    from copilot_support import fake_copilot
+    from helpers import run_omp
+
+    copilot = isolated_home / ".copilot"
+    user, old_review, store_only = new_session_id(), new_session_id(), new_session_id()
+    store = _store(copilot, [user, old_review, store_only])
+    db = sqlite3.connect(store)
+    db.execute("UPDATE sessions SET cwd = '/tmp/omp-review-k2j3h4' WHERE id IN (?, ?)", (old_review, store_only))
+    db.commit()
+    db.close()
+    (copilot / "session-state" / store_only / "events.jsonl").unlink()
+    (copilot / "session-state" / store_only).rmdir()
+    start = {"type": "session.start", "data": {"sessionId": old_review, "context": {"cwd": "/tmp/omp-review-k2j3h4"}}}
+    (copilot / "session-state" / old_review / "events.jsonl").write_text(json.dumps(start) + "\n")
+    env = {"OMP_COPILOT_BIN": str(fake_copilot(tmp_path)), "OMP_TOKENIZER": "estimate"}
+
+    def history() -> dict[str, str]:
+        report = run_omp(["doctor", "--json"], cwd=tmp_path, env=env).json()
+        return next(c for c in report["checks"] if c["name"] == "copilot history")
+
+    found = history()
+    assert found["status"] == "warn" and found["detail"].startswith("2 reviewer session(s)")
+    result = run_omp(found["fix"].split()[1:], cwd=tmp_path, env=env)  # `omp memory-review clean-history`
+    assert result.returncode == 0 and "removed 2 reviewer session(s)" in result.stdout, result.stderr
+    assert history()["status"] == "ok"
+    assert _ids(store, "sessions", "id") == [user]
+    assert sorted(p.name for p in (copilot / "session-state").iterdir()) == [user]

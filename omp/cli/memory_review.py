@@ -116,3 +116,22 @@ def undo_cmd(session_id: str, force: bool, root: Path | None, as_json: bool) -> 
 
     session_id = reviewed_session(project_paths(root), session_id)
     undo_from_cli(root=root, session=session_id, force=force, as_json=as_json)
+
+
+@cli.command("clean-history")
+@json_option
+def clean_history_cmd(as_json: bool) -> None:
+    """Remove reviewer sessions an earlier omp left in Copilot's history (--continue, /resume)."""
+    from omp.copilot_history import forget_reviewer_sessions
+    from omp.paths import GlobalPaths
+
+    where = GlobalPaths.current()
+    removed = forget_reviewer_sessions(where.copilot, where.home)
+    if as_json:
+        echo_json({"removed": [f.session for f in removed if f.store_error is None],
+                   "errors": {f.session: f.store_error for f in removed if f.store_error}})
+        return
+    ok = [f for f in removed if f.store_error is None]
+    click.echo(f"removed {len(ok)} reviewer session(s) from {where.copilot}")
+    for failed in (f for f in removed if f.store_error):
+        click.echo(f"omp: warning: {failed.session}: {failed.store_error} (retried by the next review)", err=True)
