@@ -448,19 +448,21 @@ def next_steps(report: DemoReport) -> list[str]:
             f"cd {project}",
             "omp project-memory pending               # the proposals, numbered",
             "omp project-memory promote-directive 1   # approve one: it joins the managed block",
-            "cat .github/copilot-instructions.md      # what every Copilot session here now reads",
         ]
         steps += [f"omp project-memory promote-skill {d['slug']}   # make the skill draft a real skill"
                   for d in report.drafts[:1]]
+        steps.append("cat .github/copilot-instructions.md      # what every Copilot session here now reads")
     else:
         steps.append("omp demo --keep                          # keep the folders and look around")
-    steps += [
-        "cd your-project && omp config set memory-mode on   # turn memory on for a real project",
-        "omp install                              # register omp's hooks with Copilot CLI",
-        "omp doctor                               # check the setup",
-    ]
     if report.reviewer == "offline":
         steps.append("omp demo --reviewer copilot              # the same, reviewed by a real model (your Copilot login)")
+    # In the order a user sets up for real: hooks first (once per machine), then the project,
+    # then the check that the two work together.
+    steps += [
+        "omp install                              # register omp's hooks with Copilot CLI (once)",
+        "cd your-project && omp config set memory-mode on   # turn memory on for a real project",
+        "omp doctor --deep                        # check the setup, the reviewer called as a hook would",
+    ]
     return steps
 
 

@@ -8,7 +8,8 @@ each registration runs every hook, so every review would start twice; the Python
 with); memory-mode and where it comes from; whether the project's config is trusted or ignored
 (SPEC §3.1); the reviewer (`--deep` really calls it, with what a
 hook-started review would get from `reviewer.env`); tokenizer; stale claims; the retry queue;
-whether the state folders are writable.
+whether the state folders are writable; Copilot's own memory features that touch the same files
+(the Copilot Memory setting, `/chronicle improve` edits of the instruction file).
 """
 
 from __future__ import annotations
@@ -70,7 +71,7 @@ def check_copilot(ctx: _Context) -> list[Check]:
     found = find_copilot()
     if not found:
         return [Check("copilot", "fail", "Copilot CLI not found on PATH",
-                      "npm install -g @github/copilot (or point OMP_COPILOT_BIN at it)")]
+                      "npm install -g @github/copilot")]
     try:
         proc = run_copilot(found, "--version", timeout=60)
     except OmpError as exc:
@@ -79,7 +80,7 @@ def check_copilot(ctx: _Context) -> list[Check]:
     if proc.returncode != 0 or not version:
         detail = (proc.stderr or proc.stdout).strip().splitlines()[-1:] or [f"exit code {proc.returncode}"]
         return [Check("copilot", "fail", f"{found} --version failed: {detail[0]}",
-                      "reinstall Copilot CLI: npm install -g @github/copilot")]
+                      "npm install -g @github/copilot")]
     ctx.copilot, ctx.copilot_works = found, True
     return [Check("copilot", "ok", f"{version.rstrip('.')} ({found})")]
 
@@ -95,7 +96,7 @@ def _interpreter_check(registration: Registration) -> Check:
         if os.path.abspath(baked) != here:
             return Check("hooks python", "info",
                          f"hooks run with {baked}; this omp runs with {here}",
-                         "to make the hooks use this omp: omp install --force")
+                         "omp install --force")
         return Check("hooks python", "ok", f"hooks run with {baked} (this omp)")
     if os.environ.get("OMP_PYTHON"):
         return Check("hooks python", "ok", f"hooks run with $OMP_PYTHON ({os.environ['OMP_PYTHON']})")
@@ -104,7 +105,7 @@ def _interpreter_check(registration: Registration) -> Check:
         return Check("hooks python", "ok", f"hooks run with the Python behind {omp_on_path}")
     return Check("hooks python", "fail",
                  f"{registration.label} names no Python and there is no omp on PATH: its hooks cannot run",
-                 "omp install --force (bakes this Python in), or put omp on PATH")
+                 "omp install --force")
 
 
 def check_registration(ctx: _Context) -> list[Check]:
@@ -117,21 +118,59 @@ def check_registration(ctx: _Context) -> list[Check]:
     for registration in registrations:
         if not registration.enabled:
             checks.append(Check("registration", "info", f"{registration.label}: does not run",
-                                f"remove it: {registration.removal}"))
+                                registration.removal))
     if not enabled:
         checks.append(Check("registration", "fail", "omp's hooks are not registered with Copilot CLI: "
                             "no session is reviewed when it ends", "omp install"))
         return checks
     if len(enabled) > 1:
         labels = "; ".join(r.label for r in enabled)
-        removals = " ; ".join(r.removal for r in enabled[1:])
+        keep, extra = _keep_one(enabled, ctx.global_paths)
         checks.append(Check("registration", "fail",
-                            f"registered {len(enabled)} times ({labels}): every hook runs {len(enabled)} times",
-                            f"keep one, remove the others: {removals}"))
+                            f"registered {len(enabled)} times ({labels}): every hook runs {len(enabled)} times; "
+                            f"keeping {keep.label}",
+                            " && ".join(r.removal for r in extra)))
     else:
         checks.append(Check("registration", "ok", enabled[0].label))
+        checks.extend(_checkout_copy(enabled[0]))
     checks.extend(_interpreter_check(r) for r in enabled)
     return checks
+
+
+def _keep_one(enabled: list[Registration], global_paths: GlobalPaths) -> tuple[Registration, list[Registration]]:
+    """Which registration to keep: the one `omp install` made (it knows its Python), else the first."""
+    from omp.install import plugin_dir
+
+    ours = [r for r in enabled if r.folder is not None and r.folder.resolve() == plugin_dir(global_paths).resolve()
+            or r.kind == "hooks-file" and r.name == str(global_paths.copilot / "hooks" / "omp.json")]
+    keep = ours[0] if ours else enabled[0]
+    return keep, [r for r in enabled if r is not keep]
+
+
+def _folder_size(folder: Path, stop_at: int = 1 << 40) -> int:
+    total = 0
+    for dirpath, _dirs, files in os.walk(folder):
+        for name in files:
+            try:
+                total += os.lstat(os.path.join(dirpath, name)).st_size
+            except OSError:
+                continue
+        if total > stop_at:
+            break
+    return total
+
+
+def _checkout_copy(registration: Registration) -> list[Check]:
+    """A direct install of a whole checkout: Copilot copied all of it (.venv included)."""
+    folder = registration.folder
+    if registration.kind != "plugin" or folder is None:
+        return []
+    if not any((folder / marker).exists() for marker in ("pyproject.toml", ".venv", ".git")):
+        return []
+    megabytes = _folder_size(folder) / 1e6
+    return [Check("registration", "warn",
+                  f"{registration.label} is a copy of a whole checkout ({megabytes:.0f} MB in {folder}), "
+                  "not just the plugin", "omp install --force")]
 
 
 def check_memory_mode(ctx: _Context) -> list[Check]:
@@ -148,7 +187,7 @@ def check_memory_mode(ctx: _Context) -> list[Check]:
     inject = settings["memory-inject"].value
     if mode.value != "on":
         return [Check("memory-mode", "warn", f"off for {scope}, from {where}: sessions are not reviewed",
-                      "omp config set memory-mode on   (or --global for every project)")]
+                      "omp config set memory-mode on")]
     return [Check("memory-mode", "ok", f"on for {scope}, from {where}; memory-inject={inject}")]
 
 
@@ -207,7 +246,7 @@ def check_reviewer(ctx: _Context) -> list[Check]:
     else:
         if not ctx.copilot_works:
             return checks + [Check("reviewer", "fail", "memory-reviewer is copilot, but Copilot CLI does not run",
-                                   "see the copilot check, or: omp config set memory-reviewer offline")]
+                                   "omp config set memory-reviewer offline")]
         what = f"copilot, model {model}"
     if not ctx.deep:
         return checks + [Check("reviewer", "ok", f"{what} (not called; omp doctor --deep calls it)")]
@@ -215,27 +254,33 @@ def check_reviewer(ctx: _Context) -> list[Check]:
 
 
 def _call_reviewer(ctx: _Context, backend: str, model: str, what: str) -> Check:
-    from omp.detach import read_env_file, reviewer_env_file
-    from omp.review.reviewers import ReviewerConfig, ReviewerUnavailable, call_reviewer
+    """Call the reviewer as a hook-started review would: Copilot strips the provider variables
+    from hooks, so the shell's environment proves nothing; reviewer.env is added back."""
+    from omp.hook_env import hook_review_environment, missing_from_reviewer_env, reviewer_env_fix
+    from omp.review.reviewers import ReviewerConfig, call_reviewer
 
     assert ctx.settings is not None
-    # What a hook-started review would have: this environment plus reviewer.env.
-    os.environ.update(read_env_file(reviewer_env_file()))
     config = ReviewerConfig(
         backend=backend, model=model, command=ctx.settings["memory-reviewer-command"],
         timeout=float(ctx.settings["memory-review-timeout"]),
         project_root=ctx.project.root if ctx.project else Path.cwd(),
     )
     started = time.monotonic()
+    how = "called as a hook-started review would call it"
     try:
-        reply = call_reviewer(config, DEEP_PROMPT, lambda text: bool(text.strip()))
-    except ReviewerUnavailable as exc:
-        return Check("reviewer", "fail", f"{what}: {exc.message}", exc.hint)
+        reply = call_reviewer(config, DEEP_PROMPT, lambda text: bool(text.strip()),
+                              base_env=hook_review_environment())
     except OmpError as exc:
-        return Check("reviewer", "fail", f"{what}: {exc.message}", exc.hint)
+        missing = missing_from_reviewer_env()
+        if missing:
+            return Check("reviewer", "fail",
+                         f"{what}, {how}: {exc.message}. Your shell sets {', '.join(missing)}, which Copilot "
+                         "does not pass to hooks, and reviewer.env does not give them back",
+                         reviewer_env_fix(missing))
+        return Check("reviewer", "fail", f"{what}, {how}: {exc.message}", exc.hint)
     answer = " ".join(reply.text.split())[:60]
     seconds = time.monotonic() - started
-    return Check("reviewer", "ok", f"{what}: answered {answer!r} in {seconds:.1f}s")
+    return Check("reviewer", "ok", f"{what}: answered {answer!r} in {seconds:.1f}s ({how})")
 
 
 def check_tokenizer(ctx: _Context) -> list[Check]:
@@ -245,8 +290,9 @@ def check_tokenizer(ctx: _Context) -> list[Check]:
     if counter.name == "tiktoken":
         return [Check("tokenizer", "ok", "tiktoken o200k_base")]
     cache = os.environ.get("TIKTOKEN_CACHE_DIR") or "tiktoken's cache"
-    return [Check("tokenizer", "warn", "tiktoken's o200k_base is not available: packets are sized with a byte estimate",
-                  f"go online once so tiktoken can download it into {cache} (or ignore: the estimate over-counts)")]
+    return [Check("tokenizer", "warn", f"tiktoken's o200k_base is not in {cache}: packets are sized with a byte "
+                  "estimate (it over-counts; harmless)",
+                  f"{shlex.quote(sys.executable)} -c \"import tiktoken; tiktoken.get_encoding('o200k_base')\"")]
 
 
 def check_claims_and_queue(ctx: _Context) -> list[Check]:
@@ -278,7 +324,10 @@ def check_claims_and_queue(ctx: _Context) -> list[Check]:
         due = sum(1 for e in entries if e.next_try_at <= now)
         first = entries[0]
         detail = f"{len(entries)} session(s) in the retry queue ({due} due); last error: {first.last_error}"
-        checks.append(Check("queue", "warn", detail, first.hint or "omp memory-review --sweep"))
+        if first.hint:
+            detail += f" ({first.hint})"
+        # Once the cause is fixed, this reviews them now instead of at their backoff time.
+        checks.append(Check("queue", "warn", detail, "omp memory-review --sweep --force"))
     else:
         checks.append(Check("queue", "ok", "retry queue empty"))
     return checks
@@ -301,13 +350,67 @@ def check_folders(ctx: _Context) -> list[Check]:
         ok, probe = _writable(folder)
         if not ok:
             bad.append(Check("folders", "fail", f"{label} {folder} is not writable ({probe})",
-                             f"fix the permissions of {probe}"))
+                             f"chmod u+rwx {shlex.quote(str(probe))}"))
     return bad or [Check("folders", "ok", "state folders writable: " + ", ".join(str(f) for _, f in folders))]
+
+
+def _memory_settings(copilot_home: Path) -> list[str]:
+    """`key=value` for every Copilot setting whose name mentions memory (C/settings.json, C/config.json)."""
+    from omp.install import _read_jsonc
+
+    found = []
+    for name in ("settings.json", "config.json"):
+        data = _read_jsonc(copilot_home / name)
+        if isinstance(data, dict):
+            found += [f"{key}={data[key]!r} ({name})" for key in sorted(data) if "memory" in key.lower()]
+    return found
+
+
+def check_copilot_memory(ctx: _Context) -> list[Check]:
+    """Copilot's own memory features beside omp's (COPILOT.md §7): Copilot Memory (cloud-stored
+    facts, on by default in interactive sessions) and `/chronicle improve`, which edits the very
+    instruction file omp keeps its block in."""
+    settings = _memory_settings(ctx.global_paths.copilot)
+    where = ", ".join(settings) if settings else ("no setting in Copilot's config, so its default: on in "
+                                                  "interactive sessions, off in -p runs")
+    checks = [Check("copilot memory", "info",
+                    f"Copilot Memory (cloud-stored, separate from omp's files): {where}; see /memory show in Copilot")]
+    if ctx.project is None:
+        return checks
+    inject = (ctx.settings or {}).get("memory-inject", "block")
+    instructions = ctx.project.instructions
+    if inject != "block" or not instructions.exists():
+        return checks
+    from omp.hooks import instructions_out_of_step
+
+    if instructions_out_of_step(str(ctx.project.root), "block"):
+        checks.append(Check("chronicle", "warn",
+                            f"{instructions} changed since omp last wrote its block (Copilot's /chronicle improve "
+                            "edits this file); the next session start restores omp's block and keeps the other text",
+                            "omp memory sync"))
+    else:
+        checks.append(Check("chronicle", "ok",
+                            f"{instructions} is as omp left it; if /chronicle improve edits it, omp restores its "
+                            "block at the next sync and keeps the other tool's text"))
+    return checks
+
+
+def check_history(ctx: _Context) -> list[Check]:
+    """Reviewer sessions in the user's Copilot history: `copilot --continue` would resume one."""
+    from omp.copilot_history import reviewer_sessions
+
+    left = reviewer_sessions(ctx.global_paths.copilot)
+    if not left:
+        return [Check("copilot history", "ok", "no reviewer session in Copilot's history")]
+    return [Check("copilot history", "warn",
+                  f"{len(left)} reviewer session(s) from earlier omp runs are in Copilot's history: "
+                  "copilot --continue may resume one, /resume lists them",
+                  "omp memory-review clean-history")]
 
 
 CHECKS: tuple[Callable[[_Context], list[Check]], ...] = (
     check_copilot, check_registration, check_memory_mode, check_trust, check_reviewer, check_tokenizer,
-    check_claims_and_queue, check_folders,
+    check_claims_and_queue, check_folders, check_copilot_memory, check_history,
 )
 
 

@@ -9,7 +9,11 @@ Copilot runs these around every session, so they must be quick and must never br
 - the review itself never runs here: sessionEnd detaches `omp memory-review` (omp.detach) and
   returns, so Copilot exits at once while the review goes on;
 - a reviewer's own Copilot session (`OMP_REVIEWER` set, or `OMP_MEMORY_MODE=off`) gets
-  nothing: no review, no context.
+  nothing: no review, no context;
+- sessionStart's nudge names what waits for the user (pending proposals, skill drafts, failed
+  or queued reviews) and asks the model to pass it on, since the user never sees it; and it
+  brings the instruction file to what the mode demands when it is out of step (an old block in
+  `hook` mode, a block another tool rewrote in `block` mode), at the cost of one read or stat.
 
 Why this module re-reads a few things itself: SPEC §12 allows the sessionEnd hook 25 ms over a
 bare `python -c pass`. Importing omp.config / omp.paths / omp.memory costs several times that
@@ -547,28 +551,84 @@ def _checklist_item(raw: str) -> tuple[bool, str] | None:
     return None
 
 
-def queue_due(root: str, now: float | None = None) -> bool:
-    """Is a queued session due for its retry? (Entries still backing off wait for later.)"""
+class QueueSummary:
+    """The retry queue at a glance: how many sessions, whether one is due, the newest error."""
+
+    __slots__ = ("count", "due", "last_error")
+
+    def __init__(self, count: int, due: bool, last_error: str) -> None:
+        self.count = count
+        self.due = due
+        self.last_error = last_error
+
+
+def queue_summary(root: str, now: float | None = None) -> QueueSummary:
+    """One pass over `R/.omp/memory-review/queue/` (small files, a handful at most)."""
     folder = os.path.join(root, STATE_DIR, "memory-review", "queue")
     try:
         names = [n for n in os.listdir(folder) if n.endswith(".json") and not n.startswith(".")]
     except OSError:
-        return False
+        return QueueSummary(0, False, "")
     if not names:
-        return False
+        return QueueSummary(0, False, "")
     import time
 
     now = time.time() if now is None else now
+    due, newest, last_error = False, -1.0, ""
     for name in names:
         try:
             with open(os.path.join(folder, name), "rb") as handle:
                 entry = loads(handle.read().decode("utf-8"))
             next_try = entry.get("next_try_at", 0)
             if not isinstance(next_try, (int, float)) or next_try <= now:
-                return True
+                due = True
+            updated = entry.get("updated_at", 0)
+            error = entry.get("last_error")
+            if isinstance(updated, (int, float)) and updated > newest and isinstance(error, str):
+                newest, last_error = float(updated), error
         except (OSError, ValueError, AttributeError):
-            return True  # unreadable: the sweep deals with it
-    return False
+            due = True  # unreadable: the sweep deals with it
+    return QueueSummary(len(names), due, last_error)
+
+
+def queue_due(root: str, now: float | None = None) -> bool:
+    """Is a queued session due for its retry? (Entries still backing off wait for later.)"""
+    return queue_summary(root, now).due
+
+
+def draft_count(root: str) -> int:
+    """Skill drafts waiting for promotion (`R/.omp/self-evolve/drafts/<slug>/SKILL.md`)."""
+    folder = os.path.join(root, STATE_DIR, "self-evolve", "drafts")
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return 0
+    return sum(1 for n in names if not n.startswith(".") and os.path.isfile(os.path.join(folder, n, "SKILL.md")))
+
+
+DRAFTS_NUDGE = "[MEMORY REVIEW] {n} skill draft(s) await promotion — run omp project-memory drafts"
+FAILED_NUDGE = "[MEMORY REVIEW] {n} review(s) failed: {why} — run omp doctor (queued; retried automatically)"
+MENTION_ONCE = ("(omp, the user's memory plugin, wrote the line(s) above for the user, who cannot see them: "
+                "mention them once, in one short sentence, at the start of your first reply.)")
+
+
+def nudge_lines(root: str, queued: QueueSummary | None = None) -> list[str]:
+    """What the sessionStart nudge says: pending proposals, skill drafts, failed reviews.
+
+    (One line each; more kinds — an ignored, untrusted project config — join the same list.)
+    """
+    lines: list[str] = []
+    pending = pending_count(root)
+    if pending:
+        lines.append(NUDGE.format(n=pending))
+    drafts = draft_count(root)
+    if drafts:
+        lines.append(DRAFTS_NUDGE.format(n=drafts))
+    queued = queue_summary(root) if queued is None else queued
+    if queued.count:
+        why = (queued.last_error.split(": ", 1)[0] or "reviewer unavailable")[:120]
+        lines.append(FAILED_NUDGE.format(n=queued.count, why=why))
+    return lines
 
 
 CONTEXT_CACHE = os.path.join(STATE_DIR, "state", "hook-context.txt")
@@ -681,10 +741,92 @@ def _write_cache(path: str, text: str) -> None:
 
 
 # ---------------------------------------------------------------------------------------------
+# convergent sync at session start (SPEC §7.3): the instruction file is brought to what the mode
+# demands even when nothing ran `omp memory sync` — a global switch to `hook` mode, or another
+# tool (Copilot's `/chronicle improve`) rewriting the file. The checks are one read and one stat;
+# the library (heavy to import) runs only when something is off.
+
+BLOCK_START = "<!-- omp:memory:start -->"  # omp.memory.block.START_MARKER (tests check they agree)
+BLOCK_RECORD = os.path.join(STATE_DIR, "state", "managed-block.json")  # omp.memory.block.BLOCK_RECORD
+INSTRUCTIONS = os.path.join(".github", "copilot-instructions.md")
+
+
+def instructions_out_of_step(root: str, inject: str) -> bool:
+    """Does the project's instruction file need a sync? `hook` mode: it still holds omp's block.
+    `block` mode: it changed since omp last wrote it (the record's stat differs)."""
+    path = os.path.join(root, INSTRUCTIONS)
+    if inject == "hook":
+        try:
+            with open(path, "rb") as handle:
+                return BLOCK_START.encode() in handle.read(1 << 20)
+        except OSError:
+            return False
+    try:
+        with open(os.path.join(root, BLOCK_RECORD), "rb") as handle:
+            record = loads(handle.read().decode("utf-8"))
+        stored = record.get("stat") if isinstance(record, dict) else None
+    except (OSError, ValueError, UnicodeDecodeError):
+        return False  # omp never wrote a block here (or an older omp did): nothing to compare
+    try:
+        info = os.stat(path)
+    except OSError:
+        return True  # omp wrote the file and it is gone
+    return stored != [info.st_mtime_ns, info.st_size]
+
+
+def converge_instructions(root: str, inject: str) -> str:
+    """Sync when the file is out of step; returns what happened, for the action string."""
+    if not instructions_out_of_step(root, inject):
+        return ""
+    try:
+        from omp.memory.block import sync_block
+        from omp.paths import ProjectPaths
+
+        result = sync_block(ProjectPaths(_as_path(root)))
+    except Exception as exc:  # a broken marker, say: the library's message names the line
+        message = getattr(exc, "message", None) or f"{type(exc).__name__}: {exc}"
+        _problem(f"instruction file: {message}")
+        return ", sync failed"
+    for line in result.repaired:
+        _problem(line)
+    return ", instructions synced"
+
+
+# ---------------------------------------------------------------------------------------------
 # the two hooks
 
 
 UNTRUSTED_NUDGE = "[MEMORY REVIEW] this project's .omp/config.json is ignored (not trusted) — review it, then run omp trust"
+
+
+# When memory mode was turned on for a project (SPEC §5 `--sweep`): a sweep reviews only sessions
+# that ended after it, since each older one is a billed model call the user never asked for.
+# Written by `omp config set memory-mode on`, else the first time a hook (or a sweep) sees the
+# mode on; never moved later once written.
+MEMORY_ON_FILE = os.path.join(STATE_DIR, "state", "memory-on-since")
+
+
+def memory_on_since(root: str) -> float | None:
+    """The recorded time (epoch seconds), or None if none is recorded."""
+    try:
+        with open(os.path.join(root, MEMORY_ON_FILE), "rb") as handle:
+            return float(handle.read().decode("ascii").split()[0])
+    except (OSError, ValueError, IndexError, UnicodeDecodeError):
+        return None
+
+
+def note_memory_on(root: str, when: float | None = None) -> float:
+    """Record that memory mode is on now, unless a time is recorded already; returns the time."""
+    recorded = memory_on_since(root)
+    if recorded is not None:
+        return recorded
+    import time
+
+    when = time.time() if when is None else when
+    if os.path.isdir(os.path.join(root, STATE_DIR)):  # never the first thing written into R/.omp
+        stamp = time.strftime("%Y-%m-%dT%H:%M:%S%z", time.localtime(when))
+        _write_cache(os.path.join(root, MEMORY_ON_FILE), f"{when!r} {stamp}\n")
+    return when
 
 
 def _memory_project(payload: Mapping[str, Any], env: Mapping[str, str]) -> tuple[str, dict[str, Any]] | HookResult:
@@ -697,6 +839,8 @@ def _memory_project(payload: Mapping[str, Any], env: Mapping[str, str]) -> tuple
         return HookResult({}, "memory-mode off")
     if settings["memory-mode"] != "on":
         return HookResult(_untrusted_output(settings), "memory-mode off")
+    if not os.path.exists(os.path.join(root, MEMORY_ON_FILE)):
+        note_memory_on(root)
     return root, settings
 
 
@@ -747,21 +891,23 @@ def session_start(payload: Mapping[str, Any], env: Mapping[str, str]) -> HookRes
         return found
     root, settings = found
     swept = ""
-    if queue_due(root):
+    queued = queue_summary(root)
+    if queued.due:
         from omp.detach import start_sweep
 
         start_sweep(root)
         swept = ", sweep started"
+    swept += converge_instructions(root, settings["memory-inject"])
     parts: list[str] = []
     if settings["memory-inject"] == "hook":
         block = memory_context(root, env)
         if block:
             parts.append(block)
-    pending = pending_count(root)
-    if pending:
-        parts.append(NUDGE.format(n=pending))
+    nudges = nudge_lines(root, queued)
     if settings.get(IGNORED):
-        parts.append(UNTRUSTED_NUDGE)
+        nudges.append(UNTRUSTED_NUDGE)
+    if nudges:
+        parts.append("\n".join(nudges + [MENTION_ONCE]))
     if not parts:
         return HookResult({}, "nothing to say" + swept)
     return HookResult({"additionalContext": "\n\n".join(parts)}, "context" + swept)

@@ -12,10 +12,15 @@ Python running `omp install` — so the hooks run with the very installation tha
 - `--hooks-only`: no plugin; `C/hooks/omp.json` runs `G/plugin/omp/hooks/run` by absolute path.
 
 Each registration fires every hook, so two of them would start every review twice: `omp install`
-refuses while omp is registered already, and `--force` first removes omp's own earlier
-registration (the plugin it installed, or `C/hooks/omp.json`). Registrations made by hand (the
-repository added as a marketplace, `copilot plugin install <clone>`) are only listed, with the
-command that removes them.
+refuses while omp is registered already (it never silently replaces one), and `--force` first
+removes every registration it recognises as omp's: the plugin or `C/hooks/omp.json` it made
+itself, and copies of omp's plugin installed by hand (`copilot plugin install <clone>`, or the
+repository added as its own one-plugin marketplace — removed with `copilot plugin marketplace
+remove`, since `plugin uninstall omp@M` only disables it). Anything else is listed, with the
+command that removes it.
+
+The repository's marketplace points at `omp/plugin/` (`"source": "./omp/plugin"`), so that
+install loads only the plugin, live, never the checkout with its `.venv` and build output.
 """
 
 from __future__ import annotations
@@ -154,8 +159,8 @@ def _plugins_from_cli(copilot: str, copilot_home: Path) -> list[Registration] | 
         if item.get("source") == "live" or marketplace:
             folder = item.get("installedFrom")
             found.append(Registration(
-                "live-plugin", f"{PLUGIN_NAME}@{marketplace}", enabled, Path(folder) if folder else None,
-                folder, f"copilot plugin uninstall {PLUGIN_NAME}@{marketplace}",
+                "live-plugin", f"{PLUGIN_NAME}@{marketplace}", enabled, _live_plugin_root(folder),
+                folder, _live_removal(marketplace, folder),
             ))
         else:
             info = direct.get(PLUGIN_NAME, {})
@@ -184,9 +189,36 @@ def _plugins_from_files(copilot_home: Path) -> list[Registration]:
             if plugin != PLUGIN_NAME or not market:
                 continue
             source = ((markets.get(market) or {}).get("source") or {}).get("path")
-            found.append(Registration("live-plugin", key, bool(enabled), Path(source) if source else None, source,
-                                      f"copilot plugin uninstall {key}"))
+            found.append(Registration("live-plugin", key, bool(enabled), _live_plugin_root(source), source,
+                                      _live_removal(market, source)))
     return found
+
+
+def _live_plugin_root(folder: str | None) -> Path | None:
+    """The folder a marketplace plugin's hooks run from: Copilot reports the marketplace's folder
+    (`installedFrom`); omp's own marketplace keeps the plugin in `omp/plugin/` below it."""
+    if not folder:
+        return None
+    root = Path(folder)
+    nested = root / "omp" / "plugin"
+    return nested if (nested / "plugin.json").is_file() else root
+
+
+def _is_omp_marketplace(folder: str | None) -> bool:
+    """A marketplace that holds omp and nothing else (omp's own repository, or a copy of it)."""
+    if not folder:
+        return False
+    data = _read_jsonc(Path(folder) / ".github" / "plugin" / "marketplace.json")
+    plugins = data.get("plugins") if isinstance(data, dict) else None
+    return isinstance(plugins, list) and [p.get("name") for p in plugins if isinstance(p, dict)] == [PLUGIN_NAME]
+
+
+def _live_removal(marketplace: str, folder: str | None) -> str:
+    """`plugin uninstall omp@M` only disables a marketplace plugin (COPILOT.md §7); removing the
+    marketplace removes it. A marketplace with other plugins too is left to the user."""
+    if marketplace and _is_omp_marketplace(folder):
+        return f"copilot plugin marketplace remove {shlex.quote(marketplace)}"
+    return f"copilot plugin disable {PLUGIN_NAME}@{marketplace}"
 
 
 def _hooks_files(copilot_home: Path) -> list[Registration]:
@@ -300,14 +332,27 @@ def hooks_file_content(plugin: Path) -> dict[str, Any]:
 # install
 
 
+def _runs_omp_hooks(folder: Path | None) -> bool:
+    """Is `folder` an omp plugin (its manifest named omp, its hook script omp's)?"""
+    if folder is None:
+        return False
+    manifest = _read_jsonc(folder / "plugin.json")
+    try:
+        script = (folder / "hooks" / "run").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return False
+    return isinstance(manifest, dict) and manifest.get("name") == PLUGIN_NAME and "omp.hooks" in script
+
+
 def _is_own(registration: Registration, global_paths: GlobalPaths) -> bool:
-    """Made by `omp install` (so `--force` may replace it)."""
+    """Recognisably omp's, so `--force` may replace it: made by `omp install`, or a copy of omp's
+    plugin installed by hand (the repository as a direct plugin, or as its own marketplace)."""
     ours = plugin_dir(global_paths)
     if registration.kind == "hooks-file":
         return Path(registration.name) == global_paths.copilot / "hooks" / HOOKS_FILE_NAME
     if registration.kind == "plugin":
-        return registration.source is None or Path(registration.source) == ours
-    return False
+        return registration.source is None or Path(registration.source) == ours or _runs_omp_hooks(registration.folder)
+    return registration.removal.startswith("copilot plugin marketplace remove ") and _runs_omp_hooks(registration.folder)
 
 
 def _remove(registration: Registration, copilot: str | None) -> None:
@@ -316,7 +361,9 @@ def _remove(registration: Registration, copilot: str | None) -> None:
         return
     if copilot is None:
         raise OmpError(f"cannot remove {registration.label} without Copilot CLI", HINT_INSTALL)
-    proc = run_copilot(copilot, "plugin", "uninstall", registration.name)
+    args = shlex.split(registration.removal)[1:] if registration.removal.startswith("copilot ") else \
+        ["plugin", "uninstall", registration.name]
+    proc = run_copilot(copilot, *args)
     if proc.returncode != 0:
         raise OmpError(f"could not remove {registration.label}: {_last_line(proc.stderr or proc.stdout)}",
                        f"remove it by hand: {registration.removal}")

@@ -53,6 +53,7 @@ class LaunchResult:
     review: Detached | None = None
     skipped: str | None = None  # why no review was started (policy: memory-mode off, …)
     warning: str | None = None  # a problem the user should hear about (on stderr)
+    notices: tuple[str, ...] = ()  # what the user would otherwise never see (printed on stderr)
 
 
 def _option_value(args: Sequence[str], index: int, flag: str) -> tuple[str | None, int]:
@@ -262,4 +263,22 @@ def launch(args: Sequence[str], cwd: Path | None = None) -> LaunchResult:
         return LaunchResult(code, session_id, None, "error", f"review not started: {exc.message}{hint}")
     except OSError as exc:
         return LaunchResult(code, session_id, None, "error", f"review not started: {exc}")
-    return LaunchResult(code, session_id, review, skipped)
+    return LaunchResult(code, session_id, review, skipped, notices=tuple(_notices(plan, session_id, review, skipped)))
+
+
+def _notices(plan: LaunchPlan, session_id: str | None, review: Detached | None, skipped: str | None) -> list[str]:
+    """A sign that the review started, and the sessionStart nudge: in a headless run only the model
+    read it (additionalContext is never shown), so the wrapper says it to the user too."""
+    lines: list[str] = []
+    if review is not None:
+        lines.append(f"review of session {session_id} started in the background (log: {review.log})")
+    elif skipped == "the sessionEnd hook already started its review":
+        lines.append(f"review of session {session_id} started in the background by the sessionEnd hook")
+    if review is None and skipped != "the sessionEnd hook already started its review":
+        return lines
+    root = project_root(str(plan.work_dir))
+    if root is not None:
+        from omp.hooks import nudge_lines
+
+        lines += [line.replace("[MEMORY REVIEW] ", "") for line in nudge_lines(root)]
+    return lines

@@ -109,11 +109,20 @@ def finish_detached(project: Path, timeout: float = 60) -> None:
             kill_quietly(pid)
 
 
+def _find_copilot_binary() -> Path | None:
+    explicit = os.environ.get("OMP_E2E_COPILOT_BIN")
+    path = Path(explicit).expanduser().resolve() if explicit else DEFAULT_COPILOT
+    return path if path.exists() and os.access(path, os.X_OK) else None
+
+
+# Read once, at import: every test's isolated_home fixture clears OMP_* variables, so a later
+# look-up would lose the override the skip reason tells people to set.
+_COPILOT_BINARY = _find_copilot_binary()
+
+
 def copilot_binary() -> Path | None:
     """The real Copilot CLI for end-to-end tests: $OMP_E2E_COPILOT_BIN, else the CI cache."""
-    explicit = os.environ.get("OMP_E2E_COPILOT_BIN")
-    path = Path(explicit) if explicit else DEFAULT_COPILOT
-    return path if path.exists() and os.access(path, os.X_OK) else None
+    return _COPILOT_BINARY
 
 
 def copilot_env(home: Path, base_url: str | None = None) -> dict[str, str]:

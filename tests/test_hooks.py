@@ -185,7 +185,10 @@ def test_session_start_nudges_about_open_pending_items(project: Path) -> None:
     assert result.returncode == 0
     context = result.json()["additionalContext"]
     # memory-inject=block: the block is in the instruction file already; only the nudge is new.
-    assert context == "[MEMORY REVIEW] 3 proposed directive(s) await your review — run omp project-memory pending"
+    assert context.splitlines() == [
+        "[MEMORY REVIEW] 3 proposed directive(s) await your review — run omp project-memory pending",
+        hooks.MENTION_ONCE,  # the user never sees additionalContext: the model is asked to say it
+    ]
 
 
 def test_hook_mode_injects_the_block_and_follows_changes(project: Path) -> None:
@@ -203,7 +206,8 @@ def test_hook_mode_injects_the_block_and_follows_changes(project: Path) -> None:
     propose_directives(paths, [DirectiveProposal("Write tests first", "s2", "e")])
     second = run_hook("session-start", start_payload(project)).json()["additionalContext"]
     assert "CI runs on every push" in second
-    assert second.endswith("[MEMORY REVIEW] 1 proposed directive(s) await your review — run omp project-memory pending")
+    assert second.endswith("[MEMORY REVIEW] 1 proposed directive(s) await your review — run omp project-memory pending\n"
+                           + hooks.MENTION_ONCE)
     config.set_value("memory-note-cap", "1", "project", paths)
     third = run_hook("session-start", start_payload(project)).json()["additionalContext"]
     assert "+1 more note(s)" in third
@@ -224,11 +228,12 @@ def test_session_start_sweeps_a_due_retry_queue(project: Path) -> None:
     paths = enable(project)
     later = queue.record_failure(paths, "waiting-session", "network down", None, "network")
     assert later.next_try_at > time.time()
-    assert_quiet_empty(run_hook("session-start", start_payload(project)))
+    said = run_hook("session-start", start_payload(project)).json()["additionalContext"]
+    assert "[MEMORY REVIEW] 1 review(s) failed: network down — run omp doctor" in said  # the user hears of it
     assert run_logs(project, "sweep-") == []  # still backing off: no process for nothing
 
     queue.record_failure(paths, "due-session", "network down", None, "network", now=time.time() - 86400)
-    assert_quiet_empty(run_hook("session-start", start_payload(project)))
+    assert "2 review(s) failed" in run_hook("session-start", start_payload(project)).json()["additionalContext"]
     logs = run_logs(project, "sweep-")
     assert len(logs) == 1
     assert f"memory-review --sweep --limit 5 --root {project.resolve()}" in logs[0].read_text().splitlines()[0]

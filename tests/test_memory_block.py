@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from helpers import run_omp
 from memory_support import END, START, block_of, outside_block, pm
 
-from omp.memory.block import render_block_lines, select, sync_block
+from omp.memory.block import hook_context, select, sync_block
 from omp.memory.manage import add_directive
 from omp.paths import ProjectPaths
 
@@ -71,7 +73,8 @@ def test_duplicated_or_unbalanced_markers_write_nothing_and_say_why(project: Pat
         assert instructions.read_text() == broken
 
 
-def test_hook_mode_writes_no_instruction_file(project: Path, isolated_home: Path) -> None:
+def test_hook_mode_writes_no_instruction_file(project: Path, isolated_home: Path,
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
     env = {"OMP_MEMORY_INJECT": "hook"}
     assert pm(project, "add-directive", "Prefer pathlib", env=env).returncode == 0
     assert pm(project, "add-directive", "Sign commits", "--global", env=env).returncode == 0
@@ -79,8 +82,9 @@ def test_hook_mode_writes_no_instruction_file(project: Path, isolated_home: Path
     assert result.returncode == 0 and "memory-inject=hook" in result.stdout
     assert not (project / ".github").exists()
     assert not (isolated_home / ".copilot" / "copilot-instructions.md").exists()
-    # The hook gets the same content.
-    lines = render_block_lines(ProjectPaths(project))
+    # The hook gets the same content, global directives included (no personal file carries them).
+    monkeypatch.setenv("OMP_MEMORY_INJECT", "hook")
+    lines = hook_context(ProjectPaths(project)).splitlines()
     assert "- Prefer pathlib" in lines and "- Sign commits (global)" in lines
 
 
@@ -121,3 +125,66 @@ def test_rendering_re_sanitises_hand_edited_stores(project: Path) -> None:
     text = (project / ".github" / "copilot-instructions.md").read_text()
     assert text.count(END) == 1 and text.count(START) == 1
     assert "- Be brief omp:memory:end now; injected" in text
+
+
+# ---------------------------------------------------------------------------------------------
+# another tool editing the file (Copilot's /chronicle improve), and convergent sync (issue 12)
+
+
+def _chronicle_rewrite(path: Path) -> None:
+    """What `/chronicle improve` does with the agent's file tools: rewrites the whole file, adds
+    its own rules above, and "improves" a line inside omp's block."""
+    text = path.read_text()
+    text = text.replace("- Prefer pathlib", "- Prefer pathlib (and os.path when faster)")
+    path.write_text("# Repository rules\n\n- Run make lint before pushing.\n\n" + text)
+
+
+def test_a_block_edited_by_another_tool_is_reported_and_restored(project: Path) -> None:
+    instructions = project / ".github" / "copilot-instructions.md"
+    assert pm(project, "add-directive", "Prefer pathlib").returncode == 0
+    _chronicle_rewrite(instructions)
+    outside = outside_block(instructions)
+
+    result = sync(project)
+    assert result.returncode == 0, result.stderr
+    assert "edited by another tool" in result.stderr and str(instructions) in result.stderr
+    assert "- Prefer pathlib\n" in block_of(instructions) and "os.path" not in block_of(instructions)
+    assert outside_block(instructions) == outside  # the other tool's text, byte for byte
+    assert instructions.read_text().startswith("# Repository rules\n\n- Run make lint before pushing.\n")
+    again = sync(project)
+    assert "another tool" not in again.stderr  # reported once, not on every sync
+
+
+def test_a_block_removed_whole_is_appended_again(project: Path) -> None:
+    instructions = project / ".github" / "copilot-instructions.md"
+    assert pm(project, "add-directive", "Prefer pathlib").returncode == 0
+    instructions.write_text("# Rewritten by another tool\n\nOnly its own text now.\n")
+    result = sync(project)
+    assert result.returncode == 0 and "removed by another tool" in result.stderr
+    text = instructions.read_text()
+    assert text.startswith("# Rewritten by another tool\n\nOnly its own text now.\n\n" + START)
+    assert "- Prefer pathlib" in block_of(instructions)
+
+
+def test_a_lone_or_doubled_marker_names_the_line(project: Path) -> None:
+    instructions = project / ".github" / "copilot-instructions.md"
+    instructions.parent.mkdir()
+    broken = f"# Rules\n\n{START}\n- a\n{END}\nmore\n{END}\n"
+    instructions.write_text(broken)
+    result = sync(project)
+    assert result.returncode == 1
+    assert "start marker on line 3" in result.stderr and "end marker on lines 5 and 7" in result.stderr
+    assert instructions.read_text() == broken
+
+
+def test_hook_mode_removes_old_blocks_at_the_next_sync(project: Path) -> None:
+    """A project whose block was written before the user switched (globally) to hook mode."""
+    instructions = project / ".github" / "copilot-instructions.md"
+    assert pm(project, "add-directive", "Prefer pathlib").returncode == 0
+    assert pm(project, "add-directive", "Sign commits").returncode == 0
+    instructions.write_text("Mine.\n\n" + instructions.read_text())
+    assert run_omp(["config", "set", "memory-inject", "hook", "--global"], cwd=project.parent).returncode == 0
+    assert START in instructions.read_text()  # a global switch touches no project...
+    result = sync(project)  # ...until its next sync
+    assert result.returncode == 0, result.stderr
+    assert instructions.read_text() == "Mine.\n"

@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from memory_support import active_texts, block_of, note, pending_labels, pm, propose, snapshot
+from helpers import run_omp
+from memory_support import END, START, active_texts, block_of, note, pending_labels, pm, propose, snapshot
 
 
 def test_promote_one_then_all_makes_directives_active_and_injected(project: Path) -> None:
@@ -110,7 +111,8 @@ def test_bad_numbers_and_missing_arguments_exit_2_and_change_nothing(project: Pa
     ):
         result = pm(project, *args)
         assert result.returncode == 2, (args, result.stdout, result.stderr)
-        assert "Usage: omp project-memory" in result.stderr, (args, result.stderr)
+        assert "usage: omp project-memory" in result.stderr, (args, result.stderr)
+        assert result.stderr.startswith("omp: error: "), result.stderr  # one error style
     assert snapshot(project) == before
 
 
@@ -127,19 +129,25 @@ def test_add_directive_by_hand_is_active_at_once_but_never_stores_a_secret(proje
     assert token not in "".join(p.read_text() for p in (project / ".omp").rglob("*.json"))
 
 
-def test_global_directive_reaches_both_blocks_and_can_be_removed(project: Path, isolated_home: Path) -> None:
+def test_a_global_directive_lives_only_in_the_personal_file(project: Path, isolated_home: Path) -> None:
+    """Never in a project's tracked file (a personal rule committed for a team), never twice."""
+    instructions = project / ".github" / "copilot-instructions.md"
+    instructions.parent.mkdir()
+    # A block an older omp wrote, global directive included.
+    instructions.write_text(f"Team text.\n\n{START}\n- Answer in British English (global)\n{END}\n")
     result = pm(project, "add-directive", "Answer in British English", "--global")
     assert result.returncode == 0, result.stderr
     personal = isolated_home / ".copilot" / "copilot-instructions.md"
     assert "- Answer in British English" in block_of(personal)
-    assert "- Answer in British English (global)" in block_of(project / ".github/copilot-instructions.md")
+    assert run_omp(["memory", "sync", "--root", str(project)]).returncode == 0
+    assert "British" not in instructions.read_text()
+    assert instructions.read_text().startswith("Team text.\n")
     read = pm(project, "read", "--json").json()
     assert [d["text"] for d in read["global_directives"]] == ["Answer in British English"]
 
     removed = pm(project, "remove-directive", "1", "--global")
     assert removed.returncode == 0, removed.stderr
     assert "British" not in block_of(personal)
-    assert "British" not in block_of(project / ".github/copilot-instructions.md")
 
 
 def test_promote_global_puts_the_item_in_the_global_store(project: Path, isolated_home: Path) -> None:

@@ -52,8 +52,9 @@ def test_the_copilot_backend_is_asked_for_a_silent_toolless_answer(
     fake.queue(json_reply(standard_answer()))
     call_reviewer(_config(fake, project, backend="copilot"), "the prompt", answer_complete)
     [call] = fake.calls()
-    assert call.argv == ["--model", "gpt-5-mini", "--output-format", "json", "--no-custom-instructions",
-                         "--no-auto-update", "--available-tools", "omp-no-tools"]
+    assert call.argv[:-2] == ["--model", "gpt-5-mini", "--output-format", "json", "--no-custom-instructions",
+                              "--no-auto-update", "--available-tools", "omp-no-tools", "--disable-builtin-mcps"]
+    assert call.argv[-2] == "--session-id" and len(call.argv[-1]) == 36
     assert call.stdin == "the prompt"
 
 

@@ -97,6 +97,48 @@ def _crash_log(exc: BaseException) -> Path | None:
         return None
 
 
+def _click_error(exc: click.ClickException) -> str:
+    """click's own errors in omp's one style (`omp: error: …`, then `usage:` and `hint:` lines),
+    not click's `Usage: … Try … Error: …` block beside ours."""
+    text = f"omp: error: {_suggest(exc)}"
+    ctx = getattr(exc, "ctx", None)
+    if isinstance(exc, click.UsageError) and ctx is not None:
+        usage = ctx.get_usage().replace("Usage: ", "", 1).strip()
+        text += f"\n  usage: {' '.join(usage.split())}\n  hint: {ctx.command_path} --help"
+    return text
+
+
+def _suggest(exc: click.ClickException) -> str:
+    """`No such command 'promote'`: click's one fuzzy guess can be the wrong command
+    (`promote-skill` for a directive); every command the word starts or names instead."""
+    message = exc.format_message()
+    ctx = getattr(exc, "ctx", None)
+    if not message.startswith("No such command") or ctx is None or not isinstance(ctx.command, click.Group):
+        return message
+    word = message.split("'")[1] if message.count("'") >= 2 else ""
+    names = [n for n in ctx.command.list_commands(ctx) if word and (n.startswith(word) or word in n.split("-"))]
+    if not names:
+        return f"no such command {word!r}"
+    return f"no such command {word!r}; did you mean " + " or ".join(f"{ctx.command_path} {n}" for n in names) + "?"
+
+
+def _full_short_help(self: click.Command, limit: int = 45) -> str:
+    """A command's summary for its group's list: the first sentence, whole (click cuts it at
+    `limit` characters with `...`, mid-phrase, whatever the terminal's width)."""
+    if self.short_help:
+        return self.short_help
+    if not self.help:
+        return ""
+    first = self.help.split("\n\n", 1)[0]
+    first = " ".join(first.split())
+    end = first.find(". ")
+    return first if end < 0 else first[: end + 1]
+
+
+# Applied to every command class click builds (the lazily loaded groups included).
+click.Command.get_short_help_str = _full_short_help  # type: ignore[method-assign]
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     if args and args[0] in ("-p", "--prompt"):
@@ -109,7 +151,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         click.echo("omp: aborted", err=True)
         return EXIT_FAILURE
     except click.ClickException as exc:
-        exc.show()
+        click.echo(_click_error(exc), err=True)
         return EXIT_USAGE if isinstance(exc, click.UsageError) else exc.exit_code
     except click.exceptions.Exit as exc:
         return exc.exit_code

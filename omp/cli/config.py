@@ -62,6 +62,10 @@ def set_cmd(key: str, value: str, scope_global: bool, root: Path | None) -> None
     stored = config_lib.set_value(key, value, "global" if scope_global else "project", project)
     where = "global" if scope_global else "project"
     click.echo(f"{key}={format_value(stored)} ({where})")
+    if key == "memory-mode" and stored == "on" and project is not None:
+        from omp.hooks import note_memory_on
+
+        note_memory_on(str(project.root))  # a sweep reviews sessions from here on (SPEC §5)
     if key in config_lib.BLOCK_KEYS:
         _refresh_block(root, scope_global)
 

@@ -11,7 +11,8 @@ from omp.install import install
 @click.option("--hooks-only", is_flag=True,
               help="Write C/hooks/omp.json instead of installing the Copilot plugin.")
 @click.option("--force", is_flag=True,
-              help="Replace omp's own earlier registration (after upgrading omp or moving its Python).")
+              help="Replace every registration recognisable as omp's (its own, or the repository "
+                   "installed by hand as a plugin or marketplace).")
 def cli(hooks_only: bool, force: bool) -> None:
     """Register omp's sessionStart/sessionEnd hooks with Copilot CLI.
 
@@ -25,4 +26,4 @@ def cli(hooks_only: bool, force: bool) -> None:
     click.echo(f"registered: {result.registered}")
     click.echo(f"plugin folder: {result.plugin_dir}")
     click.echo(f"hooks run with: {result.interpreter}")
-    click.echo("next: omp config set memory-mode on   (in a project, or with --global); omp doctor checks it all")
+    click.echo("next: cd your-project && omp config set memory-mode on; then omp doctor --deep checks it all")

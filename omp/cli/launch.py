@@ -23,6 +23,8 @@ def cli(copilot_args: tuple[str, ...]) -> int:
     memory-mode on, the review is detached after Copilot exits. The exit code is Copilot's.
     """
     result = launch(list(copilot_args))
+    for notice in result.notices:
+        click.echo(f"omp: {notice}", err=True)
     if result.warning:
         click.echo(f"omp: {result.warning}", err=True)
     return result.exit_code

@@ -25,14 +25,14 @@ def sync_cmd(as_json: bool, root: Path | None) -> None:
     if as_json:
         echo_json(result.to_json())
         return
-    if result.inject == "hook":
-        click.echo("memory-inject=hook: no instruction file is written; sessionStart injects memory instead")
-        return
+    for line in result.repaired:
+        click.echo(f"warning: {line}", err=True)
+    messages = {
+        "written": "updated",
+        "unchanged": "already up to date",
+        "absent": "nothing to write yet",
+        "removed": "omp's block removed (memory-inject=hook: sessionStart injects memory instead)",
+        "skipped": "not written (memory-inject=hook: sessionStart injects memory instead)",
+    }
     for name, state in ((result.project_file, result.project), (result.global_file, result.global_)):
-        message = {
-            "written": "updated",
-            "unchanged": "already up to date",
-            "absent": "nothing to write yet",
-            "skipped": "skipped (memory-inject=hook in the global config)",
-        }.get(state, state)
-        click.echo(f"{name}: {message}")
+        click.echo(f"{name}: {messages.get(state, state)}")

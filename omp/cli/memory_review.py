@@ -34,12 +34,16 @@ if TYPE_CHECKING:
 @click.option("--force", is_flag=True,
               help="Review again from the start even if reviewed before, and retry a queued session now "
                    "(with --sweep: only retry queued sessions now).")
-@click.option("--sweep", is_flag=True, help="Review every unreviewed or queued session of this project.")
+@click.option("--sweep", is_flag=True,
+              help="Review queued sessions, then this project's unreviewed ones since memory mode was turned on.")
 @click.option("--limit", type=click.IntRange(min=1), default=None, help="With --sweep: at most N sessions.")
+@click.option("--all", "include_older", is_flag=True,
+              help="With --sweep: also sessions that ended before memory mode was turned on.")
 @json_option
 @click.pass_context
 def cli(ctx: click.Context, session: str, root: Path | None, model: str | None, reviewer: str | None,
-        dry_run: bool, force: bool, sweep: bool, limit: int | None, as_json: bool) -> int | None:
+        dry_run: bool, force: bool, sweep: bool, limit: int | None, include_older: bool,
+        as_json: bool) -> int | None:
     """Review a finished Copilot session and keep what is worth remembering.
 
     Exit status: 0 reviewed or skipped by policy, 1 the review failed (it is queued for retry
@@ -49,11 +53,14 @@ def cli(ctx: click.Context, session: str, root: Path | None, model: str | None, 
         return None
     if limit is not None and not sweep:
         raise UsageError("--limit only applies to --sweep", "pass --sweep --limit N")
+    if include_older and not sweep:
+        raise UsageError("--all only applies to --sweep", "pass --sweep --all")
     if not dry_run:
         from omp.review.run import run_from_cli
 
         code = run_from_cli(root=root, session=None if sweep else session, model=model, reviewer=reviewer,
-                            force=force, as_json=as_json, sweep_all=sweep, limit=limit)
+                            force=force, as_json=as_json, sweep_all=sweep, limit=limit,
+                            include_older=include_older)
         ctx.exit(code)
     if sweep:
         raise UsageError("--dry-run previews one session; it does not combine with --sweep",
@@ -112,3 +119,22 @@ def undo_cmd(session_id: str, force: bool, root: Path | None, as_json: bool) -> 
     from omp.review.run import undo_from_cli
 
     undo_from_cli(root=root, session=session_id, force=force, as_json=as_json)
+
+
+@cli.command("clean-history")
+@json_option
+def clean_history_cmd(as_json: bool) -> None:
+    """Remove reviewer sessions an earlier omp left in Copilot's history (--continue, /resume)."""
+    from omp.copilot_history import forget_reviewer_sessions
+    from omp.paths import GlobalPaths
+
+    where = GlobalPaths.current()
+    removed = forget_reviewer_sessions(where.copilot, where.home)
+    if as_json:
+        echo_json({"removed": [f.session for f in removed if f.store_error is None],
+                   "errors": {f.session: f.store_error for f in removed if f.store_error}})
+        return
+    ok = [f for f in removed if f.store_error is None]
+    click.echo(f"removed {len(ok)} reviewer session(s) from {where.copilot}")
+    for failed in (f for f in removed if f.store_error):
+        click.echo(f"omp: warning: {failed.session}: {failed.store_error} (retried by the next review)", err=True)

@@ -15,7 +15,7 @@ import click
 
 from omp import errors
 from omp.cli.options import json_option, project_paths, root_option
-from omp.cli.render import echo_json
+from omp.cli.render import echo_json, short_session
 from omp.memory import block, manage
 from omp.memory.store import Housekeeping
 from omp.paths import ProjectPaths
@@ -37,6 +37,8 @@ def _usage(func: Callable[..., Any]) -> Callable[..., Any]:
 
 def _refresh(paths: ProjectPaths) -> None:
     result = block.sync_block(paths)
+    for line in result.repaired:
+        click.echo(f"warning: {line}", err=True)
     for name, state in ((result.project_file, result.project), (result.global_file, result.global_)):
         if state == "written":
             click.echo(f"updated the managed block in {name}", err=True)
@@ -226,7 +228,7 @@ def pending_cmd(as_json: bool, root: Path | None) -> None:
     click.echo(f"{len(items)} pending item(s) ({paths.pending_md}):")
     for i, item in enumerate(items, 1):
         origin = [f"proposed {item.proposed_at[:10]}"] if item.proposed_at else []
-        origin += [f"session {item.session[:12]}"] if item.session else []
+        origin += [f"session {short_session(item.session)}"] if item.session else []
         click.echo(f"  {i}. {item.label}" + (f"  [{', '.join(origin)}]" if origin else ""))
     click.echo("Approve: omp project-memory promote-directive N|--all   Dismiss: omp project-memory dismiss-directive N|--all")
 

@@ -69,10 +69,23 @@ def _settings(paths: ProjectPaths | None, global_paths: GlobalPaths | None = Non
     return {k: s.value for k, s in config.resolve(paths, global_paths).items()}
 
 
-def _directive_texts(paths: ProjectPaths, global_paths: GlobalPaths) -> list[str]:
+def _directive_texts(paths: ProjectPaths, global_paths: GlobalPaths, with_global: bool = False) -> list[str]:
+    """The project's active directives; global ones too only when asked (see `_globals_in_hook`).
+
+    In `block` mode global directives live only in the personal file `C/copilot-instructions.md`,
+    which Copilot reads into every session: putting them in the project's (tracked) file as well
+    would commit a personal rule into a team's repository and send it twice in every request.
+    """
     texts = [neutralise_line(d.text) for d in dirs.read_directives(paths.directives)]
-    texts += [f"{neutralise_line(d.text)} (global)" for d in dirs.read_directives(global_paths.directives)]
+    if with_global:
+        texts += [f"{neutralise_line(d.text)} (global)" for d in dirs.read_directives(global_paths.directives)]
     return [t for t in texts if t and t != "(global)"]
+
+
+def _globals_in_hook(global_paths: GlobalPaths) -> bool:
+    """Do global directives travel in the sessionStart context? Only when the personal file does
+    not carry them, i.e. when `memory-inject` is `hook` for the personal file too."""
+    return bool(_settings(None, global_paths)["memory-inject"] == "hook")
 
 
 def _note_entries(paths: ProjectPaths) -> list[str]:
@@ -87,13 +100,15 @@ def _note_entries(paths: ProjectPaths) -> list[str]:
 
 
 def project_selections(
-    paths: ProjectPaths, settings: dict[str, Any] | None = None, global_paths: GlobalPaths | None = None
+    paths: ProjectPaths, settings: dict[str, Any] | None = None, global_paths: GlobalPaths | None = None,
+    with_global: bool = False,
 ) -> tuple[Selection, Selection]:
-    """(directives, notes) as the project block shows them."""
+    """(directives, notes) as the project block shows them (with global ones for the hook)."""
     settings = settings or _settings(paths, global_paths)
     global_paths = global_paths or GlobalPaths.current()
     directive_sel = select(
-        _directive_texts(paths, global_paths), settings["memory-directive-cap"], settings["memory-directive-char-cap"]
+        _directive_texts(paths, global_paths, with_global),
+        settings["memory-directive-cap"], settings["memory-directive-char-cap"],
     )
     note_sel = select(_note_entries(paths), settings["memory-note-cap"], settings["memory-note-char-cap"])
     return directive_sel, note_sel
@@ -134,7 +149,9 @@ def hook_context(paths: ProjectPaths) -> str:
 
     Empty when nothing is remembered (the hook then says nothing about memory).
     """
-    directive_sel, note_sel = project_selections(paths)
+    global_paths = GlobalPaths.current()
+    directive_sel, note_sel = project_selections(paths, global_paths=global_paths,
+                                                 with_global=_globals_in_hook(global_paths))
     if not (directive_sel.shown or directive_sel.skipped or note_sel.shown or note_sel.skipped):
         return ""
     return "\n".join(_block_lines(directive_sel, note_sel))
@@ -188,11 +205,26 @@ def _check_markers(text: str, path: Path) -> tuple[int, int] | None:
         problem = "the end marker comes before the start marker"
     else:
         problem = f"it has {starts} start marker(s) `{START_MARKER}` and {ends} end marker(s) `{END_MARKER}`"
+    problem += f" ({_marker_lines(text)})"
     raise BlockMarkerError(
         f"{path}: {problem}, so omp cannot tell which part is its block; nothing was written",
         f"edit {path} to keep exactly one start marker followed by one end marker (or delete "
         "all of them and omp appends a fresh block), then run: omp memory sync",
     )
+
+
+def _marker_lines(text: str) -> str:
+    """Where the markers stand, as `start marker on line 3, end marker on lines 9 and 14`."""
+    found: dict[str, list[int]] = {"start": [], "end": []}
+    for number, line in enumerate(text.splitlines(), start=1):
+        found["start"] += [number] * line.count(START_MARKER)
+        found["end"] += [number] * line.count(END_MARKER)
+    parts = []
+    for kind, numbers in found.items():
+        if numbers:
+            where = " and ".join(", ".join(map(str, numbers)).rsplit(", ", 1))
+            parts.append(f"{kind} marker on line{'s' if len(numbers) > 1 else ''} {where}")
+    return ", ".join(parts)
 
 
 def replace_block(text: str, lines: list[str], path: Path) -> str:
@@ -260,87 +292,171 @@ class SyncResult:
     project: str  # "written" | "unchanged" | "absent" | "removed" | "skipped"
     global_file: Path
     global_: str
+    repaired: tuple[str, ...] = ()  # what another tool had done to a block, and what omp did about it
 
-    def to_json(self) -> dict[str, str]:
+    def to_json(self) -> dict[str, Any]:
         return {
             "inject": self.inject,
             "project_file": str(self.project_file),
             "project": self.project,
             "global_file": str(self.global_file),
             "global": self.global_,
+            "repaired": list(self.repaired),
         }
 
 
+# ---------------------------------------------------------------------------------------------
+# Another tool editing the file (SPEC §7.3): Copilot's `/chronicle improve` rewrites
+# `.github/copilot-instructions.md` with the agent's file tools. omp remembers what it last put
+# between its markers (a hash, and the file's stat for the sessionStart hook's cheap check), so
+# the next sync can tell an edit inside the block from a change in the stores, say what it found,
+# and restore the block from the stores; every byte outside the markers stays the other tool's.
+
+BLOCK_RECORD = "managed-block.json"
+
+
+def _record_path(state_dir: Path) -> Path:
+    return state_dir / "state" / BLOCK_RECORD
+
+
+def _inner(text: str, path: Path) -> str | None:
+    span = _check_markers(text, path)
+    return None if span is None else text[span[0] : span[1]]
+
+
+def _digest(text: str) -> str:
+    import hashlib
+
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def _read_record(record: Path) -> dict[str, Any]:
+    import json
+
+    try:
+        data = json.loads(record.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _foreign_changes(path: Path, text: str | None, record: dict[str, Any]) -> list[str]:
+    """What happened to omp's block since omp last wrote it (raises BlockMarkerError first)."""
+    if text is None:
+        return []
+    inner = _inner(text, path)  # bad markers raise here, before anything is written
+    if not record.get("sha256") or record.get("file") != str(path):
+        return []  # omp has not written this file's block (or an older omp did): nothing to compare
+    if inner is None:
+        return [f"{path}: omp's block was removed by another tool; appended it again from omp's stores "
+                "(to keep memory out of this file: omp config set memory-inject hook)"]
+    if _digest(inner) != record["sha256"]:
+        return [f"{path}: omp's block was edited by another tool (Copilot's /chronicle improve, say); "
+                "restored it from omp's stores, text outside the block kept — change memory with omp project-memory"]
+    return []
+
+
+def _remember_block(path: Path, record: Path) -> None:
+    """Note what omp's block now holds, and the file's stat (best effort: only a report depends on it)."""
+    import json
+
+    try:
+        text = read_text(path)
+        inner = _inner(text, path) if text is not None else None
+        if inner is None:
+            record.unlink(missing_ok=True)
+            return
+        info = path.stat()
+        data = {"file": str(path), "sha256": _digest(inner), "stat": [info.st_mtime_ns, info.st_size]}
+        record.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write(record, json.dumps(data) + "\n")
+    except (OSError, OmpError):
+        pass
+
+
+def _write_tracked(path: Path, lines: list[str], create: bool, record: Path, within: Path) -> tuple[str, list[str]]:
+    """write_block, reporting (and so undoing) what another tool did to the block since."""
+    # Confined first: a link out of `within` is refused before its target is even read.
+    repaired = _foreign_changes(path, read_text(confine(path, within)), _read_record(record))
+    state = write_block(path, lines, create, within)
+    if state != "absent":
+        _remember_block(path, record)
+    return state, repaired
+
+
+def _strip_tracked(path: Path, record: Path, within: Path) -> str:
+    state = _strip_block_file(path, within)
+    with contextlib.suppress(OSError):
+        record.unlink(missing_ok=True)
+    return state
+
+
 def sync_block(paths: ProjectPaths, lock_held: bool = False, global_paths: GlobalPaths | None = None) -> SyncResult:
-    """Re-render the managed blocks from the stores (project lock, then global lock)."""
+    """Bring both instruction files to what the mode demands, from the stores (project lock,
+    then global lock). Convergent: whatever the files hold now, after a sync they hold exactly
+    omp's block (`block` mode) or no omp block at all (`hook` mode)."""
     from omp.project import project_lock
 
     global_paths = global_paths or GlobalPaths.current()
     settings = _settings(paths, global_paths)
+    lock = contextlib.nullcontext() if lock_held else project_lock(paths)
+    record = _record_path(paths.state)
+    repaired: list[str] = []
     if settings["memory-inject"] == "hook":
-        # No instruction file in hook mode; render the sessionStart context now instead, so not
-        # even the first session after this change pays for rendering it.
+        # No instruction file in hook mode: a block an earlier mode left goes (else a removed
+        # directive would stay in force there for good), and the sessionStart context is
+        # rendered now, so not even the first session after this change pays for rendering it.
+        with lock:
+            project = _strip_tracked(paths.instructions, record, paths.root) if paths.instructions.exists() else "skipped"
         from omp.hooks import refresh_context_cache
 
         refresh_context_cache(paths.root)
-        return SyncResult("hook", paths.instructions, "skipped", global_paths.copilot_instructions, "skipped")
-    lock = contextlib.nullcontext() if lock_held else project_lock(paths)
-    with lock:
-        # Render inside the lock: the block must show the stores as they are now.
-        project = write_block(
-            paths.instructions, render_block_lines(paths, settings, global_paths), has_memory(paths, global_paths),
-            paths.root,
-        )
-    global_state = sync_global_block(global_paths)
-    return SyncResult("block", paths.instructions, project, global_paths.copilot_instructions, global_state)
+    else:
+        with lock:
+            # Render inside the lock: the block must show the stores as they are now.
+            project, repaired = _write_tracked(
+                paths.instructions, render_block_lines(paths, settings, global_paths),
+                has_memory(paths, global_paths), record, paths.root,
+            )
+    global_state, global_repaired = _sync_global(global_paths)
+    return SyncResult(settings["memory-inject"], paths.instructions, project, global_paths.copilot_instructions,
+                      global_state, tuple(repaired + global_repaired))
 
 
-def sync_global_block(global_paths: GlobalPaths | None = None) -> str:
-    """Re-render the personal block in `C/copilot-instructions.md` (global lock)."""
+def _sync_global(global_paths: GlobalPaths) -> tuple[str, list[str]]:
+    """The personal block in `C/copilot-instructions.md`, by the global mode (global lock)."""
     from omp.project import global_lock
 
-    global_paths = global_paths or GlobalPaths.current()
     settings = _settings(None, global_paths)
-    if settings["memory-inject"] != "block":
-        return "skipped"
+    record = _record_path(global_paths.home)
     with global_lock(global_paths):
+        if settings["memory-inject"] != "block":
+            if global_paths.copilot_instructions.exists():
+                return _strip_tracked(global_paths.copilot_instructions, record, global_paths.copilot), []
+            return "skipped", []
         has_global = bool(dirs.read_directives(global_paths.directives))
-        return write_block(
-            global_paths.copilot_instructions, render_global_block_lines(global_paths, settings), has_global,
+        return _write_tracked(
+            global_paths.copilot_instructions, render_global_block_lines(global_paths, settings), has_global, record,
             global_paths.copilot,
         )
 
 
+def sync_global_block(global_paths: GlobalPaths | None = None) -> str:
+    """Re-render the personal block in `C/copilot-instructions.md` (global lock)."""
+    return _sync_global(global_paths or GlobalPaths.current())[0]
+
+
 def sync_after_config_change(paths: ProjectPaths) -> SyncResult:
-    """Called by `omp config set/unset` when a cap or `memory-inject` changed.
-
-    In `hook` mode the blocks omp wrote earlier are taken out (otherwise Copilot would read the
-    memory from the file and again from the hook); otherwise the blocks are re-rendered.
-    """
-    from omp.project import global_lock, project_lock
-
-    global_paths = GlobalPaths.current()
-    if _settings(paths, global_paths)["memory-inject"] != "hook":
-        return sync_block(paths, global_paths=global_paths)
-    with project_lock(paths):
-        project = _strip_block_file(paths.instructions, paths.root)
-    global_state = "skipped"
-    if _settings(None, global_paths)["memory-inject"] == "hook":
-        with global_lock(global_paths):
-            global_state = _strip_block_file(global_paths.copilot_instructions, global_paths.copilot)
-    return SyncResult("hook", paths.instructions, project, global_paths.copilot_instructions, global_state)
+    """Called by `omp config set/unset` when a cap or `memory-inject` changed: the same
+    convergent sync (in `hook` mode the blocks omp wrote earlier are taken out, otherwise Copilot
+    would read the memory from the file and again from the hook)."""
+    return sync_block(paths)
 
 
 def sync_after_global_config_change(global_paths: GlobalPaths | None = None) -> str:
     """`omp config set/unset --global` of a cap or `memory-inject`: the personal block only
     (a global change reads and writes no project)."""
-    from omp.project import global_lock
-
-    global_paths = global_paths or GlobalPaths.current()
-    if _settings(None, global_paths)["memory-inject"] == "hook":
-        with global_lock(global_paths):
-            return _strip_block_file(global_paths.copilot_instructions)
-    return sync_global_block(global_paths)
+    return _sync_global(global_paths or GlobalPaths.current())[0]
 
 
 def cap_warnings(paths: ProjectPaths) -> list[str]:

@@ -56,13 +56,52 @@ def failure_lines(outcome: "ReviewOutcome") -> list[str]:
     return lines
 
 
+def progress_line(outcome: "ReviewOutcome") -> str:
+    """One line per session as a sweep goes (the details follow in the summary)."""
+    summary = outcome.summary
+    if outcome.failed:
+        return f"  {outcome.session}: failed — {outcome.reason}"
+    wrote = [f"{summary[key]} {label}" for key, label in (
+        ("notes", "note(s)"), ("directives", "directive(s) proposed"), ("forget", "removal(s) proposed"),
+        ("skill_drafts", "skill draft(s)")) if summary.get(key)]
+    return f"  {outcome.session}: reviewed — " + (", ".join(wrote) if wrote else "nothing new to remember")
+
+
+def _clock(epoch: float) -> str:
+    """A retry time as the user reads a clock: `10:42`, with the date when it is not today."""
+    import time
+
+    when, now = time.localtime(epoch), time.localtime()
+    same_day = (when.tm_year, when.tm_yday) == (now.tm_year, now.tm_yday)
+    return time.strftime("%H:%M" if same_day else "%Y-%m-%d %H:%M", when)
+
+
+def sweep_skip_lines(result: "SweepResult") -> list[str]:
+    """What the sweep left out on purpose, each with the option that includes it."""
+    lines = []
+    if result.backing_off:
+        assert result.next_retry_at is not None
+        lines.append(f"  {result.backing_off} queued, retry at {_clock(result.next_retry_at)} — "
+                     "use --force to retry now")
+    if result.older:
+        since = _clock(result.memory_on_since) if result.memory_on_since else "?"
+        lines.append(f"  {result.older} older session(s) ended before memory mode was turned on ({since}) — "
+                     "use --all to review them too (each is a model call)")
+    over = result.skipped.get("over --limit")
+    if over:
+        lines.append(f"  {over} more over --limit — run the sweep again, or raise --limit")
+    return lines
+
+
 def sweep_lines(result: "SweepResult") -> list[str]:
     reviewed = sum(1 for o in result.outcomes if o.ran)
     failed = sum(1 for o in result.outcomes if o.failed)
-    skipped = ", ".join(f"{n} {why}" for why, n in sorted(result.skipped.items()))
+    skipped = ", ".join(f"{n} {why}" for why, n in sorted(result.skipped.items()) if why != "over --limit")
     lines = [f"sweep: {reviewed} reviewed, {failed} failed" + (f"; skipped: {skipped}" if skipped else "")]
+    lines.extend(sweep_skip_lines(result))
     for outcome in result.outcomes:
-        lines.extend(outcome_lines(outcome))
+        if outcome.ran:
+            lines.extend(outcome_lines(outcome))
     if result.cleaned:
         lines.append("cleaned up: " + ", ".join(f"{n} old {what}" for what, n in sorted(result.cleaned.items())))
     return lines

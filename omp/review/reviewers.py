@@ -1,8 +1,11 @@
 """Reviewer backends: one safe call to a model (SPEC §5.2).
 
 - `copilot`: the Copilot CLI (`OMP_COPILOT_BIN`, else `copilot` on PATH) as
-  `copilot --model M -s --no-custom-instructions --no-auto-update --available-tools omp-no-tools`
-  (COPILOT.md §5: a name that matches no tool sends the model zero tools).
+  `copilot --model M --output-format json --no-custom-instructions --no-auto-update
+  --available-tools omp-no-tools --disable-builtin-mcps --session-id <uuid>` (COPILOT.md §5: a
+  name that matches no tool sends the model zero tools). The session id is chosen here so that
+  afterwards omp.copilot_history removes that session from the user's history (its folder and
+  its rows in `C/session-store.db`): `copilot --continue` and `/resume` never land on a review.
 - `command`: `memory-reviewer-command`, split with shlex and run without a shell.
 - `offline`: no process at all; the review uses only the explicit pass.
 
@@ -36,10 +39,12 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterator
+from typing import Callable, Iterator, Mapping
 
 from omp.copilot import HINT_INSTALL, find_copilot
+from omp.copilot_history import Forgotten, copilot_home_of, forget_session, new_session_id
 from omp.errors import OmpError
+from omp.paths import global_home
 
 BACKENDS = ("copilot", "command", "offline")
 NO_TOOLS = "omp-no-tools"
@@ -75,6 +80,7 @@ class ReviewerReply:
     duration_ms: int
     argv: list[str] = field(default_factory=list)
     premium_requests: float | None = None
+    forgotten: Forgotten | None = None  # the reviewer's own session, removed from Copilot's history
 
 
 class ReviewerUnavailable(OmpError):
@@ -97,14 +103,18 @@ def copilot_binary() -> str:
     return found
 
 
-def build_argv(config: ReviewerConfig) -> list[str]:
+def build_argv(config: ReviewerConfig, session_id: str | None = None) -> list[str]:
     if config.backend == "copilot":
-        return [
+        argv = [
             # JSONL events rather than `-s`: the same answer, plus the run's premium requests
             # (the last `result` line), which the cost ledger records.
             copilot_binary(), "--model", config.model, "--output-format", "json", "--no-custom-instructions",
-            "--no-auto-update", "--available-tools", NO_TOOLS,
+            "--no-auto-update", "--available-tools", NO_TOOLS, "--disable-builtin-mcps",
         ]
+        if session_id:
+            # An id chosen here, so the session can be removed from the user's history afterwards.
+            argv += ["--session-id", session_id]
+        return argv
     if config.backend == "command":
         if not config.command:
             raise ReviewerUnavailable(
@@ -131,8 +141,9 @@ def build_argv(config: ReviewerConfig) -> list[str]:
     raise OmpError(f"backend {config.backend!r} runs no process")
 
 
-def reviewer_env(config: ReviewerConfig) -> dict[str, str]:
-    env = dict(os.environ)
+def reviewer_env(config: ReviewerConfig, base: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The reviewer's environment: `base` (default: ours) with memory off and the reviewer flag."""
+    env = dict(os.environ if base is None else base)
     env["OMP_MEMORY_MODE"] = "off"
     env["OMP_REVIEWER"] = "1"
     env["OMP_REVIEW_MODEL"] = config.model
@@ -333,6 +344,15 @@ _NETWORK = re.compile(
 )
 
 
+def login_hint() -> str:
+    """Not authenticated: a login, or — for bring-your-own-key and offline users, whose provider
+    variables Copilot strips from hooks — the reviewer.env file that gives them back."""
+    from omp.detach import reviewer_env_file
+
+    return (f"{HINT_LOGIN}; with your own model provider (BYOK/offline), put its COPILOT_PROVIDER_* and "
+            f"COPILOT_OFFLINE settings in {reviewer_env_file()} (hooks do not get them), then check: omp doctor --deep")
+
+
 def _last_line(text: str) -> str:
     lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
     return lines[-1][:200] if lines else ""
@@ -347,7 +367,7 @@ def classify_failure(reply: ReviewerReply, backend: str) -> ReviewerUnavailable:
             "timeout", f"reviewer gave no answer within {reply.duration_ms / 1000:.0f}s", HINT_TIMEOUT, reply
         )
     if _AUTH.search(output):
-        hint = HINT_LOGIN if backend == "copilot" else "log the reviewer command in"
+        hint = login_hint() if backend == "copilot" else "log the reviewer command in"
         return ReviewerUnavailable("auth", f"reviewer is not authenticated: {detail}", hint, reply)
     if _MODEL.search(output):
         return ReviewerUnavailable("model", f"review model not available: {detail}", HINT_MODEL, reply)
@@ -405,6 +425,7 @@ def call_reviewer(
     linger: float = LINGER_SECONDS,
     grace: float = KILL_GRACE_SECONDS,
     on_start: Callable[[int], object] | None = None,
+    base_env: Mapping[str, str] | None = None,
 ) -> ReviewerReply:
     """One reviewer call. Returns a reply holding a usable answer, or raises ReviewerUnavailable.
 
@@ -412,14 +433,23 @@ def call_reviewer(
     (a reviewer that answered and then timed out or crashed still answered). A clean exit with
     output that is not an answer is returned too: the caller reports it as an invalid answer.
     """
-    argv = build_argv(config)
+    session_id = new_session_id() if config.backend == "copilot" else None
+    argv = build_argv(config, session_id)
     complete = answer_complete
     if config.backend == "copilot":
         complete = lambda raw: answer_complete(copilot_answer(raw)[0])  # noqa: E731
-    reply = run_process(
-        argv, prompt, env=reviewer_env(config), timeout=config.timeout,
-        answer_complete=complete, linger=linger, grace=grace, on_start=on_start,
-    )
+    env = reviewer_env(config, base_env)
+    forgotten: Forgotten | None = None
+    try:
+        reply = run_process(
+            argv, prompt, env=env, timeout=config.timeout,
+            answer_complete=complete, linger=linger, grace=grace, on_start=on_start,
+        )
+    finally:
+        if session_id is not None:
+            # The reviewer's process group is gone by now: nothing writes that session any more.
+            forgotten = forget_session(copilot_home_of(env), session_id, global_home())
+    reply.forgotten = forgotten
     if config.backend == "copilot":
         reply.text, reply.premium_requests = copilot_answer(reply.text)
     if answer_complete(reply.text):

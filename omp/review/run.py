@@ -32,7 +32,7 @@ import collections
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 from omp import config, trust
 from omp.errors import OmpError, UsageError
@@ -100,6 +100,10 @@ class SweepResult:
     outcomes: list[ReviewOutcome] = field(default_factory=list)
     skipped: dict[str, int] = field(default_factory=dict)  # quiet skips by reason
     cleaned: dict[str, int] = field(default_factory=dict)
+    backing_off: int = 0  # queued sessions not yet due (retried with --force)
+    next_retry_at: float | None = None  # the earliest of their retry times
+    older: int = 0  # sessions that ended before memory mode was turned on (reviewed with --all)
+    memory_on_since: float | None = None
 
     @property
     def exit_code(self) -> int:
@@ -112,6 +116,10 @@ class SweepResult:
             "failed": sum(1 for o in self.outcomes if o.failed),
             "skipped": self.skipped,
             "cleaned": self.cleaned,
+            "backing_off": self.backing_off,
+            "next_retry_at": self.next_retry_at,
+            "older": self.older,
+            "memory_on_since": self.memory_on_since,
             "outcomes": [o.to_json() for o in self.outcomes],
         }
 
@@ -496,13 +504,16 @@ def _summary(found: ExplicitScan, model_pass: _ModelPass, results: Iterable[Any]
 # sweep
 
 
-def sweep(paths: ProjectPaths, request: ReviewRequest, limit: int | None = None) -> SweepResult:
-    """Review every unreviewed or due queued session of this project (SPEC §5).
+def sweep(paths: ProjectPaths, request: ReviewRequest, limit: int | None = None, *,
+          include_older: bool = False, progress: Callable[[ReviewOutcome], None] | None = None) -> SweepResult:
+    """Review every due queued session, then every unreviewed session of this project that
+    ended after memory mode was turned on (all of them with `include_older`) (SPEC §5).
 
     `--force` here only ignores the retry queue's backoff: a sweep never re-reviews sessions
     that are done (that would pay for every old session again). Sessions untouched for
     `HOUSEKEEPING_DAYS` are left alone, and so is housekeeping's cut-off for claims, journals
     and queue entries, so a cleaned-up claim never makes an old session look unreviewed.
+    `progress` hears of each review as soon as it is over (a sweep of real reviews takes minutes).
     """
     result = SweepResult()
     if config.get_value("memory-mode", paths) == "off":
@@ -515,6 +526,10 @@ def sweep(paths: ProjectPaths, request: ReviewRequest, limit: int | None = None)
 
         check_layout(paths)  # a `.omp` linked out of the project: no clean-up, no review, one message
         result.cleaned = clean_old(paths, ctx.timeout)
+    from omp.hooks import note_memory_on
+
+    ensure_state_dir(paths)
+    result.memory_on_since = None if include_older else note_memory_on(str(paths.root))
     attempted = 0
     for session_id, events in _sweep_candidates(paths, request.force, result):
         if limit is not None and attempted >= limit:
@@ -532,6 +547,8 @@ def sweep(paths: ProjectPaths, request: ReviewRequest, limit: int | None = None)
         if outcome.ran or outcome.failed:
             attempted += 1
             result.outcomes.append(outcome)
+            if progress is not None:
+                progress(outcome)
         else:
             key = _skip_key(outcome.reason or "")
             result.skipped[key] = result.skipped.get(key, 0) + 1
@@ -556,6 +573,11 @@ def _sweep_candidates(paths: ProjectPaths, force: bool, result: SweepResult) -> 
     seen: set[str] = set()
     for entry in queue.entries(paths):
         if not (force or entry.due()):
+            seen.add(entry.session)  # waiting for its retry time: not an "unreviewed" session either
+            result.backing_off += 1
+            result.skipped["queued for retry"] = result.skipped.get("queued for retry", 0) + 1
+            if result.next_retry_at is None or entry.next_try_at < result.next_retry_at:
+                result.next_retry_at = entry.next_try_at
             continue
         try:
             info = find_session(entry.session, paths)
@@ -575,6 +597,12 @@ def _sweep_candidates(paths: ProjectPaths, force: bool, result: SweepResult) -> 
         if info.id in seen or getattr(info, "is_reviewer", False) or info.mtime < horizon:
             continue
         seen.add(info.id)
+        if (result.memory_on_since is not None and info.mtime < result.memory_on_since
+                and not claims.claim_path(paths, info.id).exists()):
+            # Ended before memory mode and never attempted (a review killed midway left a
+            # claim, and is retried): each would be a model call nobody asked for. Only --all.
+            result.older += 1
+            continue
         done = claims.done_cursor(paths, info.id)
         if done is not None and done >= _file_size(info.events):
             result.skipped["already reviewed"] = result.skipped.get("already reviewed", 0) + 1
@@ -645,6 +673,7 @@ def run_from_cli(
     as_json: bool = False,
     sweep_all: bool = False,
     limit: int | None = None,
+    include_older: bool = False,
 ) -> int:
     """Run one review (or a sweep), print the result, return the exit code."""
     import click
@@ -662,7 +691,10 @@ def run_from_cli(
         if ignored and not any(ignored in (o.reason or "") for o in outcomes):
             click.echo(f"omp: note: {ignored}", err=True)
     if sweep_all:
-        result = sweep(paths, request, limit)
+        def show(outcome: ReviewOutcome) -> None:  # one line per session, as it goes
+            click.echo(report.progress_line(outcome))
+
+        result = sweep(paths, request, limit, include_older=include_older, progress=None if as_json else show)
         if as_json:
             echo_json(result.to_json())
         else:

@@ -236,7 +236,9 @@ def test_reviewer_session_is_left_alone(rig: Rig) -> None:
 
 def _export_repository(target: Path) -> Path:
     """The repository's plugin files as a clone has them (a clone also has omp/, tests/, …)."""
-    for relative in ("plugin.json", "hooks/hooks.json", "hooks/run", "hooks/run.ps1", ".github/plugin/marketplace.json"):
+    for relative in ("plugin.json", "hooks/hooks.json", "hooks/run", "hooks/run.ps1", ".github/plugin/marketplace.json",
+                     "omp/plugin/plugin.json", "omp/plugin/hooks/hooks.json", "omp/plugin/hooks/run",
+                     "omp/plugin/hooks/run.ps1"):
         (target / relative).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(REPO / relative, target / relative)
     return target
@@ -275,3 +277,160 @@ def test_repository_installs_and_its_hooks_fire(rig: Rig, tmp_path: Path, how: s
     body = [r.body for r in rig.server.chat_requests()[before:] if not is_review_request(r.body)][0]
     assert NUDGE in user_text(body)  # sessionStart ran
     wait_for(lambda: run_logs(rig.project, f"review-{session_id}-"), 30, "sessionEnd's review")
+
+
+# ---------------------------------------------------------------------------------------------
+# living with Copilot every day (issue 12)
+
+
+def _store_sessions(rig: Rig) -> dict[str, list[str]]:
+    """Copilot's own index of sessions (`C/session-store.db`): id -> the user messages stored."""
+    import sqlite3
+
+    store = rig.home / ".copilot" / "session-store.db"
+    db = sqlite3.connect(f"file:{store}?mode=ro", uri=True)
+    try:
+        found: dict[str, list[str]] = {sid: [] for (sid,) in db.execute("SELECT id FROM sessions")}
+        for sid, message in db.execute("SELECT session_id, user_message FROM turns"):
+            found.setdefault(sid, []).append(message or "")
+        return found
+    finally:
+        db.close()
+
+
+def _session_folders(rig: Rig) -> set[str]:
+    state = rig.home / ".copilot" / "session-state"
+    return {p.name for p in state.iterdir() if p.is_dir() and not p.name.startswith(".")}
+
+
+def test_continue_resumes_the_users_session_not_the_review(rig: Rig) -> None:
+    rig.server.when(is_review_request, REVIEW_ANSWER)
+    rig.omp("install", "--hooks-only")
+    _, _, user_session = rig.run_copilot(PROMPT)
+    wait_for(lambda: any(DIRECTIVE in line for line in rig.pending()), 120, "the review's pending directive")
+    finish_detached(rig.project)
+    assert len(rig.requests_with(SCHEMA)) == 1  # the review really called the real CLI
+
+    # No trace of the reviewer's own session: not in session-state, not in the store.
+    assert _session_folders(rig) == {user_session}
+    stored = _store_sessions(rig)
+    assert set(stored) == {user_session}, stored
+    assert not any("You review one" in m for messages in stored.values() for m in messages)
+
+    # `copilot --continue` picks the user's conversation up again.
+    before = len(rig.server.chat_requests())
+    full = dict(os.environ, **rig.env)
+    proc = subprocess.run(
+        [rig.copilot, "--continue", "-p", "And what about rollbacks?", "--model", "gpt-5-mini",
+         "--no-auto-update", "-s"],
+        cwd=rig.project, env=full, capture_output=True, text=True, timeout=180, stdin=subprocess.DEVNULL,
+    )
+    assert proc.returncode == 0, proc.stderr
+    (resumed,) = [r.body for r in rig.server.chat_requests()[before:] if not is_review_request(r.body)][:1]
+    assert "blue-green script in tools/deploy.sh" in user_text(resumed)  # the user's earlier turn
+    assert SCHEMA not in request_text(resumed)
+    events = (rig.home / ".copilot" / "session-state" / user_session / "events.jsonl").read_text()
+    assert "And what about rollbacks?" in events
+
+
+def _queue_entry(rig: Rig, session_id: str) -> dict[str, Any] | None:
+    path = rig.project / ".omp" / "memory-review" / "queue" / f"{session_id}.json"
+    return json.loads(path.read_text()) if path.exists() else None
+
+
+def test_byok_provider_reaches_hook_reviews_only_through_reviewer_env(rig: Rig) -> None:
+    """The user's Copilot works through COPILOT_OFFLINE/COPILOT_PROVIDER_BASE_URL set in the shell
+    (bring your own model). Copilot strips those from hooks: without reviewer.env every
+    hook-started review fails, and doctor --deep says so and how to fix it."""
+    rig.server.when(is_review_request, REVIEW_ANSWER)
+    rig.omp("install", "--hooks-only")
+    reviewer_env = rig.home / ".omp" / "reviewer.env"
+    reviewer_env.unlink()
+
+    # 1. The session itself works (the shell has the provider); its hook-started review cannot.
+    _, _, first = rig.run_copilot(PROMPT)
+    entry = wait_for(lambda: _queue_entry(rig, first), 60, "the failed review's queue entry")
+    assert "not authenticated" in entry["last_error"], entry
+    assert "reviewer.env" in entry["hint"], entry  # not only "copilot login"
+    assert rig.requests_with(SCHEMA) == []
+
+    # 2. doctor --deep tests the hook's case, fails, and names the fix.
+    doctor = run_omp(["doctor", "--deep"], cwd=rig.project, env=rig.env, timeout=180)
+    assert doctor.returncode == 1, doctor.stdout
+    (line,) = [x for x in doctor.stdout.splitlines() if x.lstrip().startswith("fail") and "reviewer" in x]
+    fix = doctor.stdout.split(line, 1)[1].splitlines()[1].split("fix:", 1)[1].strip()
+    assert "reviewer.env" in fix and "COPILOT_PROVIDER_BASE_URL" in line, doctor.stdout
+    # 3. The fix is a command that works: run it in the user's shell, and doctor passes.
+    fix_command = fix.split("   (then:")[0]
+    subprocess.run(["sh", "-c", fix_command], env=dict(os.environ, **rig.env), check=True)
+    assert "COPILOT_PROVIDER_BASE_URL=" in reviewer_env.read_text()
+    assert reviewer_env.stat().st_mode & 0o077 == 0
+    doctor = run_omp(["doctor", "--deep"], cwd=rig.project, env=rig.env, timeout=180)
+    assert doctor.returncode == 0, doctor.stdout
+    assert "hook-started review" in doctor.stdout
+
+    # 4. Now a hook-started review reaches the provider, through reviewer.env alone.
+    _, _, second = rig.run_copilot(PROMPT)
+    wait_for(lambda: any(DIRECTIVE in line for line in rig.pending()), 120, "the review via reviewer.env")
+    assert _queue_entry(rig, second) is None
+
+
+def test_a_chronicle_style_rewrite_is_restored_at_the_next_session(rig: Rig) -> None:
+    """`/chronicle improve` edits .github/copilot-instructions.md with the agent's file tools: here
+    the edit is simulated (its own rules added, omp's directive "improved" inside the block)."""
+    from memory_support import block_of, outside_block
+
+    rig.omp("install", "--hooks-only")
+    rig.omp("project-memory", "add-directive", DIRECTIVE)
+    instructions = rig.project / ".github" / "copilot-instructions.md"
+    edited = instructions.read_text().replace(DIRECTIVE, "Deploy by hand when in a hurry")
+    instructions.write_text("# Learned from your sessions\n\n- Run make lint before pushing.\n\n" + edited)
+    outside = outside_block(instructions)
+
+    rig.run_copilot("hello")  # its sessionStart hook finds the file out of step with omp's stores
+    assert DIRECTIVE in block_of(instructions) and "by hand when in a hurry" not in block_of(instructions)
+    assert outside_block(instructions) == outside  # the other tool's text, byte for byte
+    log = (rig.home / ".omp" / "logs" / "hooks.log").read_text()
+    assert "edited by another tool" in log
+
+    before = len(rig.server.chat_requests())
+    rig.run_copilot("Ship it.")
+    (body,) = [r.body for r in rig.server.chat_requests()[before:] if not is_review_request(r.body)][:1]
+    assert DIRECTIVE in system_text(body) and "by hand when in a hurry" not in system_text(body)
+    assert "Run make lint before pushing." in system_text(body)
+
+
+def test_doctor_fixes_work_and_install_force_replaces_a_hand_made_registration(rig: Rig, tmp_path: Path) -> None:
+    """The repository added as a marketplace, then `omp install` too: twice registered. doctor's
+    fix line is a command that fixes it; `omp install --force` replaces what it recognises."""
+    clone = _export_repository(tmp_path / "omp-clone")
+    env = dict(os.environ, **rig.env)
+
+    def copilot(*args: str) -> str:
+        proc = subprocess.run([rig.copilot, *args], env=env, capture_output=True, text=True, timeout=120)
+        assert proc.returncode == 0, proc.stderr
+        return proc.stdout
+
+    def enabled() -> list[tuple[str, str]]:
+        return [(p["name"], p["marketplace"]) for p in json.loads(copilot("plugin", "list", "--json"))
+                if p["enabled"] and p["name"] == "omp"]
+
+    copilot("plugin", "marketplace", "add", str(clone))
+    copilot("plugin", "install", "omp@omp")
+    assert "loaded live" in copilot("plugin", "list") or enabled() == [("omp", "omp")]
+    refused = run_omp(["install"], cwd=rig.project, env=rig.env, timeout=180)
+    assert refused.returncode != 0 and "already registered" in refused.stderr  # never silently replaced
+
+    rig.omp("install", "--hooks-only", "--force")  # recognised as omp's: replaced, not doubled
+    assert enabled() == []
+    assert (rig.home / ".copilot" / "hooks" / "omp.json").is_file()
+
+    # Twice registered by hand: doctor says so, and its fix line is the command that fixes it.
+    copilot("plugin", "marketplace", "add", str(clone))
+    copilot("plugin", "install", "omp@omp")
+    doctor = run_omp(["doctor", "--json"], cwd=rig.project, env=rig.env, timeout=180).json()
+    (dup,) = [c for c in doctor["checks"] if c["name"] == "registration" and c["status"] == "fail"]
+    assert dup["fix"] == "copilot plugin marketplace remove omp"
+    subprocess.run(["sh", "-c", dup["fix"].replace("copilot ", f"{rig.copilot} ", 1)], env=env, check=True)
+    again = run_omp(["doctor", "--json"], cwd=rig.project, env=rig.env, timeout=180).json()
+    assert [c["status"] for c in again["checks"] if c["name"] == "registration"] == ["ok"], again
