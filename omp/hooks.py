@@ -815,6 +815,13 @@ def memory_on_since(root: str) -> float | None:
         return None
 
 
+def state_inside_project(root: str) -> bool:
+    """Does `R/.omp/state` really lie inside R? (A `.omp` or `state` linked out of the project gets
+    nothing from a hook; the library's `fsio.confine` is the same rule for everything else.)"""
+    real_root = os.path.realpath(root).rstrip(os.sep) + os.sep
+    return os.path.realpath(os.path.join(root, STATE_DIR, "state")).startswith(real_root)
+
+
 def note_memory_on(root: str, when: float | None = None) -> float:
     """Record that memory mode is on now, unless a time is recorded already; returns the time."""
     recorded = memory_on_since(root)
@@ -823,7 +830,8 @@ def note_memory_on(root: str, when: float | None = None) -> float:
     import time
 
     when = time.time() if when is None else when
-    if os.path.isdir(os.path.join(root, STATE_DIR)):  # never the first thing written into R/.omp
+    # Never the first thing written into R/.omp, and never through a `.omp` linked out of R.
+    if os.path.isdir(os.path.join(root, STATE_DIR)) and state_inside_project(root):
         stamp = time.strftime("%Y-%m-%dT%H:%M:%S%z", time.localtime(when))
         _write_cache(os.path.join(root, MEMORY_ON_FILE), f"{when!r} {stamp}\n")
     return when
@@ -848,17 +856,38 @@ def _untrusted_output(settings: Mapping[str, Any]) -> dict[str, Any]:
     return {"additionalContext": UNTRUSTED_NUDGE} if settings.get(IGNORED) else {}
 
 
-def session_events(session_id: str) -> str | None:
+# Copilot 1.0.102 sometimes runs sessionEnd a moment before the session's events.jsonl exists
+# (seen under load in the real-CLI e2e tests). When the session's folder is there, the log is
+# on its way: wait this long for it, polling. A run that failed before its first turn fires no
+# hook at all (COPILOT.md §3), so the wait is paid only in that race.
+EVENTS_WAIT_SECONDS = 2.0
+_EVENTS_POLL_SECONDS = 0.02
+
+
+def session_events(session_id: str, wait: float = EVENTS_WAIT_SECONDS) -> str | None:
     """`C/session-state/<id>/events.jsonl` when it is a regular file (never opened here)."""
     import stat  # already loaded by os: free
 
     explicit = os.environ.get("COPILOT_HOME")
     home = os.path.expanduser(explicit) if explicit else os.path.join(_home(), ".copilot")
-    path = os.path.join(home, "session-state", session_id, "events.jsonl")
-    try:
-        return path if stat.S_ISREG(os.stat(path).st_mode) else None
-    except (OSError, ValueError):
-        return None
+    folder = os.path.join(home, "session-state", session_id)
+    path = os.path.join(folder, "events.jsonl")
+    deadline: float | None = None
+    while True:
+        try:
+            return path if stat.S_ISREG(os.stat(path).st_mode) else None  # a FIFO or device: never
+        except FileNotFoundError:
+            if not os.path.isdir(folder):
+                return None  # no such session at all
+        except (OSError, ValueError):
+            return None
+        import time
+
+        now = time.monotonic()
+        deadline = now + wait if deadline is None else deadline
+        if now >= deadline:
+            return None
+        time.sleep(_EVENTS_POLL_SECONDS)
 
 
 def session_end(payload: Mapping[str, Any], env: Mapping[str, str]) -> HookResult:

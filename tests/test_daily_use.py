@@ -220,6 +220,9 @@ def _run_plugin_hook(checkout: Path, project: Path, env: dict[str, str]) -> "sub
     import os
     import subprocess
 
+    from review_support import conversation, write_session
+
+    write_session(project, conversation(), SID)  # sessionEnd starts a review only for a recorded session
     full = {k: v for k, v in os.environ.items() if k != "OMP_PYTHON"}
     full.update({"OMP_MEMORY_MODE": "on", "PATH": "/usr/bin:/bin", **env})
     return subprocess.run(["sh", str(checkout / "omp" / "plugin" / "hooks" / "run"), "session-end"],

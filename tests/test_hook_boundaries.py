@@ -94,6 +94,25 @@ def test_session_end_still_reviews_a_recorded_session_in_a_git_project(project: 
     finish_detached(project)
 
 
+def test_session_end_waits_for_an_events_file_copilot_is_still_writing(project: Path, mode_on_globally: None) -> None:
+    """Copilot can run sessionEnd a moment before events.jsonl exists (seen with the real CLI
+    under load): with the session's folder there, the hook waits for the log instead of
+    dropping the review."""
+    import threading
+
+    folder = Path(os.environ["COPILOT_HOME"]) / "session-state" / SID
+    folder.mkdir(parents=True)
+    late = threading.Timer(0.4, recorded, args=(SID, project))
+    late.start()
+    try:
+        result = run_hook("session-end", {"sessionId": SID, "cwd": str(project)})
+    finally:
+        late.join()
+    assert result.returncode == 0 and result.stdout == "{}\n"
+    assert len(run_logs(project, f"review-{SID}-")) == 1
+    finish_detached(project)
+
+
 # ---------------------------------------------------------------------------------------------
 # FIFOs in the session store
 
@@ -134,7 +153,7 @@ def test_prefix_lookup_of_a_fifo_session_is_refused_without_blocking(project: Pa
 def test_sweep_skips_a_fifo_and_reviews_the_rest(project: Path, fake: FakeReviewer) -> None:
     real = write_session(project, conversation())
     fifo_session(project, "fffffff0-fifo-session")
-    result = run_omp(["memory-review", "--sweep", "--json"], cwd=project, env=fake.env(), timeout=30)
+    result = run_omp(["memory-review", "--sweep", "--all", "--json"], cwd=project, env=fake.env(), timeout=30)
     assert result.returncode == 0, result.stderr
     assert [o["session"] for o in result.json()["outcomes"] if o["ran"]] == [real]
 

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import click
 
+from omp import config as config_lib
 from omp import trust as trust_lib
 from omp.cli.options import project_paths, root_option
 from omp.errors import UsageError
@@ -52,4 +53,9 @@ def cli(assume_yes: bool, revoke: bool, root: Path | None) -> int:
             return 1
     trust_lib.approve(project, review)
     click.echo(f"trusted {project.config} (sha256 {trust_lib.digest(review.raw)[:12]}…)")
+    if config_lib.get_value("memory-mode", project) == "on":
+        from omp.hooks import note_memory_on
+
+        # Trusting the file is what turns memory mode on here: a sweep reviews sessions from now on.
+        note_memory_on(str(project.root))
     return 0
