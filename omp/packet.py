@@ -342,6 +342,10 @@ class Preview:
     max_input_tokens: int
     prompt_reserve: int  # tokens kept for the prompt around the transcript
     resumed: bool  # the cursor came from an earlier review of this session
+    # What the explicit pass would propose (kind, text, evidence): it runs on every review,
+    # trivial sessions included, so a preview shows it too.
+    explicit: tuple[tuple[str, str, str], ...] = ()
+    model_skipped: str | None = None  # why a review would not call the model (a trivial session)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -353,6 +357,8 @@ class Preview:
             "reviewer_session": self.session.is_reviewer,
             "summary": {},
             "rejected": [],
+            "explicit": [{"kind": kind, "text": text, "evidence": evidence} for kind, text, evidence in self.explicit],
+            "model_skipped": self.model_skipped,
             "tokens": {
                 "packet": self.packet.tokens,
                 "budget": self.packet.budget,
@@ -391,6 +397,7 @@ def preview(spec: str, project: Any, force: bool = False) -> Preview:
     """
     from omp.config import get_value
     from omp.review.claim import done_cursor
+    from omp.review.explicit import scan
     from omp.sessions import find_session
     from omp.tokens import get_counter
 
@@ -400,4 +407,12 @@ def preview(spec: str, project: Any, force: bool = False) -> Preview:
     budget, reserve = transcript_budget(max_input, counter)
     cursor = None if force else done_cursor(project, session.id)
     packet = build_packet(session.events, budget, cursor=cursor or 0, counter=counter)
-    return Preview(session, packet, max_input, reserve, resumed=bool(cursor))
+    found = scan(SessionReader(session.events, cursor or 0).iter_messages())
+    minimum = int(get_value("memory-review-min-messages", project))
+    model_skipped = None
+    if found.messages < minimum:
+        model_skipped = (f"trivial session: {found.messages} message(s), fewer than memory-review-min-messages={minimum}: "
+                         + ("explicit pass only, no model call" if found.proposals else "a review would skip it"))
+    explicit = tuple((p.kind, p.text, p.evidence) for p in found.proposals)
+    return Preview(session, packet, max_input, reserve, resumed=bool(cursor), explicit=explicit,
+                   model_skipped=model_skipped)
