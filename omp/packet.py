@@ -71,6 +71,7 @@ PAIR_LEVELS: tuple[tuple[int, int], ...] = ((400, 200), (300, 120), (200, 80), (
 # other user messages may take it.
 CONTEXT_SHARE = 0.2
 CONTEXT_MIN_BUDGET = 2000
+TOOL_SHARE_OF_CONTEXT = 0.25
 
 
 @dataclass
@@ -352,8 +353,11 @@ def _choose(builder: _Builder, entries: list[Entry], budget: int) -> dict[int, _
     spare = _grow([c for c in priority if c.entry.origin == "user"] + taken["user"], _cap("user", budget),
                   max(0, remaining - keep))
     remaining = spare + min(keep, remaining)
-    for origin in ("assistant", "tool"):
-        remaining, _ = _take(builder, by_origin[origin][::-1], _floor(origin, budget), remaining, 0,
+    # Assistant text first, leaving a quarter of the share to tool excerpts (what was run, and
+    # what it said, is context too).
+    tool_keep = int(keep * TOOL_SHARE_OF_CONTEXT) if by_origin["tool"] else 0
+    for origin, hold in (("assistant", tool_keep), ("tool", 0)):
+        remaining, _ = _take(builder, by_origin[origin][::-1], _floor(origin, budget), remaining, hold,
                              chosen, taken[origin])
     if users_left:
         remaining, _ = _take(builder, users_left, _floor("user", budget), remaining, 0, chosen, taken["user"])
