@@ -76,9 +76,13 @@ _PASTE_INTRO = re.compile(
     r"|(?:readme|page|docs?|article|file|log|output|email|issue|wiki|site|website|comment|message|post|answer)"
     r"\s+(?:says|said|reads|contains|goes)|it says|they (?:wrote|said)|(?:he|she) (?:wrote|said)"
     r"|hier (?:ist|sind)|folgende[sn]?|aquí (?:está|tienes|va)|esto es|voici|ci-dessous|aqui (?:está|vai)|segue)"
-    r"|以下[是は]|下面是|如下|这是|これは)[^\n]{0,120}[:：]\s*$",
+    r"|以下[是は]|下面是|如下|这是|これは)[^\n]{0,120}[:：]\s*$"
+    r"|\b(?:e-?mail|mail|message|page|docs?|file|log|output|text|snippet|article|post|comment|issue|ticket|thread|readme"
+    r"|wiki|transcript|excerpt|section|content|trace|traceback|diff|patch|config|datei|seite|nachricht|correo|página"
+    r"|archivo|mensaje|fichier|courriel|arquivo|página|mensagem|trecho|文档|内容|邮件|日志|ファイル|メール|ログ)\b[^\n]{0,80}[:：]\s*$",
     re.I,
 )
+_SEPARATOR = re.compile(r"^\s*(?:-{3,}|\*{3,}|={3,}|_{3,})\s*$")
 _FILE_LABEL = re.compile(r"^\s*(?:[-=]{3,}\s*)?[\w./-]+\.(?:md|txt|rst|py|js|ts|json|ya?ml|toml|html?|sh|cfg|ini)\s*(?:[-=]{3,})?\s*:?\s*$", re.I)
 
 _INLINE_CODE = re.compile(r"`[^`\n]+`")
@@ -91,6 +95,7 @@ def spoken_lines(text: str) -> list[str]:
     fence: str | None = None
     raw_lines = text.splitlines()
     pasted = False
+    separated = False
     previous_blank = True
     for line in raw_lines:
         fence_match = _FENCE.match(line)
@@ -101,7 +106,10 @@ def spoken_lines(text: str) -> list[str]:
         if fence_match:
             fence = fence_match.group(1)  # an unclosed fence runs to the end: all of it pasted
             continue
-        if pasted:
+        if _SEPARATOR.match(line):
+            separated = not separated  # between two rules: a pasted mail, page or document
+            continue
+        if pasted or separated:
             continue
         stripped = line.strip()
         blank = not stripped
@@ -114,7 +122,7 @@ def spoken_lines(text: str) -> list[str]:
         if _HEADING.match(line) and len(raw_lines) > 1:
             pasted = True  # a Markdown document: people do not type headings into a chat
             continue
-        if _FILE_LABEL.match(line):
+        if _FILE_LABEL.match(line) or stripped.startswith("Traceback (most recent call last)"):
             pasted = True
             continue
         if indented or _QUOTE_LINE.match(line) or _COMMENT_LINE.match(line) or _LOG_LINE.match(line) or _CODE_LINE.search(line):
@@ -244,7 +252,7 @@ _FLAGS = re.I | re.S
 def _family(trigger: str) -> re.Pattern[str]:
     # \b does not work next to CJK characters; (?<![^\W\d_]) is "not after a letter" for Latin
     # words and harmless for CJK triggers, which have no letter boundaries.
-    return re.compile(rf"(?P<trigger>(?<![A-Za-zÀ-ÿ0-9'’])(?:{trigger})(?:(?<=[^A-Za-zÀ-ÿ])|(?![A-Za-zÀ-ÿ])))", _FLAGS)
+    return re.compile(rf"(?P<trigger>(?<![A-Za-zÀ-ÿ0-9_'’])(?:{trigger})(?:(?<=[^A-Za-zÀ-ÿ])|(?![A-Za-zÀ-ÿ0-9_])))", _FLAGS)
 
 
 _TRIGGERS: tuple[tuple[str, re.Pattern[str]], ...] = (
@@ -272,7 +280,7 @@ _DETERMINER = re.compile(r"^(?:the|a|an|this|that|these|those|my|your|our|it|el|
 # "Usa siempre pnpm", "Benutze immer pnpm", "Utilise toujours pnpm": an imperative verb, then the word.
 _VERB_FIRST_TRIGGER = re.compile(r"^(?:immer|niemals|nie|siempre|nunca|jamás|toujours|jamais|sempre)$", re.I)
 _VERB_FIRST = re.compile(
-    rf"^{_FILLERS}(?!(?:es|das|der|die|er|sie|ist|war|hat|it|il|elle|ce|c'est|ça|cela|est|está|esto|eso|isso|isto|ele|ela"
+    rf"^{_FILLERS}(?P<cond>{_CONDITION})?(?!(?:es|das|der|die|er|sie|ist|war|hat|it|il|elle|ce|c'est|ça|cela|est|está|esto|eso|isso|isto|ele|ela"
     r"|é|era|foi|fue|ser|être|sein|ich|je|yo|eu|wir|nous|nosotros|nós|on|man|que|qui|y|et|und|e|no|ne|não|nicht)\s)"
     r"(?P<verb>[^\W\d_]{2,})\s+$", _FLAGS)
 _ECHO_FORGET = re.compile(r"^(?:it|this|that|everything|all that|about it|me|mind|lo|le|la|es|das|isso)\s*[.!]?$", re.I)
@@ -361,8 +369,6 @@ def _at(sentence: str, masked: str, family: str, match: re.Match[str]) -> Reques
     start, end = match.span("trigger")
     before = masked[:start]
     cjk = bool(_CJK.search(match.group("trigger")))
-    if _REPORTED.search(before):
-        return None  # "The docs say: always …" is what someone else said
     if cjk and family in ("remember", "forget") and not sentence[end:].strip(_TRAILING + "ね。よ"):
         # Japanese (and at times Chinese) puts the verb last: "…ことを覚えておいてください".
         rest = re.sub(r"(?:ことを|ことは|のを|を|って|と|は)\s*$", "", sentence[:start].strip(" ，、：:"))
@@ -379,9 +385,16 @@ def _at(sentence: str, masked: str, family: str, match: re.Match[str]) -> Reques
     if prefix is None and family == "always" and not cjk:
         prefix = _VERB_FIRST.match(before) if _VERB_FIRST_TRIGGER.match(match.group("trigger")) else None
         verb = sentence[prefix.start("verb"):prefix.end("verb")] + " " if prefix else ""
+        if prefix is not None and prefix.group("cond"):
+            verb = sentence[prefix.start("cond"):prefix.end("cond")] + verb
     if prefix is None:
         return None
-    if family != "forget" and _QUESTION_START.match(masked.lstrip("¿ ")) and not _polite_question(masked):
+    has_cond = bool(prefix.groupdict().get("cond"))
+    spoken_before = before[:prefix.start("cond")] + before[prefix.end("cond"):] if has_cond else before
+    if _REPORTED.search(spoken_before):
+        return None  # "The docs say: always …" is what someone else said
+    if (family != "forget" and not has_cond and _QUESTION_START.match(masked.lstrip("¿ "))
+            and not _polite_question(masked)):
         return None
     rest = _tidy(_strip_fillers(sentence[end:].strip(" ,:;-–—，：、")))
     trigger = match.group("trigger")
@@ -408,7 +421,7 @@ def _at(sentence: str, masked: str, family: str, match: re.Match[str]) -> Reques
             return None
         if subject and not cjk and _PAST_AFTER_SUBJECT.match(rest):
             return None
-        lead = sentence[len(_strip_fillers_span(before)):start] if (subject or cond) else ""
+        lead = sentence[len(_strip_fillers_span(before)):start] if (subject or cond) and not verb else ""
         lead = _drop_polite(lead) or verb
         text = f"{lead}{_tidy(sentence[start:end])} {rest}".strip() if not cjk else f"{lead}{sentence[start:]}".strip()
         text = _tidy(text)
@@ -458,13 +471,33 @@ def _rule_like(text: str) -> bool:
 
 
 SCAN_CHARS = 128 * 1024  # of a huge message, its head and its tail are read: the middle is a paste
-_STANDING_WORDS = re.compile(r"whenever|every time|each time|any time|immer wenn|jedes mal|cada vez|siempre que|chaque fois|"
-                             r"toutes les fois|sempre que|toda vez", re.I)
+
+
+# Every trigger above contains one of these (lower-cased): a substring test is many times faster
+# than the trigger patterns, and most messages hold none of them. tests/test_intents.py checks
+# that no trigger escapes this list.
+TRIGGER_STEMS: tuple[str, ...] = (
+    "rememb", "keep in mind", "bear in mind", "note", "memori", "forget", "write down", "unlearn", "drop the rule",
+    "from now", "from here", "forward", "henceforth", "from this point", "future", "as a rule", "from today",
+    "always", "never", "ever", "at all times", "whenever", "every time", "each time", "any time",
+    "merk", "denk", "behalte", "vergiss", "vergessen", "notier", "ab jetzt", "ab sofort", "von nun", "von jetzt",
+    "künftig", "zukunft", "fortan", "ab heute", "immer", "nie", "keinesfalls", "auf keinen", "jedes mal",
+    "recuerd", "recuérd", "acuérd", "acuerd", "cuenta", "olvid", "toma nota", "apunt", "anot", "recordar", "adelante",
+    "desde ahora", "futuro", "siempre", "nunca", "jamás", "jamas", "cada vez", "partir", "memoriz",
+    "souvien", "souven", "rappelle", "retien", "retenir", "oubli", "garde", "prends note", "prenez note", "mémoris",
+    "désormais", "dorénavant", "avenir", "toujours", "jamais", "chaque fois", "toutes les fois", "dès maintenant",
+    "lembr", "esque", "em mente", "guard", "de agora", "daqui", "doravante", "sempre", "toda vez",
+    "记", "忘", "以后", "今后", "往后", "将来", "从现在", "从今", "永远", "千万", "绝对", "绝不", "决不", "不要再", "别再",
+    "一定要", "总是", "始终", "务必", "每次", "从不", "从来不", "一律",
+    "覚え", "忘れ", "メモ", "心に留め", "今後", "これから", "次回", "以後", "以降", "常に", "いつも", "必ず", "絶対", "決して",
+    "二度と", "毎回",
+)
 
 
 def might_ask(text: str) -> bool:
     """A cheap first look: does any trigger word occur at all? (Most messages hold none.)"""
-    return any(pattern.search(text) for _, pattern in _TRIGGERS) or bool(_STANDING_WORDS.search(text))
+    lowered = text.lower()
+    return any(stem in lowered for stem in TRIGGER_STEMS)
 
 
 def _bounded(text: str) -> str:
@@ -515,11 +548,11 @@ _CORRECTION = re.compile(
 
 
 def is_correction(text: str) -> bool:
-    """Does a user message correct what came before ("no, the other one")?"""
-    for line in spoken_lines(text)[:3]:
-        if line.strip():
-            return bool(_CORRECTION.match(unicodedata.normalize("NFKC", line.strip())))
-    return False
+    """Does a user message correct what came before ("no, the other one")? Its first line says."""
+    first = text.lstrip()[:300].split("\n", 1)[0].strip()
+    if not first or _FENCE.match(first) or _QUOTE_LINE.match(first):
+        return False  # a message that opens with a paste
+    return bool(_CORRECTION.match(unicodedata.normalize("NFKC", first)))
 
 
 def asks_to_keep(text: str) -> bool:
