@@ -163,7 +163,9 @@ def sentences(line: str) -> Iterator[str]:
 # What may stand before a trigger: courtesy, labels, polite asks, in every language.
 _FILLER = (
     r"(?:ok(?:ay)?|so|and|also|please|pls|plz|hey|hi|hello|thanks|thank you|thx|ty|btw|fyi|note|quick note|small note"
-    r"|one more thing|one last thing|by the way|important|reminder|heads up|psa|oh|ah|alright|all right|great|cool|good"
+    r"|one more thing|one last thing|by the way|important|reminder|heads up|heads-up|psa|oh|ah|alright|all right|great|cool|good"
+    r"|just so you know|for the record|for your information|as a reminder|just a reminder|friendly reminder|note to self"
+    r"|quick reminder|side note|general rule|rule of thumb|house rule|team rule|one rule|a rule"
     r"|perfect|nice|yes|yeah|yep|sure|right|well|and also|just|but|copilot|@copilot|guys|folks|also important"
     r"|bitte|danke|übrigens|noch was|wichtig|hinweis|also|und|gut|ok|prima|super"
     r"|por favor|gracias|oye|importante|nota|además|bueno|vale|perfecto|y"
@@ -193,7 +195,8 @@ _CONDITION = (
     r"|[^、。]{1,80}(?:たら|なら|場合は?|時は|ときは|前に|後は)[、,]\s*)"
 )
 _SUBJECT = (
-    r"(?:(?:we|you|our team|the team|everyone|everybody|all of us)(?: (?:should|must|will|shall|need to|have to|do))?\s+"
+    r"(?:(?:we|our team|the team|everyone|everybody|all of us)(?: (?:should|must|will|shall|need to|have to|do))?\s+"
+    r"|you (?:should|must|shall|need to|have to|will)\s+"
     r"|(?:wir|man|ihr|du|Sie)\s+(?:\w+\s+){0,3}|(?:nosotros|aquí|aqui|nós|a gente|on|nous)\s+(?:\w+\s+){0,3}"
     r"|(?:我们|咱们|你|大家)(?:应该|必须|要)?)"
 )
@@ -239,7 +242,7 @@ _ALWAYS = (
 _FORGET = (
     r"(?:forget|stop remembering|no need to remember|you can forget|unlearn|drop the rule)"
     r"(?P<fconn>\s+(?:that|about|the fact that|the rule that|what i said about))?"
-    r"|(?:vergiss|vergessen Sie)(?P<fconn_de>\s*,?\s*(?:dass|das mit|die regel))?"
+    r"|(?:vergiss|vergessen Sie)(?!\s+(?:nicht|bitte nicht))(?P<fconn_de>\s*,?\s*(?:dass|das mit|die regel))?"
     r"|(?:olvida|olvídate de|olvidate de|olvide)(?P<fconn_es>\s+(?:que|lo de|la regla de))?"
     r"|(?:oublie|oubliez)(?P<fconn_fr>\s+(?:que|qu'|la règle))?"
     r"|(?:esqueça|esquece|esqueca)(?P<fconn_pt>\s+(?:que|a regra))?"
@@ -266,6 +269,13 @@ _PREFIX_OK = re.compile(
     rf"(?P<polite2>{_POLITE})*(?:also\s+|auch\s+|también\s+|aussi\s+|também\s+|也|还)?$",
     _FLAGS,
 )
+# A Japanese or Chinese sentence that asks (a request or prohibition form), or a Chinese
+# imperative adverb: then "always/never" may stand after the topic.
+_CJK_IMPERATIVE = re.compile(
+    r"(?:ください|下さい|して|しないで|しないこと|すること|禁止|ましょう|てね|でね|るな|ないように)[。！!.]?\s*$"
+    r"|^(?:千万|绝对不要|绝对不能|永远不要|一定要|务必|不要再|别再|决不|绝不)")
+_V2_TRIGGER = re.compile(r"^(?:ab jetzt|ab sofort|von nun an|von jetzt an|künftig|zukünftig|in zukunft|fortan|ab heute)$", re.I)
+_CJK_NOT_A_RULE = re.compile(r"^(?:忘|出错|失败|报错|崩溃|不行|没有|搞不|失敗|エラー|落ちる|壊れ)")
 _CJK_PREFIX_OK = re.compile(rf"^{_FILLERS}{_LABEL}{_FILLERS}(?P<cond>{_CONDITION})?(?P<polite>{_POLITE})?(?P<subject>{_SUBJECT})?[，,、：:]?\s*$", _FLAGS)
 
 # Not a rule though a trigger word is there.
@@ -274,7 +284,15 @@ _NOT_A_RULE_AFTER = re.compile(
     r"|cuando|qué|como|cómo|quand|quoi|comment|wann|was|wie|warum|quando|o que|como)", re.I)
 _ALWAYS_NEXT_BAD = re.compile(
     r"^(?:the|a|an|this|that|same|so|seen|heard|been|done|had|got|thought|happens|happened|works|worked|fails|failed|was|were|is|are"
-    r"|mind|again!?$|ever$|sure|forget|forgets|forgot|gets?|good|bad|too|wrong|right)\b", re.I)
+    r"|mind|again!?$|ever$|sure|forget|forgets|forgot|gets?|good|bad|too|wrong|right|crash(?:es|ed)?|breaks?|broke"
+    r"|falla|fallan|falló|funciona|funcionan|funcionó|rompe|falha|falham|quebra|échoue|échouent|marche|fonctionne|plante"
+    r"|scheitert|funktioniert|klappt|stürzt|kaputt|geht)\b", re.I)
+# A forget request that is a correction of the conversation, not of memory.
+_FORGET_CONVERSATION = re.compile(
+    r"^(?:(?:the|my) (?:last|previous|earlier|first) (?:message|comment|request|question|instruction|sentence|part|one|answer)"
+    r"|what i (?:just )?(?:said|asked|wrote)|my (?:last|previous)|that last|la dernière|o que eu disse|lo que dije|was ich gesagt)", re.I)
+# "In the future this will be replaced": a prediction, not a rule.
+_PREDICTION = re.compile(r"^(?:this|that|it|there|they|these|those)\b.*\b(?:will|'ll|is going to|are going to)\b|^(?:with|to|and|into|from|on)\b", re.I)
 _PAST_AFTER_SUBJECT = re.compile(r"^(?:had|was|were|did|got|used|seemed|wanted|forgot|forget|\w+ed)\b", re.I)
 _DETERMINER = re.compile(r"^(?:the|a|an|this|that|these|those|my|your|our|it|el|la|los|las|le|les|der|die|das|o|a|os|as)\b", re.I)
 # "Usa siempre pnpm", "Benutze immer pnpm", "Utilise toujours pnpm": an imperative verb, then the word.
@@ -287,7 +305,7 @@ _ECHO_FORGET = re.compile(r"^(?:it|this|that|everything|all that|about it|me|min
 
 # --- questions
 _QUESTION_START = re.compile(
-    r"^(?:do|does|did|is|are|was|were|have|has|had|what|why|how|when|where|who|which|should|shall|may|might|am"
+    r"^(?:do(?!\s+not\b|n't|n’t)|does|did|is|are|was|were|have|has|had|what|why|how|when|where|who|which|should|shall|may|might|am"
     r"|do you remember|did you|erinnerst du|weißt du|weisst du|hast du|ist|sind|was|warum|wie|wo|wann|wer"
     r"|recuerdas|te acuerdas|sabes|qué|por qué|cómo|dónde|cuándo"
     r"|tu te souviens|te souviens-tu|est-ce que|pourquoi|comment|où|quand|qu'est-ce"
@@ -308,7 +326,7 @@ _ONE_OFF = re.compile(
     r"|task|session|conversation|chat|turn|once|build|step|query|output|table|prompt|request|one|go|attempt|iteration|test run)s?\b"
     r"|\bfor (?:now|the moment|the time being|today|this|the rest of (?:this|the|our) (?:session|conversation|chat))\b"
     r"|\b(?:just|only) (?:this )?once\b|\bright now\b|\bthis time\b|\btemporarily\b|\btoday\b|\btonight\b"
-    r"|\bafter this\b|\bin (?:this|your next) (?:answer|reply|response|message|session|conversation|chat)\b"
+    r"|\bafter this\b|\b(?:when|once|after) (?:you're|you are|you've|you have) (?:done|finished)\b|\bafter that\b|\bin (?:this|your next) (?:answer|reply|response|message|session|conversation|chat)\b"
     r"|\bfor (?:the )?next (?:\d+|few|couple|two|three) (?:questions?|answers?|replies|messages?|minutes?|hours?)\b"
     r"|\bdiese[snm]? (?:Mal|Antwort|Frage|Lauf|Commit|Sitzung)\b|\bdiesmal\b|\bvorerst\b|\bfür jetzt\b|\bfürs erste\b|\bheute\b"
     r"|\bnächsten? Frage\b|\bim Moment\b|\bvorübergehend\b"
@@ -381,6 +399,10 @@ def _at(sentence: str, masked: str, family: str, match: re.Match[str]) -> Reques
             return None
         return Request("directive", _capitalise(_tidy(rest)), _evidence(sentence)) if _rule_like(rest) else None
     prefix = (_CJK_PREFIX_OK if cjk else _PREFIX_OK).match(before)
+    if prefix is None and family == "always" and cjk and _CJK_IMPERATIVE.search(match.group("trigger") + sentence[end:]):
+        # Japanese and Chinese put the adverb after the topic: "mainには絶対に直接pushしないで".
+        text = _tidy(_strip_fillers(sentence))
+        return Request("directive", text, _evidence(sentence)) if _rule_like(text) else None
     verb = ""
     if prefix is None and family == "always" and not cjk:
         prefix = _VERB_FIRST.match(before) if _VERB_FIRST_TRIGGER.match(match.group("trigger")) else None
@@ -396,13 +418,14 @@ def _at(sentence: str, masked: str, family: str, match: re.Match[str]) -> Reques
     if (family != "forget" and not has_cond and _QUESTION_START.match(masked.lstrip("¿ "))
             and not _polite_question(masked)):
         return None
-    rest = _tidy(_strip_fillers(sentence[end:].strip(" ,:;-–—，：、")))
+    after = sentence[end:].strip(" ,:;-–—，：、")
+    rest = _tidy(after[len(_ONLY_FILLERS_RE.match(after).group(0)):])  # type: ignore[union-attr]
     trigger = match.group("trigger")
     cond = prefix.groupdict().get("cond") or ""
     subject = prefix.groupdict().get("subject") or ""
     if family == "forget":
         connected = any(match.group(g) for g in match.groupdict() if g.startswith("fconn") and match.group(g))
-        if _ECHO_FORGET.match(rest) or not _rule_like(rest):
+        if _ECHO_FORGET.match(rest) or not _rule_like(rest) or _FORGET_CONVERSATION.match(rest):
             return None
         if not connected and not cjk and _NOT_A_RULE_AFTER.match(rest):
             return None
@@ -414,11 +437,18 @@ def _at(sentence: str, masked: str, family: str, match: re.Match[str]) -> Reques
         if not connected and not cjk and _DETERMINER.match(rest) and len(rest.split()) < 4:
             return None  # "don't forget the tests": a reminder of a thing, not a rule
         text = rest if not cond else f"{cond.strip()} {rest}"
+    elif family == "from_now" and _V2_TRIGGER.match(trigger) and not re.match(r"\s*[,:]", sentence[end:]):
+        # German puts the verb right after "Ab jetzt": cutting it would leave "Schreiben wir …".
+        text = _tidy(_strip_fillers(sentence[len(_strip_fillers_span(before)):]))
     elif family == "from_now":
+        if _PREDICTION.match(rest):
+            return None
         text = rest if not cond else f"{cond.strip()} {rest}"
     else:
         if not cjk and (_ALWAYS_NEXT_BAD.match(rest) or not rest):
             return None
+        if cjk and _CJK_NOT_A_RULE.match(rest):
+            return None  # "我们总是忘记更新文档": a complaint, not a rule
         if subject and not cjk and _PAST_AFTER_SUBJECT.match(rest):
             return None
         lead = sentence[len(_strip_fillers_span(before)):start] if (subject or cond) and not verb else ""
@@ -438,6 +468,7 @@ def _tidy(text: str) -> str:
 
 
 _FILLERS_RE = re.compile(rf"^{_FILLERS}{_LABEL}{_FILLERS}", _FLAGS)
+_ONLY_FILLERS_RE = re.compile(rf"^{_FILLERS}", _FLAGS)
 _POLITE_RE = re.compile(rf"(?:{_POLITE})+", _FLAGS)
 
 
@@ -507,16 +538,47 @@ def _bounded(text: str) -> str:
     return head[: head.rfind("\n") + 1] + tail[tail.find("\n") + 1:]
 
 
+# "We use yarn here. Remember that." — the request points back at the sentence before it.
+_BARE_REMEMBER_CJK = re.compile(
+    r"^(?:请)?(?:记住|记下|记一下)(?:这个|这一点|这条)?(?:了|吧|哦|啊)?$|^(?:これを|それを)?覚えて(?:おいて|おいてね|おいてください|ね)?$")
+_BARE_REMEMBER_WORDS = re.compile(
+    r"^(?:please\s+)?(?:remember (?:that|this|it)|keep (?:that|this|it) in mind|note (?:that|this)|memori[sz]e (?:that|this)"
+    r"|make a note of (?:that|this|it)|merk dir das|denk daran|behalte das|recuerda eso|recuérdalo|ten eso en cuenta"
+    r"|retiens ça|retiens-le|souviens-toi de ça|lembre disso|lembra disso|guarde isso)(?:\s+(?:please|bitte|por favor))?$",
+    re.I)
+
+
+def _points_back(sentence: str) -> bool:
+    bare = _strip_fillers(sentence).strip(" .!。！ね")
+    if _CJK.search(bare):
+        return bool(_BARE_REMEMBER_CJK.match(bare))
+    return bool(_BARE_REMEMBER_WORDS.match(bare))
+
+
 def requests_in(text: str) -> Iterator[Request]:
     """Every explicit request of a user message, in order (pasted material left out)."""
     text = _bounded(text)
     if not might_ask(text):
         return
     for line in spoken_lines(text):
+        previous: str | None = None
         for sentence in sentences(line):
             request = find_request(sentence)
+            if request is None and previous is not None and _points_back(sentence):
+                request = _pointed_at(previous, sentence)
             if request is not None:
                 yield request
+            previous = sentence
+
+
+def _pointed_at(previous: str, sentence: str) -> Request | None:
+    masked = _mask(previous)
+    if _QUESTION_END.search(masked.rstrip(" .!")) or _QUESTION_START.match(masked) or _ONE_OFF.search(masked):
+        return None
+    text = _tidy(_strip_fillers(previous))
+    if not _rule_like(text):
+        return None
+    return Request("directive", _capitalise(text), _evidence(f"{previous} {sentence}"))
 
 
 def requests_in_foreign(text: str) -> Iterator[Request]:
