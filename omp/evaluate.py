@@ -225,6 +225,8 @@ def load_corpus(path: Path | None = None) -> tuple[list[Case], list[str]]:
             raise UsageError(f"cannot read corpus {file}: {exc.strerror}", "check the path") from exc
         names.append(str(file))
         cases.extend(_read_cases(file.name, text))
+    if not cases:
+        raise UsageError(f"no cases in {path}", "see omp/data/eval/README.md for the case format")
     return cases, names
 
 

@@ -4,11 +4,17 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from omp.cli.options import json_option
 from omp.cli.render import echo_json
+
+if TYPE_CHECKING:
+    from click._termui_impl import ProgressBar
+
+    from omp.evaluate import CaseResult
 
 
 @click.command("eval")
@@ -29,8 +35,12 @@ def cli(reviewer: str | None, model: str | None, corpus: Path | None, as_json: b
     from omp.evaluate import load_corpus, report_lines, run_eval
 
     cases, names = load_corpus(corpus)
-    with click.progressbar(length=len(cases), label="omp eval", file=sys.stderr,
-                           item_show_func=lambda r: r.case.id if r is not None else None) as bar:
+
+    def shown(result: CaseResult | None) -> str | None:
+        return result.case.id if result is not None else None
+
+    bar: ProgressBar[CaseResult | None]
+    with click.progressbar(length=len(cases), label="omp eval", file=sys.stderr, item_show_func=shown) as bar:
         report = run_eval(cases, names, reviewer=reviewer, model=model, on_case=lambda r: bar.update(1, r))
     if as_json:
         echo_json(report.to_json())
