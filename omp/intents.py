@@ -207,7 +207,7 @@ _REMEMBER = (
     r"(?:remember|keep in mind|bear in mind|make a note|take a note|take note|note for the future|note for later"
     r"|for future reference|memorize|memorise|don't forget|do not forget|never forget|note down|write down)"
     r"(?P<conn>\s+(?:that|this|to|of|this down|it|the fact that))?"
-    r"|(?:merk(?:e)? dir|merken Sie sich|denk(?:e)? (?:daran|dran)|behalte(?:n Sie)? im (?:Kopf|Hinterkopf)"
+    r"|(?:merk(?:e)? dir|merken Sie sich|denk(?:e)?(?: bitte)?(?: in zukunft| künftig| immer| bitte)? (?:daran|dran)|behalte(?:n Sie)? im (?:Kopf|Hinterkopf)"
     r"|vergiss nicht|vergessen Sie nicht|notier(?:e)? dir|(?:dir |sich |euch )?merken|daran denken|dran denken)(?:\s+bitte)?(?P<conn_de>\s*(?:,\s*)?(?:dass|zu))?"
     r"|(?:recuerda|recuérdalo|recuerde|acuérdate(?: de)?|ten en cuenta|tenga en cuenta|no olvides|no te olvides(?: de)?"
     r"|toma nota(?: de)?|apunta|anota|memoriza|recordar|tener en cuenta|apuntar|anotar|memorizar)(?P<conn_es>\s+que)?"
@@ -215,7 +215,7 @@ _REMEMBER = (
     r"|garde à l'esprit|prends note|prenez note|note bien|mémorise|retenir|noter|te souvenir|vous souvenir|garder en tête|mémoriser)(?P<conn_fr>\s+(?:que|qu'|de|d'))?"
     r"|(?:lembre-se|lembra|lembre|não esqueça|não se esqueça|nao esqueca|tenha em mente|tem em mente|anote|guarde|memorize"
     r"|lembrar|anotar|guardar|ter em mente|memorizar)"
-    r"(?P<conn_pt>\s+(?:de que|que|de|disso))?"
+    r"(?P<conn_pt>\s+(?:de que|que|de|disso|isso|isto)(?=[\s:,]))?"
     r"|(?:请?记住|请?记得|别忘了|不要忘记|不要忘了|记一下|记下来|记下|牢记|请注意以后)"
     r"|(?:覚えておいて(?:ください|下さい|ね)?|覚えといて|覚えておくこと|覚えて(?:ください|ほしい|おいてほしい)"
     r"|忘れないで(?:ください|ね)?|メモして(?:おいて)?(?:ください)?|心に留めて(?:おいて)?(?:ください)?)"
@@ -274,6 +274,12 @@ _PREFIX_OK = re.compile(
 _CJK_IMPERATIVE = re.compile(
     r"(?:ください|下さい|して|しないで|しないこと|すること|禁止|ましょう|てね|でね|るな|ないように)[。！!.]?\s*$"
     r"|^(?:千万|绝对不要|绝对不能|永远不要|一定要|务必|不要再|别再|决不|绝不)")
+_JA_POLITE_TAIL = re.compile(r"^(?:もらえますか|もらえる|もらえない|くれますか|くれる|くれない|いただけますか|いただけません|ください|下さい|ね|よ|くれ)[かね]?[?？。！!]*$")
+# "…, OK?", "…，记住了吗？": a tag that asks for agreement does not make the request a question.
+_TAG_QUESTION = re.compile(
+    r"[,，、]?\s*(?:ok|okay|right|got it|alright|understood|yes|verstanden|klar|ja|vale|entendido|d'accord|compris|entendu"
+    r"|beleza|entendeu|certo|combinado|记住了吗|记住了没|好吗|好不好|可以吗|行吗|懂了吗|明白吗|知道了吗|わかった|分かった|いい|覚えた|了解)"
+    r"\s*[?？]\s*$", re.I)
 _V2_TRIGGER = re.compile(r"^(?:ab jetzt|ab sofort|von nun an|von jetzt an|künftig|zukünftig|in zukunft|fortan|ab heute)$", re.I)
 _CJK_NOT_A_RULE = re.compile(r"^(?:忘|出错|失败|报错|崩溃|不行|没有|搞不|失敗|エラー|落ちる|壊れ)")
 _CJK_PREFIX_OK = re.compile(rf"^{_FILLERS}{_LABEL}{_FILLERS}(?P<cond>{_CONDITION})?(?P<polite>{_POLITE})?(?P<subject>{_SUBJECT})?[，,、：:]?\s*$", _FLAGS)
@@ -314,11 +320,12 @@ _QUESTION_START = re.compile(
 _QUESTION_END = re.compile(r"[?？]\s*$|(?:吗|么|呢|か)\s*[。.]?\s*$")
 _POLITE_ASK = re.compile(
     r"^(?:{f})(?:could|can|would|will) you(?: please| kindly| also)?\s+|please\b|\bbitte\b|por favor|s'il (?:te|vous) plaît"
+    r"|\b(?:could|can|would|will) you(?: please| kindly)?\s+(?!remember (?:what|when|how|why|where|who|which))"
     r"|^(?:{f})(?:kannst|könntest|können|könnten) (?:du|Sie)|^(?:{f})¿?(?:puedes|podrías|podria|podrías|puede|podría)\b"
     r"|^(?:{f})(?:peux|pourrais|pouvez|pourriez)-(?:tu|vous)|^(?:{f})(?:você )?(?:pode|poderia|podes)\b"
     r"|能不能|能否|可不可以|可以.*吗|麻烦|帮我|请"
     r"|てくれ|てもら|ていただ|ください|下さい".replace("{f}", _FILLERS), re.I)
-_CANNOT_BE_POLITE = re.compile(r"^(?:{f})(?:do|did|does) you remember|^(?:{f})remember (?:what|when|how|why|where|who|which)\b|你还记得|还记得|覚えてる[？?]|覚えていますか".replace("{f}", _FILLERS), re.I)
+_CANNOT_BE_POLITE = re.compile(r"^(?:{f})(?:why|what|how|when|where|who|which|warum|was|wie|por qué|qué|pourquoi|quoi|por que)\b|^(?:{f})(?:do|did|does) you remember|^(?:{f})remember (?:what|when|how|why|where|who|which)\b|你还记得|还记得|覚えてる[？?]|覚えていますか".replace("{f}", _FILLERS), re.I)
 
 # --- one-off scope
 _ONE_OFF = re.compile(
@@ -359,6 +366,7 @@ _STANDING_CONDITION = re.compile(
 
 def find_request(sentence: str) -> Request | None:
     """The explicit request a spoken sentence makes, or None."""
+    sentence = _TAG_QUESTION.sub("", sentence) or sentence
     masked = _mask(sentence)
     question = bool(_QUESTION_END.search(masked.rstrip(" .!")))
     standing = _STANDING_CONDITION.match(masked)
@@ -387,7 +395,8 @@ def _at(sentence: str, masked: str, family: str, match: re.Match[str]) -> Reques
     start, end = match.span("trigger")
     before = masked[:start]
     cjk = bool(_CJK.search(match.group("trigger")))
-    if cjk and family in ("remember", "forget") and not sentence[end:].strip(_TRAILING + "ね。よ"):
+    if cjk and family in ("remember", "forget") and (
+            not sentence[end:].strip(_TRAILING + "ね。よ") or _JA_POLITE_TAIL.match(sentence[end:].strip())):
         # Japanese (and at times Chinese) puts the verb last: "…ことを覚えておいてください".
         rest = re.sub(r"(?:ことを|ことは|のを|を|って|と|は)\s*$", "", sentence[:start].strip(" ，、：:"))
         rest = _strip_fillers(rest)
@@ -443,6 +452,8 @@ def _at(sentence: str, masked: str, family: str, match: re.Match[str]) -> Reques
     elif family == "from_now":
         if _PREDICTION.match(rest):
             return None
+        polite = _POLITE_START.match(rest)
+        rest = rest[polite.end():] if polite else rest  # "going forward can you use …?"
         text = rest if not cond else f"{cond.strip()} {rest}"
     else:
         if not cjk and (_ALWAYS_NEXT_BAD.match(rest) or not rest):
@@ -469,6 +480,7 @@ def _tidy(text: str) -> str:
 
 _FILLERS_RE = re.compile(rf"^{_FILLERS}{_LABEL}{_FILLERS}", _FLAGS)
 _ONLY_FILLERS_RE = re.compile(rf"^{_FILLERS}", _FLAGS)
+_POLITE_START = re.compile(rf"^(?:{_POLITE})+", _FLAGS)
 _POLITE_RE = re.compile(rf"(?:{_POLITE})+", _FLAGS)
 
 
@@ -541,6 +553,7 @@ def _bounded(text: str) -> str:
 # "We use yarn here. Remember that." — the request points back at the sentence before it.
 _BARE_REMEMBER_CJK = re.compile(
     r"^(?:请)?(?:记住|记下|记一下)(?:这个|这一点|这条)?(?:了|吧|哦|啊)?$|^(?:これを|それを)?覚えて(?:おいて|おいてね|おいてください|ね)?$")
+_JA_POLITE_SUFFIX = re.compile(r"(?:もらえますか|もらえる|くれますか|くれる|いただけますか)$")
 _BARE_REMEMBER_WORDS = re.compile(
     r"^(?:please\s+)?(?:remember (?:that|this|it)|keep (?:that|this|it) in mind|note (?:that|this)|memori[sz]e (?:that|this)"
     r"|make a note of (?:that|this|it)|merk dir das|denk daran|behalte das|recuerda eso|recuérdalo|ten eso en cuenta"
@@ -549,8 +562,9 @@ _BARE_REMEMBER_WORDS = re.compile(
 
 
 def _points_back(sentence: str) -> bool:
-    bare = _strip_fillers(sentence).strip(" .!。！ね")
+    bare = _strip_fillers(_TAG_QUESTION.sub("", sentence)).strip(" .!?。！？ね:：")
     if _CJK.search(bare):
+        bare = _JA_POLITE_SUFFIX.sub("", bare)
         return bool(_BARE_REMEMBER_CJK.match(bare))
     return bool(_BARE_REMEMBER_WORDS.match(bare))
 
@@ -561,14 +575,24 @@ def requests_in(text: str) -> Iterator[Request]:
     if not might_ask(text):
         return
     for line in spoken_lines(text):
-        previous: str | None = None
-        for sentence in sentences(line):
+        said = list(sentences(line))
+        taken: set[int] = set()
+        for index, sentence in enumerate(said):
+            if index in taken:
+                continue
             request = find_request(sentence)
-            if request is None and previous is not None and _points_back(sentence):
-                request = _pointed_at(previous, sentence)
+            if request is None and _points_back(sentence):
+                # "We use yarn. Remember that." points back; "Remember this: …" or
+                # "覚えておいてもらえますか？CIはNode 20です。" points ahead.
+                if index > 0 and (index - 1) not in taken:
+                    request = _pointed_at(said[index - 1], sentence)
+                if request is None and index + 1 < len(said):
+                    request = _pointed_at(said[index + 1], sentence)
+                    if request is not None:
+                        taken.add(index + 1)
             if request is not None:
+                taken.add(index)
                 yield request
-            previous = sentence
 
 
 def _pointed_at(previous: str, sentence: str) -> Request | None:
