@@ -77,11 +77,14 @@ _PASTE_INTRO = re.compile(
     r"\s+(?:says|said|reads|contains|goes)|it says|they (?:wrote|said)|(?:he|she) (?:wrote|said)"
     r"|hier (?:ist|sind)|folgende[sn]?|aquí (?:está|tienes|va)|esto es|voici|ci-dessous|aqui (?:está|vai)|segue)"
     r"|以下[是は]|下面是|如下|这是|これは)[^\n]{0,120}[:：]\s*$"
+    r"|\b(?:pasted|copied|paste|copy)\b[^\n]{0,60}\bbelow\b"
     r"|\b(?:e-?mail|mail|message|page|docs?|file|log|output|text|snippet|article|post|comment|issue|ticket|thread|readme"
     r"|wiki|transcript|excerpt|section|content|trace|traceback|diff|patch|config|datei|seite|nachricht|correo|página"
     r"|archivo|mensaje|fichier|courriel|arquivo|página|mensagem|trecho|文档|内容|邮件|日志|ファイル|メール|ログ)\b[^\n]{0,80}[:：]\s*$",
     re.I,
 )
+# "Here's our team policy, please remember it:" introduces the user's own list, not a paste.
+_ASKS_TO_KEEP = re.compile(r"\b(?:please )?(?:remember|keep in mind|note|follow)\b|记住|覚えて|merk|recuerda|retiens|lembr", re.I)
 _SEPARATOR = re.compile(r"^\s*(?:-{3,}|\*{3,}|={3,}|_{3,})\s*$")
 _FILE_LABEL = re.compile(r"^\s*(?:[-=]{3,}\s*)?[\w./-]+\.(?:md|txt|rst|py|js|ts|json|ya?ml|toml|html?|sh|cfg|ini)\s*(?:[-=]{3,})?\s*:?\s*$", re.I)
 
@@ -128,7 +131,7 @@ def spoken_lines(text: str) -> list[str]:
         if indented or _QUOTE_LINE.match(line) or _COMMENT_LINE.match(line) or _LOG_LINE.match(line) or _CODE_LINE.search(line):
             continue
         lines.append(line)
-        if _PASTE_INTRO.search(stripped):
+        if _PASTE_INTRO.search(stripped) and not (_LIST_INTRO.search(stripped) and _ASKS_TO_KEEP.search(stripped)):
             pasted = True
     return lines
 
@@ -150,11 +153,29 @@ _SENTENCE_END = re.compile(r"(?<![.\s][a-z]\.)(?<!\be\.g\.)(?<!\bi\.e\.)(?<=[.!?
 
 
 def sentences(line: str) -> Iterator[str]:
+    """The sentences of a line. A quoted string that spans several sentences is blanked first
+    (`_mask` on the whole line), so what it says is never read as the user's request."""
     line = _LIST_MARK.sub("", line.strip()).strip()
-    for sentence in _SENTENCE_END.split(line):
-        sentence = _LIST_MARK.sub("", sentence.strip()).strip()
+    masked = _QUOTED.sub(lambda m: " " * len(m.group(0)), line)
+    start = 0
+    for end in [m.start() for m in _SENTENCE_END.finditer(masked)] + [len(line)]:
+        piece, seen = line[start:end], masked[start:end]
+        start = end
+        if not seen.strip():
+            continue  # a sentence entirely inside quotes
+        if seen != piece and _QUOTE_CHARS.search(piece) and not _QUOTE_CHARS.search(seen):
+            piece = _blank_spans(piece, seen)  # a quote opened here and closed in a later sentence
+        sentence = _LIST_MARK.sub("", piece.strip()).strip()
         if sentence:
             yield sentence
+
+
+_QUOTE_CHARS = re.compile(r"[\"“”„«»「」『』]")
+
+
+def _blank_spans(piece: str, seen: str) -> str:
+    """`piece` with what the masked view blanked removed (a quote's part in this sentence)."""
+    return "".join(c for c, m in zip(piece, seen) if not (m == " " and c != " "))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -164,8 +185,8 @@ def sentences(line: str) -> Iterator[str]:
 _FILLER = (
     r"(?:ok(?:ay)?|so|and|also|please|pls|plz|hey|hi|hello|thanks|thank you|thx|ty|btw|fyi|note|quick note|small note"
     r"|one more thing|one last thing|by the way|important|reminder|heads up|heads-up|psa|oh|ah|alright|all right|great|cool|good"
-    r"|just so you know|for the record|for your information|as a reminder|just a reminder|friendly reminder|note to self"
-    r"|quick reminder|side note|general rule|rule of thumb|house rule|team rule|one rule|a rule"
+    r"|just so you know|for your information|as a reminder|just a reminder|friendly reminder|note to self"
+    r"|quick reminder|side note"
     r"|perfect|nice|yes|yeah|yep|sure|right|well|and also|just|but|copilot|@copilot|guys|folks|also important"
     r"|bitte|danke|übrigens|noch was|wichtig|hinweis|also|und|gut|ok|prima|super"
     r"|por favor|gracias|oye|importante|nota|además|bueno|vale|perfecto|y"
@@ -179,6 +200,7 @@ _LABEL = r"(?:[^\s:：]{1,20}(?:\s+[^\s:：]{1,20}){0,3}\s*[:：]\s*)?"  # "Quic
 _POLITE = (
     r"(?:(?:could|can|would|will) you(?: please| kindly| also)?\s+|please\s+|kindly\s+|i(?:'d| would) like you to\s+"
     r"|i want you to\s+|i need you to\s+|you (?:should|must|need to|have to|gotta|always have to)\s+"
+    r"|it(?:'s| is) (?:important|crucial|essential|vital|key|a must) (?:that |to )(?:you |we )?"
     r"|make sure(?: that)?(?: you| to| we)?\s+|be sure to\s+|ensure(?: that)? you\s+|try to\s+"
     r"|(?:kannst|könntest|kann|könnt|kannst) (?:du|ihr)(?:\s+(?:bitte|dir|mir|euch|mal|auch))*\s+|(?:können|könnten) Sie(?:\s+(?:bitte|sich|mal|auch))*\s+"
     r"|(?:puedes|podrías|puede|podría)(?: por favor)?\s+|(?:peux|pourrais)-tu(?: s'il te plaît)?\s+"
@@ -211,6 +233,7 @@ _REMEMBER = (
     r"|vergiss nicht|vergessen Sie nicht|notier(?:e)? dir|(?:dir |sich |euch )?merken|daran denken|dran denken)(?:\s+bitte)?(?P<conn_de>\s*(?:,\s*)?(?:dass|zu))?"
     r"|(?:recuerda|recuérdalo|recuerde|acuérdate(?: de)?|ten en cuenta|tenga en cuenta|no olvides|no te olvides(?: de)?"
     r"|toma nota(?: de)?|apunta|anota|memoriza|recordar|tener en cuenta|apuntar|anotar|memorizar)(?P<conn_es>\s+que)?"
+    r"|for the record(?=\s*[:,])"
     r"|(?:souviens-toi|souvenez-vous|rappelle-toi|retiens|retenez|n'oublie pas|n'oubliez pas|garde en tête|gardez en tête"
     r"|garde à l'esprit|prends note|prenez note|note bien|mémorise|retenir|noter|te souvenir|vous souvenir|garder en tête|mémoriser)(?P<conn_fr>\s+(?:que|qu'|de|d'))?"
     r"|(?:lembre-se|lembra|lembre|não esqueça|não se esqueça|nao esqueca|tenha em mente|tem em mente|anote|guarde|memorize"
@@ -222,7 +245,9 @@ _REMEMBER = (
 )
 _FROM_NOW = (
     r"(?:from now on|from here on(?: out)?|going forward|moving forward|henceforth|from this point(?: on| forward)?"
-    r"|in (?:the )?future|for the future|as a rule|from today on"
+    r"|in (?:the )?future|for the future|as a (?:general )?rule|from today on"
+    r"|(?:the|our|a) (?:rule|policy|convention)(?: here| in this (?:repo|project|team))? is(?: that)?"
+    r"|(?:new |house |team |general |golden |one )?rule(?: of thumb)?(?=\s*[:：])|(?:our |team )?(?:policy|convention)(?=\s*[:：])"
     r"|ab jetzt|ab sofort|von nun an|von jetzt an|künftig|zukünftig|in zukunft|fortan|ab heute"
     r"|a partir de ahora|de ahora en adelante|desde ahora|en adelante|en el futuro|a partir de hoy|de aquí en adelante"
     r"|désormais|dorénavant|à partir de maintenant|à l'avenir|à partir d'aujourd'hui|dès maintenant"
@@ -521,6 +546,7 @@ SCAN_CHARS = 128 * 1024  # of a huge message, its head and its tail are read: th
 # that no trigger escapes this list.
 TRIGGER_STEMS: tuple[str, ...] = (
     "rememb", "keep in mind", "bear in mind", "note", "memori", "forget", "write down", "unlearn", "drop the rule",
+    "rule", "policy", "convention", "for the record",
     "from now", "from here", "forward", "henceforth", "from this point", "future", "as a rule", "from today",
     "always", "never", "ever", "at all times", "whenever", "every time", "each time", "any time",
     "merk", "denk", "behalte", "vergiss", "vergessen", "notier", "ab jetzt", "ab sofort", "von nun", "von jetzt",
@@ -561,6 +587,11 @@ _BARE_REMEMBER_WORDS = re.compile(
     re.I)
 
 
+_LIST_INTRO = re.compile(
+    r"(?:remember|keep in mind|note|rules?|policy|conventions?|from now on|going forward|always|merk|denk|recuerda|ten en cuenta"
+    r"|retiens|souviens|n'oublie|lembr|guarde|anote|记住|记一下|以后|覚えて|今後)[^:：]{0,40}[:：]\s*$", re.I)
+
+
 def _points_back(sentence: str) -> bool:
     bare = _strip_fillers(_TAG_QUESTION.sub("", sentence)).strip(" .!?。！？ね:：")
     if _CJK.search(bare):
@@ -574,7 +605,20 @@ def requests_in(text: str) -> Iterator[Request]:
     text = _bounded(text)
     if not might_ask(text):
         return
+    listed = False  # after "Please remember the following:", each list item is a request
     for line in spoken_lines(text):
+        if listed:
+            if not line.strip():
+                listed = False
+                continue
+            item = _tidy(_LIST_MARK.sub("", line.strip()))
+            if _LIST_MARK.match(line.strip()) and _rule_like(item) and not _ONE_OFF.search(item):
+                yield Request("directive", _capitalise(item), _evidence(line))
+                continue
+            listed = False
+        if _LIST_INTRO.search(line.strip()) and might_ask(line):
+            listed = True
+            continue
         said = list(sentences(line))
         taken: set[int] = set()
         for index, sentence in enumerate(said):

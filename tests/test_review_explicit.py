@@ -120,3 +120,10 @@ def test_a_flood_of_rule_words_in_tool_output_is_reported_a_bounded_number_of_ti
     log = "\n".join(f"always retry job number{i} twice" for i in range(50))
     found = scan([Msg("tool", log, 0)])
     assert 1 <= len(found.rejected) <= 10
+
+
+def test_one_review_proposes_at_most_twenty_explicit_items_and_says_so() -> None:
+    text = "\n".join(f"- always run check number{i} before pushing" for i in range(25))
+    found = scan([Msg("user", "Our rules, please remember them:\n" + text, 3)])
+    assert len(found.proposals) == 20
+    assert len(found.rejected) == 5 and "over the limit of 20 explicit requests per review" in found.rejected[0].reason
