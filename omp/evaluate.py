@@ -36,9 +36,9 @@ from typing import Any, Callable, Iterator
 from omp.errors import OmpError, UsageError
 
 BUNDLED = "eval"  # omp/data/eval/*.jsonl
-CATEGORIES = ("request", "condition", "forget", "pasted", "question", "one-off", "secret", "injection")
+CATEGORIES = ("request", "condition", "forget", "pasted", "question", "one-off", "statement", "secret", "injection")
 # Categories whose cases ask for nothing: every rule proposed there is wrong.
-NOTHING_ASKED = frozenset({"pasted", "question", "one-off"})
+NOTHING_ASKED = frozenset({"pasted", "question", "one-off", "statement"})
 ROLES = ("user", "assistant", "tool")
 # Settings carried from the user's own configuration into the throwaway home: which reviewer,
 # which model, how to run it. Everything else is the default, as a new user would have it.
@@ -407,8 +407,8 @@ def report_lines(report: EvalReport) -> list[str]:
         )
     errors = [r for r in report.results if r.error]
     lines.append("")
-    lines.append(f"explicit-request recall {100 * report.recall:.1f}%; rules proposed from pasted text, questions "
-                 f"and one-off instructions: {report.wrong_where_nothing_asked}")
+    lines.append(f"explicit-request recall {100 * report.recall:.1f}%; rules proposed from pasted text, questions, "
+                 f"one-off instructions and statements: {report.wrong_where_nothing_asked}")
     for result in errors[:10]:
         lines.append(f"error in {result.case.id}: {result.error}")
     misses = [r for r in report.results if r.missed or (r.unexpected and r.case.category in NOTHING_ASKED)

@@ -205,6 +205,10 @@ _POLITE = (
     r"|(?:kannst|könntest|kann|könnt|kannst) (?:du|ihr)(?:\s+(?:bitte|dir|mir|euch|mal|auch))*\s+|(?:können|könnten) Sie(?:\s+(?:bitte|sich|mal|auch))*\s+"
     r"|(?:puedes|podrías|puede|podría)(?: por favor)?\s+|(?:peux|pourrais)-tu(?: s'il te plaît)?\s+"
     r"|(?:pouvez|pourriez)-vous\s+|(?:você )?(?:pode|poderia)(?: por favor)?\s+"
+    r"|il faut(?: que (?:tu|vous|l'on|on))?\s+|(?:tu dois|vous devez|on doit|nous devons)\s+"
+    r"|(?:hay que|tienes que|tenéis que|debes|debemos|es necesario|se debe)\s+"
+    r"|(?:é preciso|é necessário|tem que|temos que|você deve|deve-se|precisa|precisamos)\s+"
+    r"|(?:du musst|ihr müsst|man muss|man sollte|wir müssen|wir sollten|du solltest)\s+"
     r"|(?:你)?(?:能不能|能否|可不可以|可以|能)(?:帮我)?\s*)"
 )
 _CONDITION = (
@@ -317,7 +321,8 @@ _ALWAYS_NEXT_BAD = re.compile(
     r"^(?:the|a|an|this|that|same|so|seen|heard|been|done|had|got|thought|happens|happened|works|worked|fails|failed|was|were|is|are"
     r"|mind|again!?$|ever$|sure|forget|forgets|forgot|gets?|good|bad|too|wrong|right|crash(?:es|ed)?|breaks?|broke"
     r"|falla|fallan|falló|funciona|funcionan|funcionó|rompe|falha|falham|quebra|échoue|échouent|marche|fonctionne|plante"
-    r"|scheitert|funktioniert|klappt|stürzt|kaputt|geht)\b", re.I)
+    r"|scheitert|funktioniert|klappt|stürzt|kaputt|geht"
+    r"|había|habían|he|has|ha|hemos|tinha|tenho|tive|foi|fui|hatte|habe|hab|war|ai|avait|avons|vi|visto|gesehen)\b", re.I)
 # A forget request that is a correction of the conversation, not of memory.
 _FORGET_CONVERSATION = re.compile(
     r"^(?:(?:the|my) (?:last|previous|earlier|first) (?:message|comment|request|question|instruction|sentence|part|one|answer)"
@@ -329,7 +334,7 @@ _DETERMINER = re.compile(r"^(?:the|a|an|this|that|these|those|my|your|our|it|el|
 # "Usa siempre pnpm", "Benutze immer pnpm", "Utilise toujours pnpm": an imperative verb, then the word.
 _VERB_FIRST_TRIGGER = re.compile(r"^(?:immer|niemals|nie|siempre|nunca|jamás|toujours|jamais|sempre)$", re.I)
 _VERB_FIRST = re.compile(
-    rf"^{_FILLERS}(?P<cond>{_CONDITION})?(?!(?:es|das|der|die|er|sie|ist|war|hat|it|il|elle|ce|c'est|ça|cela|est|está|esto|eso|isso|isto|ele|ela"
+    rf"^{_FILLERS}(?P<cond>{_CONDITION})?(?:{_POLITE})?(?!(?:es|das|der|die|er|sie|ist|war|hat|it|il|elle|ce|c'est|ça|cela|est|está|esto|eso|isso|isto|ele|ela"
     r"|é|era|foi|fue|ser|être|sein|ich|je|yo|eu|wir|nous|nosotros|nós|on|man|que|qui|y|et|und|e|no|ne|não|nicht)\s)"
     r"(?P<verb>[^\W\d_]{2,})\s+$", _FLAGS)
 _ECHO_FORGET = re.compile(r"^(?:it|this|that|everything|all that|about it|me|mind|lo|le|la|es|das|isso)\s*[.!]?$", re.I)

@@ -43,7 +43,7 @@ def test_offline_reviewer_recalls_the_users_requests_and_proposes_nothing_unaske
     assert report["reviewer"] == "offline"
     assert report["recall"] >= 0.95
     by_category = {c["category"]: c for c in report["categories"]}
-    for category in ("pasted", "question", "one-off"):
+    for category in ("pasted", "question", "one-off", "statement"):
         assert by_category[category]["wrongly_proposed"] == 0, [
             (c["id"], c["unexpected"]) for c in report["cases"] if c["category"] == category and c["unexpected"]]
     assert report["wrong_where_nothing_asked"] == 0
@@ -116,3 +116,4 @@ def test_the_text_report_is_a_table_per_category(tmp_path: Path) -> None:
     assert any(line.startswith("| request | 1 | 1/1 (100%) | 0 |") for line in lines)
     assert any(line.startswith("| question | 1 | — | 0 |") for line in lines)
     assert "explicit-request recall 100.0%" in result.stdout
+    assert "statements: 0" in result.stdout
