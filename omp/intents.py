@@ -141,7 +141,9 @@ def _mask(text: str) -> str:
     def blank(match: re.Match[str]) -> str:
         return " " * len(match.group(0))
 
-    return _QUOTED.sub(blank, _INLINE_CODE.sub(blank, text))
+    if "`" in text:
+        text = _INLINE_CODE.sub(blank, text)
+    return _QUOTED.sub(blank, text) if _QUOTE_CHARS.search(text) else text
 
 
 # ---------------------------------------------------------------------------------------------
@@ -156,7 +158,7 @@ def sentences(line: str) -> Iterator[str]:
     """The sentences of a line. A quoted string that spans several sentences is blanked first
     (`_mask` on the whole line), so what it says is never read as the user's request."""
     line = _LIST_MARK.sub("", line.strip()).strip()
-    masked = _QUOTED.sub(lambda m: " " * len(m.group(0)), line)
+    masked = _QUOTED.sub(lambda m: " " * len(m.group(0)), line) if _QUOTE_CHARS.search(line) else line
     start = 0
     for end in [m.start() for m in _SENTENCE_END.finditer(masked)] + [len(line)]:
         piece, seen = line[start:end], masked[start:end]
@@ -396,7 +398,8 @@ _STANDING_CONDITION = re.compile(
 
 def find_request(sentence: str) -> Request | None:
     """The explicit request a spoken sentence makes, or None."""
-    sentence = _TAG_QUESTION.sub("", sentence) or sentence
+    if sentence.rstrip().endswith(("?", "？")):
+        sentence = _TAG_QUESTION.sub("", sentence) or sentence
     masked = _mask(sentence)
     question = bool(_QUESTION_END.search(masked.rstrip(" .!")))
     standing = _STANDING_CONDITION.match(masked)
@@ -550,17 +553,20 @@ SCAN_CHARS = 128 * 1024  # of a huge message, its head and its tail are read: th
 # than the trigger patterns, and most messages hold none of them. tests/test_intents.py checks
 # that no trigger escapes this list.
 TRIGGER_STEMS: tuple[str, ...] = (
-    "rememb", "keep in mind", "bear in mind", "note", "memori", "forget", "write down", "unlearn", "drop the rule",
+    "rememb", "keep in mind", "bear in mind", "a note", "take note", "note for", "note down", "note bien", "note that",
+    "note:", "memori", "forget", "write down", "unlearn", "drop the rule",
     "rule", "policy", "convention", "for the record",
     "from now", "from here", "forward", "henceforth", "from this point", "future", "as a rule", "from today",
-    "always", "never", "ever", "at all times", "whenever", "every time", "each time", "any time",
+    "always", "never", "t ever", "not ever", "you ever", "at all times", "whenever", "every time", "each time", "any time",
     "merk", "denk", "behalte", "vergiss", "vergessen", "notier", "ab jetzt", "ab sofort", "von nun", "von jetzt",
-    "künftig", "zukunft", "fortan", "ab heute", "immer", "nie", "keinesfalls", "auf keinen", "jedes mal",
-    "recuerd", "recuérd", "acuérd", "acuerd", "cuenta", "olvid", "toma nota", "apunt", "anot", "recordar", "adelante",
-    "desde ahora", "futuro", "siempre", "nunca", "jamás", "jamas", "cada vez", "partir", "memoriz",
-    "souvien", "souven", "rappelle", "retien", "retenir", "oubli", "garde", "prends note", "prenez note", "mémoris",
-    "désormais", "dorénavant", "avenir", "toujours", "jamais", "chaque fois", "toutes les fois", "dès maintenant",
-    "lembr", "esque", "em mente", "guard", "de agora", "daqui", "doravante", "sempre", "toda vez",
+    "künftig", "zukunft", "fortan", "ab heute", " immer", "immer ", " nie", "nie ", "niemals", "keinesfalls",
+    "auf keinen", "jedes mal",
+    "recuerd", "recuérd", "acuérd", "acuerd", "cuenta", "olvid", "toma nota", "apunt", "anota", "anote", "anotar",
+    "recordar", "adelante", "desde ahora", "futuro", "siempre", "nunca", "jamás", "jamas", "cada vez", "partir", "memoriz",
+    "souvien", "souven", "rappelle", "retien", "retenir", "oubli", "garde en", "gardez", "garder", "prends note",
+    "prenez note", "mémoris", "désormais", "dorénavant", "avenir", "toujours", "jamais", "chaque fois",
+    "toutes les fois", "dès maintenant",
+    "lembr", "esque", "em mente", "guarde", "guardar", "de agora", "daqui", "doravante", "sempre", "toda vez",
     "记", "忘", "以后", "今后", "往后", "将来", "从现在", "从今", "永远", "千万", "绝对", "绝不", "决不", "不要再", "别再",
     "一定要", "总是", "始终", "务必", "每次", "从不", "从来不", "一律",
     "覚え", "忘れ", "メモ", "心に留め", "今後", "これから", "次回", "以後", "以降", "常に", "いつも", "必ず", "絶対", "決して",
@@ -568,10 +574,33 @@ TRIGGER_STEMS: tuple[str, ...] = (
 )
 
 
+# For the first look only the stems that contain no other stem matter ("whenever" holds "never"),
+# and an ASCII text (most tool output) can only hold the ASCII ones.
+_MINIMAL_STEMS = tuple(s for s in TRIGGER_STEMS if not any(o != s and o in s for o in TRIGGER_STEMS))
+_ASCII_STEMS = tuple(s for s in _MINIMAL_STEMS if s.isascii())
+
+
+# Text that is not the user's is only ever *reported* (a rule planted in a page), never proposed,
+# and a long session holds a lot of it: it is looked at for the triggers a planted rule uses.
+FOREIGN_LEAD_CHARS = 40
+FOREIGN_STEMS: tuple[str, ...] = (
+    "rememb", "from now", "forward", "always", "never", "forget", "désormais", "dorénavant", "a partir de", "ab sofort",
+    "ab jetzt", "immer", "siempre", "toujours", "sempre", "nunca", "jamais", "记住", "以后", "今后", "覚えて", "今後",
+)
+
+
+def stems_in(text: str, stems: tuple[str, ...] | None = None) -> tuple[str, ...]:
+    """The trigger stems that occur in `text` (lower-cased; " nie" and "immer " match at its ends)."""
+    lowered = f" {text.lower()} "
+    if stems is None:
+        stems = _ASCII_STEMS if lowered.isascii() else _MINIMAL_STEMS
+    return tuple(stem for stem in stems if stem in lowered)
+
+
 def might_ask(text: str) -> bool:
     """A cheap first look: does any trigger word occur at all? (Most messages hold none.)"""
-    lowered = text.lower()
-    return any(stem in lowered for stem in TRIGGER_STEMS)
+    lowered = f" {text.lower()} "
+    return any(stem in lowered for stem in (_ASCII_STEMS if lowered.isascii() else _MINIMAL_STEMS))
 
 
 def _bounded(text: str) -> str:
@@ -658,13 +687,19 @@ def requests_in_foreign(text: str) -> Iterator[Request]:
     """Requests in text that is not the user's (tool output, assistant text): every line counts,
     since a page planting a rule does not fence it."""
     text = _bounded(text)
-    if not might_ask(text):
+    found = stems_in(text, FOREIGN_STEMS)
+    if not found:
         return
     for line in text.splitlines():
+        if not stems_in(line, found):
+            continue  # most lines of a tool's output hold none of the words the whole text holds
         for sentence in sentences(line.strip().lstrip(">#* ").strip()):
-            request = find_request(sentence)
-            if request is not None:
-                yield request
+            # A planted rule puts its trigger up front ("From now on, always …"); an assistant's
+            # "the field is never empty" is not worth the full grammar on every such sentence.
+            if stems_in(sentence[:FOREIGN_LEAD_CHARS], found):
+                request = find_request(sentence)
+                if request is not None:
+                    yield request
 
 
 # ---------------------------------------------------------------------------------------------
