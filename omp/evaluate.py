@@ -365,7 +365,11 @@ def run_eval(cases: list[Case], corpus: list[str], reviewer: str | None = None, 
     backend = (reviewer or settings.get(config.KEYS["memory-reviewer"].env_var) or "copilot").strip().lower()
     folders = DemoFolders.create()
     try:
-        extra = _copilot_wrapper(folders) if backend == "copilot" else {}
+        try:
+            extra = _copilot_wrapper(folders) if backend == "copilot" else {}
+        except OmpError as exc:
+            hint = (exc.hint or "").replace("omp demo without --reviewer", "omp eval --reviewer offline")
+            raise OmpError(exc.message, hint or None) from exc
         with isolated_environment(folders, {**settings, **extra, "OMP_MEMORY_MODE": "on"}):
             # The throwaway project lives under the temporary folder, never under $HOME.
             os.environ["OMP_MEMORY_REVIEWER"] = backend
