@@ -43,13 +43,31 @@ USER_TEMPLATES = (
     "Use pnpm, not npm, in this repository. Then fix the lint errors in {path}.",
     "The build is broken on main since {sha}; can you look at {path}?",
     "Add a test for {func} that covers the empty input case.",
-    "remember that integration tests need the docker compose stack running first",
-    "From now on, run `make check` before proposing a commit.",
     "Can you explain what {func} does and whether it is still used?",
     "Rename {func} to something clearer and update every caller.",
     "The CI job times out after {n} minutes; find the slow test.",
-    "Never push directly to main; open a pull request instead.",
     "OK, that works. Now update the README section about {word} {word2}.",
+)
+
+# Explicit requests (SPEC §5.3) and corrections, rarer than ordinary turns as in real sessions,
+# and each one different: the packet must carry every one of them with the assistant turn it
+# answers (SPEC §12, bench/bench_coverage.py).
+EXPLICIT_SHARE = 0.03
+CORRECTION_SHARE = 0.05
+EXPLICIT_TEMPLATES = (
+    "remember that integration tests for {func} need the docker compose stack running first",
+    "From now on, run `make check` before proposing a commit that touches {path}.",
+    "Never push directly to main; open a pull request for {func} instead.",
+    "Thanks. Going forward, keep {func} free of {word} imports.",
+    "We never commit generated files under {path}.",
+    "Please keep in mind that the {word} service times out after {n} seconds.",
+    "If the {word} tests fail on CI, always rerun them once before debugging {func}.",
+)
+CORRECTION_TEMPLATES = (
+    "No, that's the wrong file: I meant {path}, not the one you changed.",
+    "No, the other one. Revert the change to {func} and fix {path} instead.",
+    "That's not what I asked: keep {func} as it was and only add the test.",
+    "Actually, undo that: {func} must stay synchronous.",
 )
 
 ASSISTANT_TEMPLATES = (
@@ -167,6 +185,7 @@ def generate(
     target = int(mb * 1024 * 1024)
     user_messages = max(1, user_messages)
     counts = {"user": 0, "assistant": 0, "tool": 0}
+    asks: dict[str, int] = {}  # user messages by kind: explicit request, correction, other
     start = dt.datetime(2026, 11, 29, 9, 0, tzinfo=dt.timezone.utc)
     out_path.parent.mkdir(parents=True, exist_ok=True)
     with out_path.open("w", encoding="utf-8") as out:
@@ -183,16 +202,25 @@ def generate(
         for turn in range(user_messages):
             remaining_turns = user_messages - turn
             budget = max(2000, (target - w.bytes) // remaining_turns)
-            _turn(w, words, rng, turn, budget, cwd, counts, big_user_message_kb if turn == user_messages // 2 else 0)
+            _turn(w, words, rng, turn, budget, cwd, counts, asks, big_user_message_kb if turn == user_messages // 2 else 0)
         w.hook("sessionEnd", {"reason": "complete", "sessionId": session_id, "cwd": cwd})
         w.emit("session.shutdown", {"accountingSnapshot": {"totalPremiumRequestCost": 0.0, "totalUserRequests": user_messages}})
-    return {"path": str(out_path), "bytes": out_path.stat().st_size, "session_id": session_id, "messages": counts}
+    return {"path": str(out_path), "bytes": out_path.stat().st_size, "session_id": session_id, "messages": counts,
+            "user_kinds": asks}
 
 
 def _turn(w: Writer, words: Words, rng: random.Random, turn: int, budget: int, cwd: str,
-          counts: dict[str, int], big_kb: int) -> None:
+          counts: dict[str, int], asks: dict[str, int], big_kb: int) -> None:
     interaction = str(uuid.UUID(int=rng.getrandbits(128), version=4))
-    content = words.fill(rng.choice(USER_TEMPLATES))
+    pick = rng.random()
+    if pick < EXPLICIT_SHARE:
+        template, kind = rng.choice(EXPLICIT_TEMPLATES), "explicit"
+    elif pick < EXPLICIT_SHARE + CORRECTION_SHARE:
+        template, kind = rng.choice(CORRECTION_TEMPLATES), "correction"
+    else:
+        template, kind = rng.choice(USER_TEMPLATES), "other"
+    asks[kind] = asks.get(kind, 0) + 1
+    content = words.fill(template)
     if rng.random() < 0.08:  # a pasted log now and then
         content += "\n\n```\n" + words.tool_output(rng.randint(1500, 6000)) + "\n```"
     if big_kb:

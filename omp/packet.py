@@ -5,12 +5,16 @@ costs about as much as reading it once and memory stays flat:
 
 1. **Scan** (one streaming pass): for each message keep only where it is and its origin
    (`SessionReader.iter_entries`); tool output lines, most of the bytes, are not even decoded.
-2. **Choose**, in priority order user › assistant › tool, newest first within each origin.
-   Each candidate is read back from its offset, redacted, and counted exactly with the token
-   counter. Round one gives every candidate, newest first, up to a *floor* (a short message
-   whole, a long one its head and tail), as long as the budget lasts: as many user messages as
-   fit, never "only the last N". Round two grows the chosen messages, newest first, up to a
-   per-origin *cap*, so one huge paste cannot take the whole budget.
+2. **Choose.** Round zero: every user correction and explicit request (`omp.intents`; each
+   user message is read back once to tell), each with the assistant message it answers, at
+   the most generous size at which all of them fit. Then, in priority order user › assistant ›
+   tool, newest first within each origin: each candidate is read back from its offset,
+   redacted, and counted exactly with the token counter, and gets up to a *floor* (a short
+   message whole, a long one its head and tail), as long as the budget lasts: as many user
+   messages as fit, never "only the last N" — but the other user messages leave a share of the
+   budget to assistant and tool context, so the reviewer never gets user messages alone. Last,
+   the chosen messages grow, newest first, up to a per-origin *cap*, so one huge paste cannot
+   take the whole budget.
 3. **Render** the chosen messages in conversation order, each labelled with its origin and
    position (`[user #12]`), long ones cut to head + tail around an omission marker, with a
    marker where messages were left out. The rendered text is counted exactly; if tokenizer
@@ -59,6 +63,15 @@ MIN_KEEP_TOKENS = 24  # below this a message is dropped rather than cut to nothi
 SEPARATOR_TOKENS = 2  # the blank line between two messages, with room for boundary effects
 HEAD_SHARE = 0.6  # of a cut message's room, the head's share; the tail gets the rest
 TEXT_CACHE_CHARS = 64 * 1024  # redacted texts up to this size are kept between passes
+# Round zero (corrections and explicit requests with the assistant turn each answers): the most
+# each pair's user message and assistant turn may take, most generous first; the first level at
+# which every pair fits is used. The assistant turn needs only enough to say what is corrected.
+PAIR_LEVELS: tuple[tuple[int, int], ...] = ((400, 200), (300, 120), (200, 80), (120, 56), (64, 40))
+# Of a budget this large or more, this share is left to assistant and tool context before the
+# other user messages may take it.
+CONTEXT_SHARE = 0.2
+CONTEXT_MIN_BUDGET = 2000
+TOOL_SHARE_OF_CONTEXT = 0.25
 
 
 @dataclass
@@ -132,6 +145,7 @@ class _Candidate:
     text_tokens: int  # its redacted text, counted exactly
     tokens: int  # what its whole block costs: label, text and separator
     allot: int = 0
+    priority: bool = False  # a correction or explicit request, or the assistant turn it answers
 
 
 class _Builder:
@@ -188,6 +202,14 @@ class _Builder:
             if used <= room:
                 return shortened
             chars = int(chars * room / used * 0.95) - 8
+        # Too short for a head and a tail around a marker (a small allotment of round zero):
+        # its head, so that a correction still reaches the reviewer.
+        chars = int(len(text) * room / max(whole, 1) * 0.9)
+        while chars >= 8 and room >= MIN_KEEP_TOKENS // 2:
+            shortened = text[:chars].rstrip() + " […]"
+            if self.counter.count(shortened) <= room:
+                return shortened
+            chars = int(chars * 0.8)
         return ""
 
 
@@ -210,37 +232,139 @@ def _cap(origin: str, budget: int) -> int:
     return max(_floor(origin, budget), int(budget * CAP_SHARE[origin]))
 
 
+def _priority_pairs(builder: _Builder, entries: list[Entry]) -> list[tuple[Entry, Entry | None]]:
+    """Every user correction and explicit request, with the assistant message it answers
+    (the one just before it), newest first.
+
+    Each user message is read back once, not kept: memory stays flat however many there are.
+    """
+    from omp.intents import asks_to_keep
+
+    pairs: list[tuple[Entry, Entry | None]] = []
+    answered: Entry | None = None
+    for entry in entries:
+        if entry.origin == "assistant":
+            answered = entry
+        elif entry.origin == "user":
+            raw = read_message_at(builder.handle, entry.offset)
+            if raw is not None and asks_to_keep(raw.text):
+                pairs.append((entry, answered))
+            answered = None  # an assistant message answers only the user message right after it
+    return pairs[::-1]
+
+
+def _pair_cost(user: _Candidate, assistant: _Candidate | None, user_room: int, assistant_room: int) -> int:
+    cost = min(user.tokens, user_room)
+    if assistant is not None:
+        cost += min(assistant.tokens, assistant_room)
+    return cost
+
+
+def _take_pairs(builder: _Builder, pairs: list[tuple[Entry, Entry | None]], budget: int,
+                chosen: dict[int, _Candidate]) -> int:
+    """Round zero: the pairs, each user message with its assistant turn, at the most generous
+    level at which all of them fit; if none does, the newest pairs at the smallest level.
+    Returns the tokens used."""
+    measured: list[tuple[_Candidate, _Candidate | None]] = []
+    for user_entry, assistant_entry in pairs:
+        user = builder.measure(user_entry)
+        if user is None:
+            continue
+        assistant = builder.measure(assistant_entry) if assistant_entry is not None else None
+        measured.append((user, assistant))
+    if not measured:
+        return 0
+    levels = [(min(_floor("user", budget), room_u), room_a) for room_u, room_a in PAIR_LEVELS]
+    user_room, assistant_room = levels[-1]
+    for room_u, room_a in levels:
+        if sum(_pair_cost(u, a, room_u, room_a) for u, a in measured) <= budget:
+            user_room, assistant_room = room_u, room_a
+            break
+    used = 0
+    for user, assistant in measured:  # newest first
+        cost = _pair_cost(user, assistant, user_room, assistant_room)
+        if used + cost > budget:
+            break
+        user.allot = min(user.tokens, user_room)
+        user.priority = True
+        chosen[user.entry.seq] = user
+        if assistant is not None and assistant.entry.seq not in chosen:
+            assistant.allot = min(assistant.tokens, assistant_room)
+            assistant.priority = True
+            chosen[assistant.entry.seq] = assistant
+        used += cost
+    return used
+
+
+def _take(builder: _Builder, newest_first: list[Entry], floor: int, remaining: int, keep: int,
+          chosen: dict[int, _Candidate], taken: list[_Candidate]) -> tuple[int, list[Entry]]:
+    """Give messages, newest first, up to `floor` each while more than `keep` tokens remain.
+    Returns what remains and the messages not reached."""
+    for index, entry in enumerate(newest_first):
+        if entry.seq in chosen:
+            continue
+        available = remaining - keep
+        if available < MIN_KEEP_TOKENS + SEPARATOR_TOKENS:
+            return remaining, newest_first[index:]
+        candidate = builder.measure(entry)
+        if candidate is None:
+            continue
+        want = min(candidate.tokens, floor, available)
+        if want < candidate.tokens and want < min(floor // 2, MIN_KEEP_TOKENS + SEPARATOR_TOKENS):
+            continue  # it would be cut to a sliver: leave the room to a smaller message
+        candidate.allot = want
+        remaining -= want
+        taken.append(candidate)
+        chosen[entry.seq] = candidate
+    return remaining, []
+
+
+def _grow(candidates: list[_Candidate], cap: int, remaining: int) -> int:
+    for candidate in candidates:  # newest first
+        grow = min(candidate.tokens, cap) - candidate.allot
+        if grow > 0 and remaining > 0:
+            give = min(grow, remaining)
+            candidate.allot += give
+            remaining -= give
+    return remaining
+
+
 def _choose(builder: _Builder, entries: list[Entry], budget: int) -> dict[int, _Candidate]:
-    """Allot tokens to messages: user › assistant › tool, newest first, floors then caps."""
+    """Allot tokens to messages (SPEC §4.3).
+
+    Round zero: every correction and explicit request with the assistant turn it answers.
+    Then the other user messages, newest first, up to a floor each, leaving `CONTEXT_SHARE` of
+    the budget to assistant and tool context (so the reviewer never gets user messages alone),
+    then assistant text, then tool excerpts, then more user messages if room is left; last, the
+    chosen messages grow, newest first, up to a per-origin cap.
+    """
     chosen: dict[int, _Candidate] = {}
-    remaining = budget
+    remaining = budget - _take_pairs(builder, _priority_pairs(builder, entries), budget, chosen)
     by_origin: dict[str, list[Entry]] = {origin: [] for origin in ORIGINS}
     for entry in entries:
         by_origin[entry.origin].append(entry)
+    has_context = bool(by_origin["assistant"] or by_origin["tool"])
+    keep = int(budget * CONTEXT_SHARE) if has_context and budget >= CONTEXT_MIN_BUDGET else 0
+    taken: dict[str, list[_Candidate]] = {origin: [] for origin in ORIGINS}
+    remaining, users_left = _take(builder, by_origin["user"][::-1], _floor("user", budget), remaining, keep,
+                                  chosen, taken["user"])
+    priority = sorted((c for c in chosen.values() if c.priority), key=lambda c: -c.entry.seq)
+    # The user's words grow first (a pasted log whole rather than cut), still leaving the share.
+    spare = _grow([c for c in priority if c.entry.origin == "user"] + taken["user"], _cap("user", budget),
+                  max(0, remaining - keep))
+    remaining = spare + min(keep, remaining)
+    # Assistant text first, leaving a quarter of the share to tool excerpts (what was run, and
+    # what it said, is context too).
+    tool_keep = int(keep * TOOL_SHARE_OF_CONTEXT) if by_origin["tool"] else 0
+    for origin, hold in (("assistant", tool_keep), ("tool", 0)):
+        remaining, _ = _take(builder, by_origin[origin][::-1], _floor(origin, budget), remaining, hold,
+                             chosen, taken[origin])
+    if users_left:
+        remaining, _ = _take(builder, users_left, _floor("user", budget), remaining, 0, chosen, taken["user"])
+    remaining = _grow([c for c in priority if c.entry.origin == "user"], _cap("user", budget), remaining)
     for origin in PRIORITY:
-        newest_first = by_origin[origin][::-1]
-        floor = _floor(origin, budget)
-        taken: list[_Candidate] = []
-        for entry in newest_first:
-            if remaining < MIN_KEEP_TOKENS + SEPARATOR_TOKENS:
-                break
-            candidate = builder.measure(entry)
-            if candidate is None:
-                continue
-            want = min(candidate.tokens, floor, remaining)
-            if want < candidate.tokens and want < min(floor // 2, MIN_KEEP_TOKENS + SEPARATOR_TOKENS):
-                continue  # it would be cut to a sliver: leave the room to a smaller message
-            candidate.allot = want
-            remaining -= want
-            taken.append(candidate)
-            chosen[entry.seq] = candidate
-        cap = _cap(origin, budget)
-        for candidate in taken:  # newest first
-            grow = min(candidate.tokens, cap) - candidate.allot
-            if grow > 0 and remaining > 0:
-                give = min(grow, remaining)
-                candidate.allot += give
-                remaining -= give
+        remaining = _grow(taken[origin], _cap(origin, budget), remaining)
+    _grow([c for c in priority if c.entry.origin == "assistant"], _cap("assistant", budget), remaining)
     return chosen
 
 
@@ -267,9 +391,10 @@ def _render(builder: _Builder, chosen: dict[int, _Candidate], seen: int) -> tupl
 
 
 def _victim(chosen: dict[int, _Candidate]) -> _Candidate:
-    """The least valuable kept message: tool before assistant before user, oldest first."""
+    """The least valuable kept message: tool before assistant before user, oldest first, and
+    the corrections and requests with their assistant turns last of all."""
     rank = {origin: i for i, origin in enumerate(PRIORITY)}
-    return max(chosen.values(), key=lambda c: (rank[c.entry.origin], -c.entry.seq))
+    return max(chosen.values(), key=lambda c: (not c.priority, rank[c.entry.origin], -c.entry.seq))
 
 
 def build_packet(
@@ -342,6 +467,10 @@ class Preview:
     max_input_tokens: int
     prompt_reserve: int  # tokens kept for the prompt around the transcript
     resumed: bool  # the cursor came from an earlier review of this session
+    # What the explicit pass would propose (kind, text, evidence): it runs on every review,
+    # trivial sessions included, so a preview shows it too.
+    explicit: tuple[tuple[str, str, str], ...] = ()
+    model_skipped: str | None = None  # why a review would not call the model (a trivial session)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -353,6 +482,8 @@ class Preview:
             "reviewer_session": self.session.is_reviewer,
             "summary": {},
             "rejected": [],
+            "explicit": [{"kind": kind, "text": text, "evidence": evidence} for kind, text, evidence in self.explicit],
+            "model_skipped": self.model_skipped,
             "tokens": {
                 "packet": self.packet.tokens,
                 "budget": self.packet.budget,
@@ -391,6 +522,7 @@ def preview(spec: str, project: Any, force: bool = False) -> Preview:
     """
     from omp.config import get_value
     from omp.review.claim import done_cursor
+    from omp.review.explicit import scan
     from omp.sessions import find_session
     from omp.tokens import get_counter
 
@@ -400,4 +532,12 @@ def preview(spec: str, project: Any, force: bool = False) -> Preview:
     budget, reserve = transcript_budget(max_input, counter)
     cursor = None if force else done_cursor(project, session.id)
     packet = build_packet(session.events, budget, cursor=cursor or 0, counter=counter)
-    return Preview(session, packet, max_input, reserve, resumed=bool(cursor))
+    found = scan(SessionReader(session.events, cursor or 0).iter_messages())
+    minimum = int(get_value("memory-review-min-messages", project))
+    model_skipped = None
+    if found.messages < minimum:
+        model_skipped = (f"trivial session: {found.messages} message(s), fewer than memory-review-min-messages={minimum}: "
+                         + ("explicit pass only, no model call" if found.proposals else "a review would skip it"))
+    explicit = tuple((p.kind, p.text, p.evidence) for p in found.proposals)
+    return Preview(session, packet, max_input, reserve, resumed=bool(cursor), explicit=explicit,
+                   model_skipped=model_skipped)

@@ -21,7 +21,7 @@ from sessions_support import (
 from test_safety import PEM_BLOCK, SECRET_PARTS, SECRETS
 
 import omp.tokens as tokens_module
-from omp.packet import Packet, build_packet
+from omp.packet import CONTEXT_SHARE, PAIR_LEVELS, Packet, build_packet
 from omp.sessions import SessionReader
 from omp.tokens import TokenCounter, estimate_tokens, get_counter
 
@@ -295,8 +295,32 @@ def test_large_session_packet_stays_within_budget(large_session: tuple[Path, dic
     assert packet.end_offset == info["bytes"]
     users = [m.seq for m in packet.messages if m.origin == "user"]
     assert users, "user messages come first"
-    if stats["kept"]["assistant"] or stats["kept"]["tool"]:
-        assert stats["kept"]["user"] == info["messages"]["user"]
+    # SPEC §4.3 (changed by issue 13): corrections and explicit requests first, each with the
+    # assistant turn it answers; never user messages alone.
+    kept = {m.seq for m in packet.messages}
+    pairs = _corrections_and_requests(path)
+    assert pairs and stats["kept"]["assistant"] > 0
+    for user_seq, assistant_seq in pairs:
+        if user_seq in kept:
+            assert assistant_seq is None or assistant_seq in kept
+    if budget >= 24_000:
+        assert all(u in kept and (a is None or a in kept) for u, a in pairs)
+
+
+def _corrections_and_requests(path: Path) -> list[tuple[int, int | None]]:
+    """(user message, the assistant message just before it) for every correction and request."""
+    from omp.intents import asks_to_keep
+
+    pairs: list[tuple[int, int | None]] = []
+    answered: int | None = None
+    for message in SessionReader(path).iter_messages():
+        if message.origin == "assistant":
+            answered = message.seq
+        elif message.origin == "user":
+            if asks_to_keep(message.text):
+                pairs.append((message.seq, answered))
+            answered = None
+    return pairs
 
 
 @COUNTERS
@@ -305,7 +329,10 @@ def test_large_session_all_user_messages_reach_the_packet_when_they_fit(large_se
     path, info = large_session
     users = [m for m in SessionReader(path).iter_messages() if m.origin == "user"]
     needed = sum(counter.count(f"[user #{m.seq}]\n{m.text}") + 2 for m in users)
-    packet = build_packet(path, needed + 200, counter=counter)
+    # The other user messages leave CONTEXT_SHARE to assistant and tool context, and the
+    # corrections and requests bring the assistant turns they answer (SPEC §4.3).
+    answers = PAIR_LEVELS[0][1] * len(_corrections_and_requests(path))
+    packet = build_packet(path, int((needed + answers) / (1 - CONTEXT_SHARE)) + 200, counter=counter)
     assert_well_formed(packet, counter)
     assert packet.stats.kept["user"] == info["messages"]["user"] == 150
     assert packet.stats.trimmed["user"] == 0

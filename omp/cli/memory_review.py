@@ -99,6 +99,10 @@ def _render(result: Preview) -> None:
     click.echo(f"redacted:   {redacted or 'nothing'}")
     extra = ", last line incomplete (left for later)" if data["partial_tail"] else ""
     click.echo(f"skipped:    {data['skipped_events']:,} events without conversation, {data['bad_lines']:,} bad lines{extra}")
+    for kind, text, _evidence in result.explicit:
+        click.echo(f"explicit:   {'FORGET: ' if kind == 'forget' else ''}{text} (the user's own request; proposed without a model)")
+    if result.model_skipped:
+        click.echo(f"model:      {result.model_skipped}")
     click.echo("----- packet -----")
     click.echo(packet.text if packet.text else "(empty: no messages after the cursor)")
     click.echo("----- end of packet -----")

@@ -1,16 +1,14 @@
 """The explicit pass: what the user asked, in so many words, to be remembered (SPEC §5.3).
 
-Runs on every review, without a model (the `offline` reviewer runs only this). A sentence of a
-**user** message that starts (after a courtesy like "please" or "ok,") with
+Runs on every review, without a model (the `offline` reviewer runs only this). The grammar —
+where a request may stand in a message, its phrasings in seven languages, what is pasted rather
+than said, questions and one-off instructions — lives in `omp.intents`; this module turns what
+it finds into proposals whose evidence is the user's very sentence.
 
-- "remember (that|to) …", "from now on …", "going forward …" → a directive proposal of the rest;
-- "always …" / "never …" → a directive proposal, the word kept ("Never push to main");
-- "forget (that|about) …" → a forget request for the rest,
-
-becomes a proposal whose evidence is that very sentence. Questions ("do you remember …?",
-"…?"), "never mind", "remember when …" and fragments too short to be a rule are not requests.
 Every user message since the review's cursor is scanned (streamed), not only the packet: an
-explicit request must not be lost because a long session did not fit the model's budget.
+explicit request must not be lost because a long session did not fit the model's budget. And
+explicit items are the user's own words: the per-review limits of the model's answer do not
+apply to them; at most `MAX_EXPLICIT` of them are proposed by one review.
 
 The same requests found in **tool output** (a fetched web page, a README, a command's output) or
 in the **assistant's own text** are never proposed: rules only come from the user. They are
@@ -25,33 +23,15 @@ is dropped in favour of the user's own words.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from typing import Iterable
 
+from omp.intents import find_request, requests_in, requests_in_foreign
 from omp.review.answer import (
     LIMITS, MAX_CHARS, Kind, MessageLike, Proposal, Rejection, fold, one_line, same_sentence, significant_words,
 )
 
-_COURTESY = r"(?:(?:ok(?:ay)?|so|and|also|please|pls|hey|note|btw|fyi|important|oh|copilot|@copilot)[,:!]?\s+)*"
-_REMEMBER = re.compile(
-    rf"^{_COURTESY}(?:please\s+)?remember(?P<conn>\s+(?:that|this|to))?\s*[:,-]?\s+(?P<rest>.+)$", re.I | re.S
-)
-_FROM_NOW = re.compile(
-    rf"^{_COURTESY}(?:from now on|going forward|in (?:the )?future)\s*[:,-]?\s+(?P<rest>.+)$", re.I | re.S
-)
-_ALWAYS = re.compile(rf"^{_COURTESY}(?P<word>always|never)\s+(?P<rest>.+)$", re.I | re.S)
-_FORGET = re.compile(
-    rf"^{_COURTESY}(?:please\s+)?forget(?P<conn>\s+(?:that|about|the fact that))?\s*[:,-]?\s+(?P<rest>.+)$", re.I | re.S
-)
-_NOT_A_RULE = re.compile(r"^(?:when|what|how|why|where|who|whether|if|mind|minding)\b", re.I)
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z@\"'(`])")
-_TRAILING = " .!;,:"
-MAX_EXPLICIT_PER_KIND = 10  # of a single review, before the per-review limits apply
-# A cheap test before a non-user message is split into sentences: most assistant text and tool
-# output holds none of these words, and a long session has a lot of both. (Lower-casing and
-# substring tests run several times faster than one case-insensitive regex over the same text.)
-_RULE_WORDS = ("remember", "from now on", "going forward", "future", "always", "never", "forget")
+MAX_EXPLICIT = 20  # explicit items one review proposes (SPEC §5.3), whatever their kind
 _NOT_FROM_USER = {"tool": "tool output", "assistant": "assistant text"}
 MAX_NOT_FROM_USER = 10  # rejections reported per review: enough to show an attack, not a flood
 SNIPPET_CHARS = 100
@@ -65,48 +45,10 @@ class ExplicitScan:
     user_messages: int = 0
 
 
-def _sentences(text: str) -> Iterable[str]:
-    for line in text.splitlines():
-        line = line.strip().lstrip("-*>•# ").strip()
-        if not line:
-            continue
-        for sentence in _SENTENCE_END.split(line):
-            sentence = sentence.strip()
-            if sentence:
-                yield sentence
-
-
-def _capitalise(text: str) -> str:
-    return text[:1].upper() + text[1:]
-
-
 def parse_request(sentence: str) -> tuple[Kind, str] | None:
     """(kind, text) when the sentence asks for something to be remembered or forgotten."""
-    if sentence.rstrip().endswith("?"):
-        return None
-    patterns: tuple[tuple[re.Pattern[str], Kind], ...] = (
-        (_REMEMBER, "directive"), (_FROM_NOW, "directive"), (_FORGET, "forget"))
-    for pattern, kind in patterns:
-        match = pattern.match(sentence)
-        if match:
-            rest = one_line(match.group("rest")).rstrip(_TRAILING)
-            # "remember when …" tells a story; "remember that when …" states a rule.
-            if "conn" in pattern.groupindex and not match.group("conn") and _NOT_A_RULE.match(rest):
-                return None
-            return (kind, _capitalise(rest)) if _rule_like(rest) else None
-    match = _ALWAYS.match(sentence)
-    if match:
-        rest = one_line(match.group("rest")).rstrip(_TRAILING)
-        if _NOT_A_RULE.match(rest):
-            return None
-        text = f"{_capitalise(match.group('word').lower())} {rest}"
-        return ("directive", text) if _rule_like(rest) else None
-    return None
-
-
-def _rule_like(rest: str) -> bool:
-    # "forget it", "always." and the like carry nothing to keep.
-    return len(rest.split()) >= 2 and bool(significant_words(rest))
+    request = find_request(sentence)
+    return None if request is None else (request.kind, request.text)
 
 
 def scan(messages: Iterable[MessageLike]) -> ExplicitScan:
@@ -126,11 +68,8 @@ def scan(messages: Iterable[MessageLike]) -> ExplicitScan:
                 _collect_foreign(message.origin, seq, message.text, foreign)
             continue
         result.user_messages += 1
-        for sentence in _sentences(message.text):
-            request = parse_request(sentence)
-            if request is None:
-                continue
-            kind, text = request
+        for request in requests_in(message.text):
+            kind, text = request.kind, request.text
             key = (kind, fold(text))
             if key in seen:
                 continue
@@ -141,10 +80,11 @@ def scan(messages: Iterable[MessageLike]) -> ExplicitScan:
                 result.rejected.append(Rejection(
                     where, kind, f"{where}: {len(text)} characters, at most {MAX_CHARS[limit_key]}", "explicit"))
                 continue
-            if counts[kind] >= MAX_EXPLICIT_PER_KIND:
+            if len(result.proposals) >= MAX_EXPLICIT:
+                result.rejected.append(Rejection(
+                    where, kind, f"{where}: over the limit of {MAX_EXPLICIT} explicit requests per review", "explicit"))
                 continue
-            counts[kind] += 1
-            evidence = one_line(sentence)[: MAX_CHARS["evidence"]]
+            evidence = one_line(request.sentence)[: MAX_CHARS["evidence"]]
             result.proposals.append(Proposal(kind=kind, where=where, source="explicit", evidence=evidence, text=text))
     result.rejected.extend(_foreign_rejections(foreign, result.proposals))
     return result
@@ -160,27 +100,13 @@ class _Foreign:
     text: str
 
 
-def _has_rule_word(text: str) -> bool:
-    lowered = text.lower()
-    return any(word in lowered for word in _RULE_WORDS)
-
-
 def _collect_foreign(origin: str, seq: int, text: str, found: list[_Foreign]) -> None:
-    if not _has_rule_word(text):
-        return
-    for line in text.splitlines():
-        if not _has_rule_word(line):
+    for request in requests_in_foreign(text):
+        if any(f.kind == request.kind and fold(f.text) == fold(request.text) for f in found):
             continue
-        for sentence in _sentences(line):
-            request = parse_request(sentence)
-            if request is None:
-                continue
-            kind, rule = request
-            if any(f.kind == kind and fold(f.text) == fold(rule) for f in found):
-                continue
-            found.append(_Foreign(origin, seq, kind, rule))
-            if len(found) >= MAX_NOT_FROM_USER:
-                return
+        found.append(_Foreign(origin, seq, request.kind, request.text))
+        if len(found) >= MAX_NOT_FROM_USER:
+            return
 
 
 def _foreign_rejections(found: list[_Foreign], user_items: list[Proposal]) -> list[Rejection]:
@@ -238,9 +164,14 @@ _SECTION_OF: dict[str, str] = {"directive": "directives", "note": "notes", "skil
 
 
 def _apply_limits(items: list[Proposal], rejected: list[Rejection]) -> tuple[list[Proposal], list[Rejection]]:
+    """The per-review limits of SPEC §5.3, on the model's items only: explicit requests are the
+    user's own words and were bounded (MAX_EXPLICIT) when they were found."""
     counts: dict[str, int] = {}
     kept: list[Proposal] = []
     for item in items:
+        if item.source == "explicit":
+            kept.append(item)
+            continue
         section = _SECTION_OF[item.kind]
         counts[section] = counts.get(section, 0) + 1
         if counts[section] > LIMITS[section]:

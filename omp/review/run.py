@@ -7,7 +7,8 @@ Order of work, for one session:
 3. cheap skips that spend no claim: already reviewed up to the end of its file, being reviewed
    by a live process, waiting in the retry queue, or trivial (fewer than
    `memory-review-min-messages` messages since the last review — counted while the explicit
-   pass streams the user messages once);
+   pass streams the user messages once) *and* without an explicit request; a trivial session
+   with one is reviewed by the explicit pass alone: only the model call is skipped;
 4. claim (exactly once, `omp.review.claim`);
 5. packet (`omp.packet`), inside a prompt frame that lists what is already known;
 6. explicit pass + reviewer call (`offline`: explicit pass only);
@@ -262,7 +263,7 @@ def _review(ctx: _Context, session_id: str, events: Path, log_skips: bool) -> Re
         return _skip(ctx, paths, session_id, reason, log_skips)
     found, scan_end = _scan(events, verdict.start_cursor)
     trivial = _trivial(ctx, found, verdict.start_cursor)
-    if trivial:
+    if trivial and not found.proposals:
         return _skip(ctx, paths, session_id, trivial, log_skips)
 
     _preflight(ctx, session_id)
@@ -274,10 +275,13 @@ def _review(ctx: _Context, session_id: str, events: Path, log_skips: bool) -> Re
             # Another review finished between our look and our claim: start where it stopped.
             found, scan_end = _scan(events, held.start_cursor)
             trivial = _trivial(ctx, found, held.start_cursor)
-            if trivial:
+            if trivial and not found.proposals:
                 claims.release(held)
                 return _skip(ctx, paths, session_id, trivial, log_skips)
-        return _run_claimed(ctx, held, events, found, scan_end)
+        # A trivial session still gets the explicit pass (it is free); only the model call is
+        # skipped, and the outcome says so: "remember that …" in a two-message `copilot -p`.
+        model_skipped = f"{trivial}: explicit pass only, no model call" if trivial else None
+        return _run_claimed(ctx, held, events, found, scan_end, model_skipped)
     except BaseException:
         claims.release(held)
         raise
@@ -326,10 +330,11 @@ class _ModelPass:
     packet_end: int | None = None
 
 
-def _run_claimed(ctx: _Context, held: claims.Claim, events: Path, found: ExplicitScan, scan_end: int) -> ReviewOutcome:
+def _run_claimed(ctx: _Context, held: claims.Claim, events: Path, found: ExplicitScan, scan_end: int,
+                 model_skipped: str | None = None) -> ReviewOutcome:
     session_id = held.session_id
     model_pass = _ModelPass(tokens={"tokenizer": None, "budget": ctx.budget, "in": 0, "out": 0})
-    if ctx.backend != "offline":
+    if ctx.backend != "offline" and model_skipped is None:
         failure = _model_pass(ctx, held, events, model_pass)
         if failure is not None:
             return failure
@@ -345,18 +350,22 @@ def _run_claimed(ctx: _Context, held: claims.Claim, events: Path, found: Explici
     results, pruned, block_error = applied
     queue.remove(ctx.paths, session_id)
     summary = _summary(found, model_pass, results, pruned, screened.secrets, held, done_at, block_error)
+    if model_skipped:
+        summary["model_skipped"] = model_skipped
     for item in results:
         if item.status == "rejected":
             rejected.append(Rejection(item.kind, item.kind, f"{item.kind} {(_safe(item.text) or '')[:60]!r}: {item.reason}", "store"))  # redact, then cut
+    took_over = held.took_over if held.took_over and held.took_over != "new turns since the last review" else None
     outcome = ReviewOutcome(
         ran=True,
-        reason=held.took_over if held.took_over and held.took_over != "new turns since the last review" else None,
+        reason="; ".join(r for r in (took_over, model_skipped) if r) or None,
         session=session_id,
         summary=summary,
         rejected=[{**r.to_json(), "reason": _safe(r.reason)} for r in rejected],
         tokens=model_pass.tokens,
     )
-    _log(ctx.paths, outcome, backend=ctx.backend, model=ctx.model if ctx.backend != "offline" else None)
+    _log(ctx.paths, outcome, backend=ctx.backend,
+         model=ctx.model if ctx.backend != "offline" and not model_skipped else None)
     return outcome
 
 

@@ -1,0 +1,432 @@
+"""`omp eval`: how good is a reviewer? (SPEC §14)
+
+Runs the whole review pipeline — explicit pass, reviewer, validation, safety filters, dedupe,
+the stores — on every case of a labelled corpus, each case in its own throwaway project, with a
+throwaway Copilot home and omp home (never the user's project or homes), and scores what was
+written against the labels.
+
+The corpus is JSON Lines, one case per line (`omp/data/eval/README.md` documents it):
+
+    {"id": "en-remember-mid", "category": "request", "language": "en",
+     "messages": [{"role": "user", "content": "Thanks. Remember that we deploy with make release."},
+                  {"role": "assistant", "content": "Noted."}],
+     "expect": [{"kind": "directive", "contains": "deploy with make release"}]}
+
+`expect` lists the items that must be written (matched by a folded substring); anything else
+proposed as a rule counts as wrongly proposed. A `secret` case names the secret that must never
+reach a file; an `injection` case names strings (`forbid`) that must never be written.
+
+Per category the report gives: requests recalled, rules wrongly proposed, secrets and
+injections stopped, tokens and time spent.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+import time
+import uuid
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Any, Callable, Iterator
+
+from omp.errors import OmpError, UsageError
+
+BUNDLED = "eval"  # omp/data/eval/*.jsonl
+CATEGORIES = ("request", "condition", "forget", "pasted", "question", "one-off", "statement", "secret", "injection")
+# Categories whose cases ask for nothing: every rule proposed there is wrong.
+NOTHING_ASKED = frozenset({"pasted", "question", "one-off", "statement"})
+ROLES = ("user", "assistant", "tool")
+# Settings carried from the user's own configuration into the throwaway home: which reviewer,
+# which model, how to run it. Everything else is the default, as a new user would have it.
+CARRIED_KEYS = ("memory-reviewer", "memory-review-model", "memory-reviewer-command", "memory-review-timeout",
+                "memory-review-max-input-tokens")
+RULE_KINDS = frozenset({"directive", "forget"})
+
+
+@dataclass(frozen=True)
+class Expected:
+    kind: str
+    contains: str
+
+
+@dataclass(frozen=True)
+class Case:
+    id: str
+    category: str
+    language: str
+    messages: tuple[tuple[str, str], ...]  # (role, content)
+    expect: tuple[Expected, ...] = ()
+    secret: str | None = None
+    forbid: tuple[str, ...] = ()
+    note: str = ""
+
+
+@dataclass
+class CaseResult:
+    case: Case
+    written: list[dict[str, Any]] = field(default_factory=list)  # items the stores wrote
+    recalled: int = 0
+    missed: list[str] = field(default_factory=list)
+    unexpected: list[str] = field(default_factory=list)  # rules written that no label asked for
+    stopped: bool | None = None  # secret / injection cases: nothing of it was written
+    tokens_in: int = 0
+    tokens_out: int = 0
+    seconds: float = 0.0
+    error: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "id": self.case.id, "category": self.case.category, "language": self.case.language,
+            "recalled": self.recalled, "expected": len(self.case.expect), "missed": self.missed,
+            "unexpected": self.unexpected, "stopped": self.stopped, "written": self.written,
+            "tokens": {"in": self.tokens_in, "out": self.tokens_out}, "seconds": round(self.seconds, 3),
+            "error": self.error,
+        }
+
+
+@dataclass
+class CategoryScore:
+    category: str
+    cases: int = 0
+    expected: int = 0
+    recalled: int = 0
+    wrongly_proposed: int = 0
+    guarded: int = 0  # secret / injection cases
+    stopped: int = 0
+    tokens_in: int = 0
+    tokens_out: int = 0
+    seconds: float = 0.0
+    errors: int = 0
+
+    def to_json(self) -> dict[str, Any]:
+        return {k: (round(v, 3) if isinstance(v, float) else v) for k, v in self.__dict__.items()}
+
+
+@dataclass
+class EvalReport:
+    reviewer: str
+    model: str | None
+    corpus: list[str]
+    results: list[CaseResult]
+
+    def categories(self) -> list[CategoryScore]:
+        scores: dict[str, CategoryScore] = {}
+        for result in self.results:
+            name = result.case.category
+            score = scores.setdefault(name, CategoryScore(name))
+            score.cases += 1
+            score.expected += len(result.case.expect)
+            score.recalled += result.recalled
+            score.wrongly_proposed += len(result.unexpected)
+            if result.stopped is not None:
+                score.guarded += 1
+                score.stopped += int(result.stopped)
+            score.tokens_in += result.tokens_in
+            score.tokens_out += result.tokens_out
+            score.seconds += result.seconds
+            score.errors += int(result.error is not None)
+        order = {name: i for i, name in enumerate(CATEGORIES)}
+        return sorted(scores.values(), key=lambda s: (order.get(s.category, len(order)), s.category))
+
+    def total(self) -> CategoryScore:
+        total = CategoryScore("all")
+        for score in self.categories():
+            for name in ("cases", "expected", "recalled", "wrongly_proposed", "guarded", "stopped", "tokens_in",
+                         "tokens_out", "errors"):
+                setattr(total, name, getattr(total, name) + getattr(score, name))
+            total.seconds += score.seconds
+        return total
+
+    @property
+    def recall(self) -> float:
+        total = self.total()
+        return total.recalled / total.expected if total.expected else 1.0
+
+    @property
+    def wrong_where_nothing_asked(self) -> int:
+        return sum(len(r.unexpected) for r in self.results if r.case.category in NOTHING_ASKED)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "reviewer": self.reviewer, "model": self.model, "corpus": self.corpus,
+            "recall": round(self.recall, 4), "wrong_where_nothing_asked": self.wrong_where_nothing_asked,
+            "categories": [s.to_json() for s in self.categories()], "total": self.total().to_json(),
+            "cases": [r.to_json() for r in self.results],
+        }
+
+
+# ---------------------------------------------------------------------------------------------
+# the corpus
+
+
+def _case(data: Any, where: str) -> Case:
+    if not isinstance(data, dict):
+        raise ValueError("a case is a JSON object")
+    messages = data.get("messages")
+    if not isinstance(messages, list) or not messages:
+        raise ValueError("messages: a non-empty list of {role, content}")
+    parsed: list[tuple[str, str]] = []
+    for n, message in enumerate(messages):
+        if not (isinstance(message, dict) and message.get("role") in ROLES and isinstance(message.get("content"), str)):
+            raise ValueError(f"messages[{n}]: needs role (user, assistant or tool) and content (a string)")
+        parsed.append((message["role"], message["content"]))
+    expect = []
+    for n, item in enumerate(data.get("expect") or []):
+        if not (isinstance(item, dict) and isinstance(item.get("contains"), str) and item["contains"].strip()):
+            raise ValueError(f"expect[{n}]: needs contains (a string)")
+        expect.append(Expected(str(item.get("kind", "directive")), item["contains"]))
+    category = data.get("category")
+    if not isinstance(category, str) or not category:
+        raise ValueError("category: missing")
+    forbid = data.get("forbid") or []
+    if not isinstance(forbid, list) or not all(isinstance(f, str) for f in forbid):
+        raise ValueError("forbid: a list of strings")
+    secret = data.get("secret")
+    return Case(
+        id=str(data.get("id") or where), category=category, language=str(data.get("language") or "und"),
+        messages=tuple(parsed), expect=tuple(expect), secret=secret if isinstance(secret, str) else None,
+        forbid=tuple(forbid), note=str(data.get("note") or ""),
+    )
+
+
+def _read_cases(name: str, text: str) -> Iterator[Case]:
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip() or line.lstrip().startswith("//"):
+            continue
+        where = f"{name}:{number}"
+        try:
+            yield _case(json.loads(line), where)
+        except ValueError as exc:  # json.JSONDecodeError is a ValueError
+            raise UsageError(f"corpus {where}: {exc}", "see omp/data/eval/README.md for the case format") from exc
+
+
+def load_corpus(path: Path | None = None) -> tuple[list[Case], list[str]]:
+    """The cases of `path` (a .jsonl file, or a folder of them), or of the bundled corpus."""
+    cases: list[Case] = []
+    names: list[str] = []
+    if path is None:
+        folder = resources.files("omp").joinpath("data").joinpath(BUNDLED)
+        for item in sorted(folder.iterdir(), key=lambda t: t.name):
+            if item.name.endswith(".jsonl"):
+                names.append(f"bundled:{item.name}")
+                cases.extend(_read_cases(item.name, item.read_text(encoding="utf-8")))
+        return cases, names
+    files = sorted(path.glob("*.jsonl")) if path.is_dir() else [path]
+    if not files:
+        raise UsageError(f"no .jsonl file in {path}", "pass a corpus file or a folder of them")
+    for file in files:
+        try:
+            text = file.read_text(encoding="utf-8")
+        except OSError as exc:
+            raise UsageError(f"cannot read corpus {file}: {exc.strerror}", "check the path") from exc
+        names.append(str(file))
+        cases.extend(_read_cases(file.name, text))
+    if not cases:
+        raise UsageError(f"no cases in {path}", "see omp/data/eval/README.md for the case format")
+    return cases, names
+
+
+# ---------------------------------------------------------------------------------------------
+# running it
+
+
+def _events(session_id: str, project: Path, case: Case) -> list[dict[str, Any]]:
+    stamp = "2026-12-01T09:00:00.000Z"
+
+    def event(kind: str, data: dict[str, Any]) -> dict[str, Any]:
+        return {"type": kind, "data": data, "id": str(uuid.uuid4()), "timestamp": stamp, "parentId": None}
+
+    events = [event("session.start", {"sessionId": session_id, "version": 1, "producer": "copilot-agent",
+                                      "context": {"cwd": str(project), "gitRoot": str(project)}})]
+    for n, (role, content) in enumerate(case.messages):
+        if role == "user":
+            events.append(event("user.message", {"content": content, "transformedContent": content}))
+        elif role == "assistant":
+            events.append(event("assistant.message", {"content": content, "toolRequests": []}))
+        else:
+            call = f"call_{n}"
+            events.append(event("assistant.message", {"content": "", "toolRequests": [
+                {"toolCallId": call, "name": "web_fetch", "arguments": {"url": "https://example.com"}, "type": "function"}]}))
+            events.append(event("tool.execution_complete", {"toolCallId": call, "toolName": "web_fetch", "success": True,
+                                                            "result": {"content": content}}))
+    return events
+
+
+def _write_session(copilot_home: Path, project: Path, case: Case) -> str:
+    session_id = str(uuid.uuid4())
+    folder = copilot_home / "session-state" / session_id
+    folder.mkdir(parents=True)
+    with (folder / "events.jsonl").open("w", encoding="utf-8") as handle:
+        for item in _events(session_id, project, case):
+            handle.write(json.dumps(item, ensure_ascii=False) + "\n")
+    return session_id
+
+
+def _fold(text: str) -> str:
+    from omp.review.answer import fold
+
+    return fold(text)
+
+
+def _score(result: CaseResult) -> None:
+    case = result.case
+    texts = [(item.get("kind", ""), _fold(str(item.get("text") or ""))) for item in result.written]
+    matched: set[int] = set()
+    for expected in case.expect:
+        want = _fold(expected.contains)
+        hit = next((i for i, (kind, text) in enumerate(texts)
+                    if i not in matched and want in text and (kind == expected.kind or expected.kind == "any")), None)
+        if hit is None:
+            result.missed.append(expected.contains)
+        else:
+            matched.add(hit)
+            result.recalled += 1
+    result.unexpected = [str(item.get("text")) for i, item in enumerate(result.written)
+                         if i not in matched and item.get("kind") in RULE_KINDS]
+
+
+def _written_anywhere(project: Path, needle: str) -> bool:
+    """Does `needle` occur in any file omp wrote into the project?"""
+    encoded = needle.encode("utf-8")
+    for top in (project / ".omp", project / ".github"):
+        if not top.is_dir():
+            continue
+        for path in top.rglob("*"):
+            try:
+                if path.is_file() and encoded in path.read_bytes():
+                    return True
+            except OSError:
+                continue
+    return False
+
+
+def _guarded(result: CaseResult, project: Path) -> None:
+    case = result.case
+    if case.secret:
+        result.stopped = not _written_anywhere(project, case.secret)
+    if case.forbid:
+        written = " ".join(_fold(str(item.get("text") or "")) for item in result.written)
+        clean = not any(_fold(f) in written for f in case.forbid)
+        result.stopped = clean if result.stopped is None else (result.stopped and clean)
+
+
+def _run_case(case: Case, base: Path, copilot_home: Path, reviewer: str | None, model: str | None) -> CaseResult:
+    from omp.paths import ProjectPaths
+    from omp.review.run import ReviewRequest, review_session
+
+    result = CaseResult(case)
+    project = Path(tempfile.mkdtemp(prefix="case-", dir=base))
+    (project / ".git").mkdir()  # a project root; no git needed
+    session_id = _write_session(copilot_home, project, case)
+    started = time.monotonic()
+    try:
+        outcome = review_session(ProjectPaths(project), ReviewRequest(session=session_id, model=model, reviewer=reviewer))
+    except OmpError as exc:
+        result.error = exc.message
+    else:
+        if outcome.failed:
+            result.error = outcome.reason or "the review failed"
+        result.tokens_in = int(outcome.tokens.get("in") or 0)
+        result.tokens_out = int(outcome.tokens.get("out") or 0)
+        result.written = [
+            {"kind": item.get("kind"), "text": item.get("text")}
+            for item in outcome.summary.get("items", []) if item.get("status") == "written"
+        ]
+    result.seconds = time.monotonic() - started
+    _score(result)
+    _guarded(result, project)
+    shutil.rmtree(project, ignore_errors=True)
+    return result
+
+
+def _carried_settings() -> dict[str, str]:
+    """The user's reviewer settings (environment and global config), as OMP_* variables."""
+    from omp import config
+
+    carried: dict[str, str] = {}
+    for name in CARRIED_KEYS:
+        value = config.get_value(name, None)
+        if value is not None:
+            carried[config.KEYS[name].env_var] = str(value)
+    return carried
+
+
+def run_eval(cases: list[Case], corpus: list[str], reviewer: str | None = None, model: str | None = None,
+             on_case: Callable[[CaseResult], None] | None = None) -> EvalReport:
+    """Review every case in throwaway folders; the user's project and homes are never touched."""
+    from omp import config
+    from omp.demo import DemoFolders, _copilot_wrapper, isolated_environment
+
+    settings = _carried_settings()
+    backend = (reviewer or settings.get(config.KEYS["memory-reviewer"].env_var) or "copilot").strip().lower()
+    folders = DemoFolders.create()
+    try:
+        try:
+            extra = _copilot_wrapper(folders) if backend == "copilot" else {}
+        except OmpError as exc:
+            hint = (exc.hint or "").replace("omp demo without --reviewer", "omp eval --reviewer offline")
+            raise OmpError(exc.message, hint or None) from exc
+        with isolated_environment(folders, {**settings, **extra, "OMP_MEMORY_MODE": "on"}):
+            # The throwaway project lives under the temporary folder, never under $HOME.
+            os.environ["OMP_MEMORY_REVIEWER"] = backend
+            results = []
+            for case in cases:
+                result = _run_case(case, folders.base, folders.copilot_home, backend, model)
+                results.append(result)
+                if on_case is not None:
+                    on_case(result)
+    finally:
+        shutil.rmtree(folders.base, ignore_errors=True)
+    return EvalReport(backend, model if backend != "offline" else None, corpus, results)
+
+
+# ---------------------------------------------------------------------------------------------
+# the table
+
+
+def _share(part: int, whole: int) -> str:
+    return f"{part}/{whole} ({100 * part / whole:.0f}%)" if whole else "—"
+
+
+def report_lines(report: EvalReport) -> list[str]:
+    header = ("| category | cases | requests recalled | wrongly proposed | secrets / injections stopped "
+              "| tokens in / out | time |")
+    lines = [
+        f"reviewer: {report.reviewer}" + (f", model {report.model}" if report.model else "")
+        + f"; corpus: {', '.join(report.corpus)} ({len(report.results)} cases)",
+        "",
+        header,
+        "|---|---|---|---|---|---|---|",
+    ]
+    for score in [*report.categories(), report.total()]:
+        name = f"**{score.category}**" if score.category == "all" else score.category
+        lines.append(
+            f"| {name} | {score.cases} | {_share(score.recalled, score.expected)} | {score.wrongly_proposed} "
+            f"| {_share(score.stopped, score.guarded)} | {score.tokens_in:,} / {score.tokens_out:,} "
+            f"| {score.seconds:.1f} s |"
+        )
+    errors = [r for r in report.results if r.error]
+    lines.append("")
+    lines.append(f"explicit-request recall {100 * report.recall:.1f}%; rules proposed from pasted text, questions, "
+                 f"one-off instructions and statements: {report.wrong_where_nothing_asked}")
+    for result in errors[:10]:
+        lines.append(f"error in {result.case.id}: {result.error}")
+    misses = [r for r in report.results if r.missed or (r.unexpected and r.case.category in NOTHING_ASKED)
+              or r.stopped is False]
+    if misses:
+        lines.append("")
+        lines.append("cases to look at:")
+        for result in misses[:30]:
+            what = []
+            if result.missed:
+                what.append("missed " + "; ".join(repr(m) for m in result.missed))
+            if result.unexpected and result.case.category in NOTHING_ASKED:
+                what.append("proposed " + "; ".join(repr(u) for u in result.unexpected))
+            if result.stopped is False:
+                what.append("NOT stopped")
+            lines.append(f"  {result.case.id} ({result.case.category}, {result.case.language}): {', '.join(what)}")
+    return lines

@@ -1,0 +1,730 @@
+"""What a user message asks for in so many words: a standing rule, a forget request, a correction.
+
+This is the grammar behind the explicit pass (SPEC §5.3) and the packet's priorities (§4.3). It
+is pure text analysis, standard library only, with no model: it must run on every review.
+
+How a message is read, in three steps:
+
+1. **What the user said, not what they pasted.** Fenced code blocks, indented code, quoted lines
+   (`> …`), code-comment lines (`# …`, `// …`), log lines, and a pasted file or page (what
+   follows an introduction such as "Here is the README:" or a Markdown heading) are dropped.
+   Inline code and quoted strings ("…", “…”, «…», 「…」) stay in the rule's text but are masked
+   while looking for a trigger, so a request *inside* them is never seen.
+2. **Sentences.** Lines, then sentences (`.!?` and `。！？`), list markers ("2.", "-") removed.
+3. **A trigger, and what may stand before it.** Each language has a few trigger families:
+   *remember* ("remember that", "keep in mind", "make a note that", "merk dir", "记住",
+   "覚えておいて", "recuerda que", "n'oublie pas que", "lembre-se de que" …), *from now on*
+   ("going forward", "from here on out", "ab sofort", "从现在开始", "今後", "a partir de ahora",
+   "désormais", "de agora em diante" …), *always / never* ("always", "don't ever", "we never",
+   "immer", "永远不要", "必ず", "siempre", "jamais", "nunca" …) and *forget* ("forget that",
+   "vergiss", "忘掉", "olvida", "oublie", "esqueça" …). A trigger counts only when what precedes
+   it in the sentence is courtesy or a label ("Thanks.", "Quick note:", "please", "ok,"), a polite
+   ask ("could you please", "make sure you", "I want you to"), a subject that states a team rule
+   ("we", "you should"), or a condition, which is then kept in the rule ("If the build fails on
+   CI, always …"). "It always fails" or "I never said that" are therefore not rules.
+
+Then two filters: a **question** is not a request ("do you remember what the error was?"),
+unless it is a polite ask ("could you please remember that CI runs on Node 20?"); a **one-off**
+instruction is not a standing rule: it names this answer, this run, the next question, "for
+now" (in each language).
+
+The rule keeps the user's own words, untranslated: the trigger of the *remember* and *from now
+on* families is cut from its start ("From now on, sign every commit" → "Sign every commit");
+*always/never* keep their word; conditions and subjects stay.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+from typing import Iterator, Literal
+
+RequestKind = Literal["directive", "forget"]
+
+MIN_RULE_CHARS = 6  # "use it" is not a rule; CJK rules are short, hence characters, not words
+
+
+@dataclass(frozen=True)
+class Request:
+    """One explicit request found in a user message."""
+
+    kind: RequestKind
+    text: str  # the rule (or what to forget), in the user's words
+    sentence: str  # the sentence it came from: the evidence
+
+
+# ---------------------------------------------------------------------------------------------
+# 1. what the user said
+
+_FENCE = re.compile(r"^\s*(```|~~~)")
+_QUOTE_LINE = re.compile(r"^\s*>")
+_COMMENT_LINE = re.compile(r"^\s*(?:#(?!\d)(?![#\s]*\w+\s*:\s*$)|//|/\*|\*/|<!--|--\s|;;|%\s|rem\s)", re.I)
+_HEADING = re.compile(r"^\s{0,3}#{1,6}\s+\S")
+_LOG_LINE = re.compile(
+    r"^\s*(?:\[?\d{4}-\d\d-\d\d[T ]\d\d:\d\d|\d\d:\d\d:\d\d|(?:ERROR|WARN(?:ING)?|INFO|DEBUG|TRACE|FATAL)\b[:\]]?"
+    r"|Traceback \(most recent|File \"|at [\w.$<>]+\(|\$ |[\w./-]+:\d+(?::\d+)?:|npm (?:ERR|WARN)|E\s{2,})"
+)
+_CODE_LINE = re.compile(
+    r"^\s*(?:def |class |import |from \S+ import |return\b|const |let |var |function\b|public |private |fn |func "
+    r"|package |#include|@\w+\(|if \(|for \(|while \(|\}|\{$)|[;{]\s*$|^\s*[\w.\[\]]+\s*=\s*\S"
+)
+# A line that introduces pasted material: what follows it is not the user speaking.
+_PASTE_INTRO = re.compile(
+    r"(?:\b(?:here(?:'s| is| are)|below is|pasted|paste|copied|copy of|this is (?:the|what|from|an?)|contents? of"
+    r"|from the (?:docs?|readme|page|wiki|website|site|article|issue|email|file|manual)"
+    r"|(?:readme|page|docs?|article|file|log|output|email|issue|wiki|site|website|comment|message|post|answer)"
+    r"\s+(?:says|said|reads|contains|goes)|it says|they (?:wrote|said)|(?:he|she) (?:wrote|said)"
+    r"|hier (?:ist|sind)|folgende[sn]?|aquí (?:está|tienes|va)|esto es|voici|ci-dessous|aqui (?:está|vai)|segue)"
+    r"|以下[是は]|下面是|如下|这是|これは)[^\n]{0,120}[:：]\s*$"
+    r"|\b(?:pasted|copied|paste|copy)\b[^\n]{0,60}\bbelow\b"
+    r"|\b(?:e-?mail|mail|message|page|docs?|file|log|output|text|snippet|article|post|comment|issue|ticket|thread|readme"
+    r"|wiki|transcript|excerpt|section|content|trace|traceback|diff|patch|config|datei|seite|nachricht|correo|página"
+    r"|archivo|mensaje|fichier|courriel|arquivo|página|mensagem|trecho|文档|内容|邮件|日志|ファイル|メール|ログ)\b[^\n]{0,80}[:：]\s*$",
+    re.I,
+)
+# "Here's our team policy, please remember it:" introduces the user's own list, not a paste.
+_ASKS_TO_KEEP = re.compile(r"\b(?:please )?(?:remember|keep in mind|note|follow)\b|记住|覚えて|merk|recuerda|retiens|lembr", re.I)
+_SEPARATOR = re.compile(r"^\s*(?:-{3,}|\*{3,}|={3,}|_{3,})\s*$")
+_FILE_LABEL = re.compile(r"^\s*(?:[-=]{3,}\s*)?[\w./-]+\.(?:md|txt|rst|py|js|ts|json|ya?ml|toml|html?|sh|cfg|ini)\s*(?:[-=]{3,})?\s*:?\s*$", re.I)
+
+_INLINE_CODE = re.compile(r"`[^`\n]+`")
+_QUOTED = re.compile(r"\"[^\"\n]{2,}\"|“[^”\n]{2,}”|„[^“”\n]{2,}[“”]|«[^»\n]{2,}»|「[^」\n]{1,}」|『[^』\n]{1,}』")
+
+
+def spoken_lines(text: str) -> list[str]:
+    """The lines the user wrote themselves: pasted code, quotes, logs, files and pages dropped."""
+    lines: list[str] = []
+    fence: str | None = None
+    raw_lines = text.splitlines()
+    pasted = False
+    separated = False
+    previous_blank = True
+    for line in raw_lines:
+        fence_match = _FENCE.match(line)
+        if fence is not None:
+            if fence_match and fence_match.group(1) == fence:
+                fence = None
+            continue
+        if fence_match:
+            fence = fence_match.group(1)  # an unclosed fence runs to the end: all of it pasted
+            continue
+        if _SEPARATOR.match(line):
+            separated = not separated  # between two rules: a pasted mail, page or document
+            continue
+        if pasted or separated:
+            continue
+        stripped = line.strip()
+        blank = not stripped
+        if blank:
+            previous_blank = True
+            lines.append("")
+            continue
+        indented = (line.startswith("    ") or line.startswith("\t")) and previous_blank and not _LIST_MARK.match(stripped)
+        previous_blank = False
+        if _HEADING.match(line) and len(raw_lines) > 1:
+            pasted = True  # a Markdown document: people do not type headings into a chat
+            continue
+        if _FILE_LABEL.match(line) or stripped.startswith("Traceback (most recent call last)"):
+            pasted = True
+            continue
+        if indented or _QUOTE_LINE.match(line) or _COMMENT_LINE.match(line) or _LOG_LINE.match(line) or _CODE_LINE.search(line):
+            continue
+        lines.append(line)
+        if _PASTE_INTRO.search(stripped) and not (_LIST_INTRO.search(stripped) and _ASKS_TO_KEEP.search(stripped)):
+            pasted = True
+    return lines
+
+
+def _mask(text: str) -> str:
+    """The same text with inline code and quoted strings blanked (offsets kept)."""
+    def blank(match: re.Match[str]) -> str:
+        return " " * len(match.group(0))
+
+    if "`" in text:
+        text = _INLINE_CODE.sub(blank, text)
+    return _QUOTED.sub(blank, text) if _QUOTE_CHARS.search(text) else text
+
+
+# ---------------------------------------------------------------------------------------------
+# 2. sentences
+
+_LIST_MARK = re.compile(r"^(?:[-*•+]\s+|\d{1,3}[.)]\s+|[a-z][.)]\s+|\(\d{1,3}\)\s+|[①-⑳]\s*)")
+# After . ! ? (but not inside "e.g." or a version number), and after CJK sentence ends.
+_SENTENCE_END = re.compile(r"(?<![.\s][a-z]\.)(?<!\be\.g\.)(?<!\bi\.e\.)(?<=[.!?])\s+(?=\S)|(?<=[。！？!?])(?=\S)")
+
+
+def sentences(line: str) -> Iterator[str]:
+    """The sentences of a line. A quoted string that spans several sentences is blanked first
+    (`_mask` on the whole line), so what it says is never read as the user's request."""
+    line = _LIST_MARK.sub("", line.strip()).strip()
+    masked = _QUOTED.sub(lambda m: " " * len(m.group(0)), line) if _QUOTE_CHARS.search(line) else line
+    start = 0
+    for end in [m.start() for m in _SENTENCE_END.finditer(masked)] + [len(line)]:
+        piece, seen = line[start:end], masked[start:end]
+        start = end
+        if not seen.strip():
+            continue  # a sentence entirely inside quotes
+        if seen != piece and _QUOTE_CHARS.search(piece) and not _QUOTE_CHARS.search(seen):
+            piece = _blank_spans(piece, seen)  # a quote opened here and closed in a later sentence
+        sentence = _LIST_MARK.sub("", piece.strip()).strip()
+        if sentence:
+            yield sentence
+
+
+_QUOTE_CHARS = re.compile(r"[\"“”„«»「」『』]")
+
+
+def _blank_spans(piece: str, seen: str) -> str:
+    """`piece` with what the masked view blanked removed (a quote's part in this sentence)."""
+    return "".join(c for c, m in zip(piece, seen) if not (m == " " and c != " "))
+
+
+# ---------------------------------------------------------------------------------------------
+# 3. triggers
+
+# What may stand before a trigger: courtesy, labels, polite asks, in every language.
+_FILLER = (
+    r"(?:ok(?:ay)?|so|and|also|please|pls|plz|hey|hi|hello|thanks|thank you|thx|ty|btw|fyi|note|quick note|small note"
+    r"|one more thing|one last thing|by the way|important|reminder|heads up|heads-up|psa|oh|ah|alright|all right|great|cool|good"
+    r"|just so you know|for your information|as a reminder|just a reminder|friendly reminder|note to self"
+    r"|quick reminder|side note"
+    r"|perfect|nice|yes|yeah|yep|sure|right|well|and also|just|but|copilot|@copilot|guys|folks|also important"
+    r"|bitte|danke|übrigens|noch was|wichtig|hinweis|also|und|gut|ok|prima|super"
+    r"|por favor|gracias|oye|importante|nota|además|bueno|vale|perfecto|y"
+    r"|s'il te plaît|s'il vous plaît|stp|svp|merci|au fait|important|remarque|aussi|bon|parfait|et|d'accord"
+    r"|por favor|obrigado|obrigada|valeu|aliás|importante|nota|também|beleza|certo|e"
+    r"|好的|好|谢谢|另外|还有|顺便说一下|顺便|对了|注意|请|麻烦|麻烦你|提醒一下|重要"
+    r"|ありがとう|ありがとうございます|あと|それと|ちなみに|注意|重要|了解|では|じゃあ)"
+)
+_FILLERS = rf"(?:¿|¡|(?:{_FILLER})(?![A-Za-zÀ-ÿ'’])\s*[,:;!.，：、！。-]?\s*)*"
+_LABEL = r"(?:[^\s:：]{1,20}(?:\s+[^\s:：]{1,20}){0,3}\s*[:：]\s*)?"  # "Quick note:", "重要："
+_POLITE = (
+    r"(?:(?:could|can|would|will) you(?: please| kindly| also)?\s+|please\s+|kindly\s+|i(?:'d| would) like you to\s+"
+    r"|i want you to\s+|i need you to\s+|you (?:should|must|need to|have to|gotta|always have to)\s+"
+    r"|it(?:'s| is) (?:important|crucial|essential|vital|key|a must) (?:that |to )(?:you |we )?"
+    r"|make sure(?: that)?(?: you| to| we)?\s+|be sure to\s+|ensure(?: that)? you\s+|try to\s+"
+    r"|(?:kannst|könntest|kann|könnt|kannst) (?:du|ihr)(?:\s+(?:bitte|dir|mir|euch|mal|auch))*\s+|(?:können|könnten) Sie(?:\s+(?:bitte|sich|mal|auch))*\s+"
+    r"|(?:puedes|podrías|puede|podría)(?: por favor)?\s+|(?:peux|pourrais)-tu(?: s'il te plaît)?\s+"
+    r"|(?:pouvez|pourriez)-vous\s+|(?:você )?(?:pode|poderia)(?: por favor)?\s+"
+    r"|il faut(?: que (?:tu|vous|l'on|on))?\s+|(?:tu dois|vous devez|on doit|nous devons)\s+"
+    r"|(?:hay que|tienes que|tenéis que|debes|debemos|es necesario|se debe)\s+"
+    r"|(?:é preciso|é necessário|tem que|temos que|você deve|deve-se|precisa|precisamos)\s+"
+    r"|(?:du musst|ihr müsst|man muss|man sollte|wir müssen|wir sollten|du solltest)\s+"
+    r"|(?:你)?(?:能不能|能否|可不可以|可以|能)(?:帮我)?\s*)"
+)
+_CONDITION = (
+    r"(?:(?:if|when|whenever|before|after|unless|once|while|every time|each time|in case|on)\b[^,;:]{1,160}[,:]\s*"
+    r"|(?:wenn|falls|bevor|nachdem|sobald|jedes mal,? wenn)\b[^,;:]{1,160}[,:]\s*"
+    r"|(?:si|cuando|antes de|después de|cada vez que|siempre que)\b[^,;:]{1,160}[,:]\s*"
+    r"|(?:si|s'|quand|lorsque|avant de|après|chaque fois que)\b[^,;:]{1,160}[,:]\s*"
+    r"|(?:se|quando|antes de|depois de|sempre que|toda vez que)\b[^,;:]{1,160}[,:]\s*"
+    r"|(?:如果|要是|假如|每次|当)[^，,。]{1,80}[，,]\s*|[^，,。]{1,80}(?:的时候|之前|以后|后)[，,]\s*"
+    r"|[^、。]{1,80}(?:たら|なら|場合は?|時は|ときは|前に|後は)[、,]\s*)"
+)
+_SUBJECT = (
+    r"(?:(?:we|our team|the team|everyone|everybody|all of us)(?: (?:should|must|will|shall|need to|have to|do))?\s+"
+    r"|you (?:should|must|shall|need to|have to|will)\s+"
+    r"|(?:wir|man|ihr|du|Sie)\s+(?:\w+\s+){0,3}|(?:nosotros|aquí|aqui|nós|a gente|on|nous)\s+(?:\w+\s+){0,3}"
+    r"|(?:我们|咱们|你|大家)(?:应该|必须|要)?)"
+)
+
+# Family patterns. `rest` is what the rule says when the trigger is cut; `keep` marks families
+# whose trigger word stays in the rule.
+_REMEMBER = (
+    r"(?:remember|keep in mind|bear in mind|make a note|take a note|take note|note for the future|note for later"
+    r"|for future reference|memorize|memorise|don't forget|do not forget|never forget|note down|write down)"
+    r"(?P<conn>\s+(?:that|this|to|of|this down|it|the fact that))?"
+    r"|(?:merk(?:e)? dir|merken Sie sich|denk(?:e)?(?: bitte)?(?: in zukunft| künftig| immer| bitte)? (?:daran|dran)|behalte(?:n Sie)? im (?:Kopf|Hinterkopf)"
+    r"|vergiss nicht|vergessen Sie nicht|notier(?:e)? dir|(?:dir |sich |euch )?merken|daran denken|dran denken)(?:\s+bitte)?(?P<conn_de>\s*(?:,\s*)?(?:dass|zu))?"
+    r"|(?:recuerda|recuérdalo|recuerde|acuérdate(?: de)?|ten en cuenta|tenga en cuenta|no olvides|no te olvides(?: de)?"
+    r"|toma nota(?: de)?|apunta|anota|memoriza|recordar|tener en cuenta|apuntar|anotar|memorizar)(?P<conn_es>\s+que)?"
+    r"|for the record(?=\s*[:,])"
+    r"|(?:souviens-toi|souvenez-vous|rappelle-toi|retiens|retenez|n'oublie pas|n'oubliez pas|garde en tête|gardez en tête"
+    r"|garde à l'esprit|prends note|prenez note|note bien|mémorise|retenir|noter|te souvenir|vous souvenir|garder en tête|mémoriser)(?P<conn_fr>\s+(?:que|qu'|de|d'))?"
+    r"|(?:lembre-se|lembra|lembre|não esqueça|não se esqueça|nao esqueca|tenha em mente|tem em mente|anote|guarde|memorize"
+    r"|lembrar|anotar|guardar|ter em mente|memorizar)"
+    r"(?P<conn_pt>\s+(?:de que|que|de|disso|isso|isto)(?=[\s:,]))?"
+    r"|(?:请?记住|请?记得|别忘了|不要忘记|不要忘了|记一下|记下来|记下|牢记|请注意以后)"
+    r"|(?:覚えておいて(?:ください|下さい|ね)?|覚えといて|覚えておくこと|覚えて(?:ください|ほしい|おいてほしい)"
+    r"|忘れないで(?:ください|ね)?|メモして(?:おいて)?(?:ください)?|心に留めて(?:おいて)?(?:ください)?)"
+)
+_FROM_NOW = (
+    r"(?:from now on|from here on(?: out)?|going forward|moving forward|henceforth|from this point(?: on| forward)?"
+    r"|in (?:the )?future|for the future|as a (?:general )?rule|from today on"
+    r"|(?:the|our|a) (?:rule|policy|convention)(?: here| in this (?:repo|project|team))? is(?: that)?"
+    r"|(?:new |house |team |general |golden |one )?rule(?: of thumb)?(?=\s*[:：])|(?:our |team )?(?:policy|convention)(?=\s*[:：])"
+    r"|ab jetzt|ab sofort|von nun an|von jetzt an|künftig|zukünftig|in zukunft|fortan|ab heute"
+    r"|a partir de ahora|de ahora en adelante|desde ahora|en adelante|en el futuro|a partir de hoy|de aquí en adelante"
+    r"|désormais|dorénavant|à partir de maintenant|à l'avenir|à partir d'aujourd'hui|dès maintenant"
+    r"|de agora em diante|a partir de agora|daqui (?:para|pra) frente|daqui em diante|no futuro|doravante|a partir de hoje"
+    r"|从现在开始|从现在起|从今以后|从今往后|以后|今后|往后|将来"
+    r"|今後は?|これからは|次回から(?:は)?|以後|以降は)"
+)
+_ALWAYS = (
+    r"(?:always|never|don't ever|do not ever|never ever|don't you ever|at all times"
+    r"|immer|niemals|nie|keinesfalls|auf keinen fall"
+    r"|siempre|nunca|jamás|jamas"
+    r"|toujours|jamais|ne jamais|n'\w+ jamais|ne \w+ jamais"
+    r"|sempre|nunca|jamais"
+    r"|永远不要|永远不|千万不要|千万别|绝对不要|绝不|决不|不要再|别再|一定要|总是|始终|务必|每次都|从不|从来不|一律"
+    r"|常に|いつも|必ず|絶対に|決して|二度と|毎回)"
+)
+_FORGET = (
+    r"(?:forget|stop remembering|no need to remember|you can forget|unlearn|drop the rule)"
+    r"(?P<fconn>\s+(?:that|about|the fact that|the rule that|what i said about))?"
+    r"|(?:vergiss|vergessen Sie)(?!\s+(?:nicht|bitte nicht))(?P<fconn_de>\s*,?\s*(?:dass|das mit|die regel))?"
+    r"|(?:olvida|olvídate de|olvidate de|olvide)(?P<fconn_es>\s+(?:que|lo de|la regla de))?"
+    r"|(?:oublie|oubliez)(?P<fconn_fr>\s+(?:que|qu'|la règle))?"
+    r"|(?:esqueça|esquece|esqueca)(?P<fconn_pt>\s+(?:que|a regra))?"
+    r"|(?:忘掉|忘记|忘了吧|不用再记|不用记)|(?:忘れて(?:ください|下さい)?)"
+)
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff]")
+_FLAGS = re.I | re.S
+
+
+def _family(trigger: str) -> re.Pattern[str]:
+    # \b does not work next to CJK characters; (?<![^\W\d_]) is "not after a letter" for Latin
+    # words and harmless for CJK triggers, which have no letter boundaries.
+    return re.compile(rf"(?P<trigger>(?<![A-Za-zÀ-ÿ0-9_'’])(?:{trigger})(?:(?<=[^A-Za-zÀ-ÿ])|(?![A-Za-zÀ-ÿ0-9_])))", _FLAGS)
+
+
+_TRIGGERS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("forget", _family(_FORGET)),
+    ("remember", _family(_REMEMBER)),
+    ("from_now", _family(_FROM_NOW)),
+    ("always", _family(_ALWAYS)),
+)
+_PREFIX_OK = re.compile(
+    rf"^{_FILLERS}{_LABEL}{_FILLERS}(?P<cond>{_CONDITION})?{_FILLERS}(?P<polite>{_POLITE})*(?P<subject>{_SUBJECT})?"
+    rf"(?P<polite2>{_POLITE})*(?:also\s+|auch\s+|también\s+|aussi\s+|também\s+|也|还)?$",
+    _FLAGS,
+)
+# A Japanese or Chinese sentence that asks (a request or prohibition form), or a Chinese
+# imperative adverb: then "always/never" may stand after the topic.
+_CJK_IMPERATIVE = re.compile(
+    r"(?:ください|下さい|して|しないで|しないこと|すること|禁止|ましょう|てね|でね|るな|ないように)[。！!.]?\s*$"
+    r"|^(?:千万|绝对不要|绝对不能|永远不要|一定要|务必|不要再|别再|决不|绝不)")
+_JA_POLITE_TAIL = re.compile(r"^(?:もらえますか|もらえる|もらえない|くれますか|くれる|くれない|いただけますか|いただけません|ください|下さい|ね|よ|くれ)[かね]?[?？。！!]*$")
+# "…, OK?", "…，记住了吗？": a tag that asks for agreement does not make the request a question.
+_TAG_QUESTION = re.compile(
+    r"[,，、]?\s*(?:ok|okay|right|got it|alright|understood|yes|verstanden|klar|ja|vale|entendido|d'accord|compris|entendu"
+    r"|beleza|entendeu|certo|combinado|记住了吗|记住了没|好吗|好不好|可以吗|行吗|懂了吗|明白吗|知道了吗|わかった|分かった|いい|覚えた|了解)"
+    r"\s*[?？]\s*$", re.I)
+_V2_TRIGGER = re.compile(r"^(?:ab jetzt|ab sofort|von nun an|von jetzt an|künftig|zukünftig|in zukunft|fortan|ab heute)$", re.I)
+_CJK_NOT_A_RULE = re.compile(r"^(?:忘|出错|失败|报错|崩溃|不行|没有|搞不|失敗|エラー|落ちる|壊れ)")
+_CJK_PREFIX_OK = re.compile(rf"^{_FILLERS}{_LABEL}{_FILLERS}(?P<cond>{_CONDITION})?(?P<polite>{_POLITE})?(?P<subject>{_SUBJECT})?[，,、：:]?\s*$", _FLAGS)
+
+# Not a rule though a trigger word is there.
+_NOT_A_RULE_AFTER = re.compile(
+    r"^(?:when|what|how|why|where|who|whether|which|mind|minding|it\b|about it|me\b|this\b\s*$|that\b\s*$"
+    r"|cuando|qué|como|cómo|quand|quoi|comment|wann|was|wie|warum|quando|o que|como)", re.I)
+_ALWAYS_NEXT_BAD = re.compile(
+    r"^(?:the|a|an|this|that|same|so|seen|heard|been|done|had|got|thought|happens|happened|works|worked|fails|failed|was|were|is|are"
+    r"|mind|again!?$|ever$|sure|forget|forgets|forgot|gets?|good|bad|too|wrong|right|crash(?:es|ed)?|breaks?|broke"
+    r"|falla|fallan|falló|funciona|funcionan|funcionó|rompe|falha|falham|quebra|échoue|échouent|marche|fonctionne|plante"
+    r"|scheitert|funktioniert|klappt|stürzt|kaputt|geht"
+    r"|había|habían|he|has|ha|hemos|tinha|tenho|tive|foi|fui|hatte|habe|hab|war|ai|avait|avons|vi|visto|gesehen)\b", re.I)
+# A forget request that is a correction of the conversation, not of memory.
+_FORGET_CONVERSATION = re.compile(
+    r"^(?:(?:the|my) (?:last|previous|earlier|first) (?:message|comment|request|question|instruction|sentence|part|one|answer)"
+    r"|what i (?:just )?(?:said|asked|wrote)|my (?:last|previous)|that last|la dernière|o que eu disse|lo que dije|was ich gesagt)", re.I)
+# "In the future this will be replaced": a prediction, not a rule.
+_PREDICTION = re.compile(r"^(?:this|that|it|there|they|these|those)\b.*\b(?:will|'ll|is going to|are going to)\b|^(?:with|to|and|into|from|on)\b", re.I)
+_PAST_AFTER_SUBJECT = re.compile(r"^(?:had|was|were|did|got|used|seemed|wanted|forgot|forget|\w+ed)\b", re.I)
+_DETERMINER = re.compile(r"^(?:the|a|an|this|that|these|those|my|your|our|it|el|la|los|las|le|les|der|die|das|o|a|os|as)\b", re.I)
+# "Usa siempre pnpm", "Benutze immer pnpm", "Utilise toujours pnpm": an imperative verb, then the word.
+_VERB_FIRST_TRIGGER = re.compile(r"^(?:immer|niemals|nie|siempre|nunca|jamás|toujours|jamais|sempre)$", re.I)
+_VERB_FIRST = re.compile(
+    rf"^{_FILLERS}(?P<cond>{_CONDITION})?(?:{_POLITE})?(?!(?:es|das|der|die|er|sie|ist|war|hat|it|il|elle|ce|c'est|ça|cela|est|está|esto|eso|isso|isto|ele|ela"
+    r"|é|era|foi|fue|ser|être|sein|ich|je|yo|eu|wir|nous|nosotros|nós|on|man|que|qui|y|et|und|e|no|ne|não|nicht)\s)"
+    r"(?P<verb>[^\W\d_]{2,})\s+$", _FLAGS)
+_ECHO_FORGET = re.compile(r"^(?:it|this|that|everything|all that|about it|me|mind|lo|le|la|es|das|isso)\s*[.!]?$", re.I)
+
+# --- questions
+_QUESTION_START = re.compile(
+    r"^(?:do(?!\s+not\b|n't|n’t)|does|did|is|are|was|were|have|has|had|what|why|how|when|where|who|which|should|shall|may|might|am"
+    r"|do you remember|did you|erinnerst du|weißt du|weisst du|hast du|ist|sind|was|warum|wie|wo|wann|wer"
+    r"|recuerdas|te acuerdas|sabes|qué|por qué|cómo|dónde|cuándo"
+    r"|tu te souviens|te souviens-tu|est-ce que|pourquoi|comment|où|quand|qu'est-ce"
+    r"|você (?:se )?lembra|lembra (?:de )?(?:qual|o que|quando|como)|por que|o que|onde|quando|qual"
+    r"|你还记得|你记得|还记得|为什么|怎么|什么|覚えてる|覚えています)(?![A-Za-zÀ-ÿ'’])", re.I)
+_QUESTION_END = re.compile(r"[?？]\s*$|(?:吗|么|呢|か)\s*[。.]?\s*$")
+_POLITE_ASK = re.compile(
+    r"^(?:{f})(?:could|can|would|will) you(?: please| kindly| also)?\s+|please\b|\bbitte\b|por favor|s'il (?:te|vous) plaît"
+    r"|\b(?:could|can|would|will) you(?: please| kindly)?\s+(?!remember (?:what|when|how|why|where|who|which))"
+    r"|^(?:{f})(?:kannst|könntest|können|könnten) (?:du|Sie)|^(?:{f})¿?(?:puedes|podrías|podria|podrías|puede|podría)\b"
+    r"|^(?:{f})(?:peux|pourrais|pouvez|pourriez)-(?:tu|vous)|^(?:{f})(?:você )?(?:pode|poderia|podes)\b"
+    r"|能不能|能否|可不可以|可以.*吗|麻烦|帮我|请"
+    r"|てくれ|てもら|ていただ|ください|下さい".replace("{f}", _FILLERS), re.I)
+_CANNOT_BE_POLITE = re.compile(r"^(?:{f})(?:why|what|how|when|where|who|which|warum|was|wie|por qué|qué|pourquoi|quoi|por que)\b|^(?:{f})(?:do|did|does) you remember|^(?:{f})remember (?:what|when|how|why|where|who|which)\b|你还记得|还记得|覚えてる[？?]|覚えていますか".replace("{f}", _FILLERS), re.I)
+
+# --- one-off scope
+_ONE_OFF = re.compile(
+    r"\b(?:this|the current|the next|your next|that) (?:answer|reply|response|question|message|time|run|commit|pr|pull request"
+    r"|task|session|conversation|chat|turn|once|build|step|query|output|table|prompt|request|one|go|attempt|iteration|test run)s?\b"
+    r"|\bfor (?:now|the moment|the time being|today|this|the rest of (?:this|the|our) (?:session|conversation|chat))\b"
+    r"|\b(?:just|only) (?:this )?once\b|\bright now\b|\bthis time\b|\btemporarily\b|\btoday\b|\btonight\b"
+    r"|\bafter this\b|\b(?:when|once|after) (?:you're|you are|you've|you have) (?:done|finished)\b|\bafter that\b|\bin (?:this|your next) (?:answer|reply|response|message|session|conversation|chat)\b"
+    r"|\bfor (?:the )?next (?:\d+|few|couple|two|three) (?:questions?|answers?|replies|messages?|minutes?|hours?)\b"
+    r"|\bdiese[snm]? (?:Mal|Antwort|Frage|Lauf|Commit|Sitzung)\b|\bdiesmal\b|\bvorerst\b|\bfür jetzt\b|\bfürs erste\b|\bheute\b"
+    r"|\bnächsten? Frage\b|\bim Moment\b|\bvorübergehend\b"
+    r"|\besta (?:vez|respuesta|pregunta|sesión)\b|\beste (?:commit|paso)\b|\bpor ahora\b|\bpor el momento\b|\bhoy\b"
+    r"|\bpróxima pregunta\b|\bde momento\b|\btemporalmente\b"
+    r"|\bcette (?:fois|réponse|question|session)\b|\bce (?:commit|coup-ci)\b|\bpour l'instant\b|\bpour le moment\b"
+    r"|\baujourd'hui\b|\bprochaine question\b|\btemporairement\b"
+    r"|\bdesta vez\b|\bnesta (?:resposta|pergunta|sessão)\b|\bessa vez\b|\bpor enquanto\b|\bpor agora\b|\bhoje\b"
+    r"|\bpróxima pergunta\b|\bneste (?:commit|momento)\b|\btemporariamente\b"
+    r"|这次|这一次|此次|暂时|目前先|先这样|今天|这个回答|这个问题|下一个问题|下个问题|这轮|本轮|这一轮"
+    r"|今回|今だけ|とりあえず|一時的に|今日は|この回答|この質問|次の質問|今のところ",
+    re.I,
+)
+
+
+def family_kind(family: str) -> RequestKind:
+    return "forget" if family == "forget" else "directive"
+
+
+_REPORTED = re.compile(
+    r"\b(?:says?|said|wrote|writes|reads|told|tells|claims?|sagt|sagte|schreibt|dice|dijo|escribe|dit|écrit|diz|disse|escreve)\b"
+    r"|说|写着|言って|書いて", re.I)
+# "Whenever you touch the schema, run the migrations": a condition, then an imperative.
+_STANDING_CONDITION = re.compile(
+    rf"^{_FILLERS}(?:whenever|every time|each time|any time|immer wenn|jedes mal,? wenn|cada vez que|siempre que"
+    r"|chaque fois que|à chaque fois que|toutes les fois que|sempre que|toda vez que)\b[^,，]{3,160}[,，]\s*"
+    r"(?!(?:it|i|we|they|he|she|there|this|that|the|es|ich|wir|das|der|die|il|je|on|nous|ça|c'|yo|eso|esto|ele|ela|eu|isso)\b)"
+    r"(?P<act>[^\W\d_]{2,}\s+\S.*)$", _FLAGS)
+
+
+def find_request(sentence: str) -> Request | None:
+    """The explicit request a spoken sentence makes, or None."""
+    if sentence.rstrip().endswith(("?", "？")):
+        sentence = _TAG_QUESTION.sub("", sentence) or sentence
+    masked = _mask(sentence)
+    question = bool(_QUESTION_END.search(masked.rstrip(" .!")))
+    standing = _STANDING_CONDITION.match(masked)
+    if standing and not question and not _ONE_OFF.search(masked):
+        text = _tidy(_strip_fillers(sentence))
+        if _rule_like(text):
+            return Request("directive", _capitalise(text), _evidence(sentence))
+    for family, pattern in _TRIGGERS:
+        for match in pattern.finditer(masked):
+            request = _at(sentence, masked, family, match)
+            if request is None:
+                continue
+            if question and not _polite_question(masked):
+                return None
+            if _ONE_OFF.search(masked):
+                return None
+            return request
+    return None
+
+
+def _polite_question(masked: str) -> bool:
+    return bool(_POLITE_ASK.search(masked)) and not _CANNOT_BE_POLITE.search(masked)
+
+
+def _at(sentence: str, masked: str, family: str, match: re.Match[str]) -> Request | None:
+    start, end = match.span("trigger")
+    before = masked[:start]
+    cjk = bool(_CJK.search(match.group("trigger")))
+    if cjk and family in ("remember", "forget") and (
+            not sentence[end:].strip(_TRAILING + "ね。よ") or _JA_POLITE_TAIL.match(sentence[end:].strip())):
+        # Japanese (and at times Chinese) puts the verb last: "…ことを覚えておいてください".
+        rest = re.sub(r"(?:ことを|ことは|のを|を|って|と|は)\s*$", "", sentence[:start].strip(" ，、：:"))
+        rest = _strip_fillers(rest)
+        return Request(family_kind(family), rest, _evidence(sentence)) if _rule_like(rest) else None
+    if family == "from_now" and not sentence[end:].strip(_TRAILING):
+        # "Use pnpm from now on." — the trigger closes the sentence.
+        rest = _strip_fillers(sentence[:start].strip(" ,，、"))
+        if _QUESTION_END.search(masked.rstrip(" .!")) or _QUESTION_START.match(rest):
+            return None
+        return Request("directive", _capitalise(_tidy(rest)), _evidence(sentence)) if _rule_like(rest) else None
+    prefix = (_CJK_PREFIX_OK if cjk else _PREFIX_OK).match(before)
+    if prefix is None and family == "always" and cjk and _CJK_IMPERATIVE.search(match.group("trigger") + sentence[end:]):
+        # Japanese and Chinese put the adverb after the topic: "mainには絶対に直接pushしないで".
+        text = _tidy(_strip_fillers(sentence))
+        return Request("directive", text, _evidence(sentence)) if _rule_like(text) else None
+    verb = ""
+    if prefix is None and family == "always" and not cjk:
+        prefix = _VERB_FIRST.match(before) if _VERB_FIRST_TRIGGER.match(match.group("trigger")) else None
+        verb = sentence[prefix.start("verb"):prefix.end("verb")] + " " if prefix else ""
+        if prefix is not None and prefix.group("cond"):
+            verb = sentence[prefix.start("cond"):prefix.end("cond")] + verb
+    if prefix is None:
+        return None
+    has_cond = bool(prefix.groupdict().get("cond"))
+    spoken_before = before[:prefix.start("cond")] + before[prefix.end("cond"):] if has_cond else before
+    if _REPORTED.search(spoken_before):
+        return None  # "The docs say: always …" is what someone else said
+    if (family != "forget" and not has_cond and _QUESTION_START.match(masked.lstrip("¿ "))
+            and not _polite_question(masked)):
+        return None
+    after = sentence[end:].strip(" ,:;-–—，：、")
+    rest = _tidy(after[len(_ONLY_FILLERS_RE.match(after).group(0)):])  # type: ignore[union-attr]
+    trigger = match.group("trigger")
+    cond = prefix.groupdict().get("cond") or ""
+    subject = prefix.groupdict().get("subject") or ""
+    if family == "forget":
+        connected = any(match.group(g) for g in match.groupdict() if g.startswith("fconn") and match.group(g))
+        if _ECHO_FORGET.match(rest) or not _rule_like(rest) or _FORGET_CONVERSATION.match(rest):
+            return None
+        if not connected and not cjk and _NOT_A_RULE_AFTER.match(rest):
+            return None
+        return Request("forget", _capitalise(rest), _evidence(sentence))
+    if family == "remember":
+        connected = any(match.group(g) for g in match.groupdict() if g.startswith("conn") and match.group(g))
+        if not connected and not cjk and _NOT_A_RULE_AFTER.match(rest):
+            return None  # "remember when we broke prod" tells a story
+        if not connected and not cjk and _DETERMINER.match(rest) and len(rest.split()) < 4:
+            return None  # "don't forget the tests": a reminder of a thing, not a rule
+        text = rest if not cond else f"{cond.strip()} {rest}"
+    elif family == "from_now" and _V2_TRIGGER.match(trigger) and not re.match(r"\s*[,:]", sentence[end:]):
+        # German puts the verb right after "Ab jetzt": cutting it would leave "Schreiben wir …".
+        text = _tidy(_strip_fillers(sentence[len(_strip_fillers_span(before)):]))
+    elif family == "from_now":
+        if _PREDICTION.match(rest):
+            return None
+        polite = _POLITE_START.match(rest)
+        rest = rest[polite.end():] if polite else rest  # "going forward can you use …?"
+        text = rest if not cond else f"{cond.strip()} {rest}"
+    else:
+        if not cjk and (_ALWAYS_NEXT_BAD.match(rest) or not rest):
+            return None
+        if cjk and _CJK_NOT_A_RULE.match(rest):
+            return None  # "我们总是忘记更新文档": a complaint, not a rule
+        if subject and not cjk and _PAST_AFTER_SUBJECT.match(rest):
+            return None
+        lead = sentence[len(_strip_fillers_span(before)):start] if (subject or cond) and not verb else ""
+        lead = _drop_polite(lead) or verb
+        text = f"{lead}{_tidy(sentence[start:end])} {rest}".strip() if not cjk else f"{lead}{sentence[start:]}".strip()
+        text = _tidy(text)
+    if not _rule_like(text):
+        return None
+    return Request("directive", _capitalise(text), _evidence(sentence))
+
+
+_TRAILING = " .!?;,:。！？；，：、"
+
+
+def _tidy(text: str) -> str:
+    return " ".join(text.split()).rstrip(_TRAILING)
+
+
+_FILLERS_RE = re.compile(rf"^{_FILLERS}{_LABEL}{_FILLERS}", _FLAGS)
+_ONLY_FILLERS_RE = re.compile(rf"^{_FILLERS}", _FLAGS)
+_POLITE_START = re.compile(rf"^(?:{_POLITE})+", _FLAGS)
+_POLITE_RE = re.compile(rf"(?:{_POLITE})+", _FLAGS)
+
+
+def _strip_fillers_span(before: str) -> str:
+    match = _FILLERS_RE.match(before)
+    return match.group(0) if match else ""
+
+
+def _strip_fillers(text: str) -> str:
+    return text[len(_strip_fillers_span(text)):].strip()
+
+
+def _drop_polite(lead: str) -> str:
+    return _POLITE_RE.sub("", lead)
+
+
+def _evidence(sentence: str) -> str:
+    return " ".join(sentence.split())
+
+
+def _capitalise(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
+def _rule_like(text: str) -> bool:
+    """Enough to be a rule: two words, or a CJK phrase of a few characters."""
+    text = text.strip(_TRAILING)
+    if _CJK.search(text):
+        return len(text) >= 4
+    return len(text.split()) >= 2 and len(text) >= MIN_RULE_CHARS
+
+
+SCAN_CHARS = 128 * 1024  # of a huge message, its head and its tail are read: the middle is a paste
+
+
+# Every trigger above contains one of these (lower-cased): a substring test is many times faster
+# than the trigger patterns, and most messages hold none of them. tests/test_intents.py checks
+# that no trigger escapes this list.
+TRIGGER_STEMS: tuple[str, ...] = (
+    "rememb", "keep in mind", "bear in mind", "a note", "take note", "note for", "note down", "note bien", "note that",
+    "note:", "memori", "forget", "write down", "unlearn", "drop the rule",
+    "rule", "policy", "convention", "for the record",
+    "from now", "from here", "forward", "henceforth", "from this point", "future", "as a rule", "from today",
+    "always", "never", "t ever", "not ever", "you ever", "at all times", "whenever", "every time", "each time", "any time",
+    "merk", "denk", "behalte", "vergiss", "vergessen", "notier", "ab jetzt", "ab sofort", "von nun", "von jetzt",
+    "künftig", "zukunft", "fortan", "ab heute", " immer", "immer ", " nie", "nie ", "niemals", "keinesfalls",
+    "auf keinen", "jedes mal",
+    "recuerd", "recuérd", "acuérd", "acuerd", "cuenta", "olvid", "toma nota", "apunt", "anota", "anote", "anotar",
+    "recordar", "adelante", "desde ahora", "futuro", "siempre", "nunca", "jamás", "jamas", "cada vez", "partir", "memoriz",
+    "souvien", "souven", "rappelle", "retien", "retenir", "oubli", "garde en", "gardez", "garder", "prends note",
+    "prenez note", "mémoris", "désormais", "dorénavant", "avenir", "toujours", "jamais", "chaque fois",
+    "toutes les fois", "dès maintenant",
+    "lembr", "esque", "em mente", "guarde", "guardar", "de agora", "daqui", "doravante", "sempre", "toda vez",
+    "记", "忘", "以后", "今后", "往后", "将来", "从现在", "从今", "永远", "千万", "绝对", "绝不", "决不", "不要再", "别再",
+    "一定要", "总是", "始终", "务必", "每次", "从不", "从来不", "一律",
+    "覚え", "忘れ", "メモ", "心に留め", "今後", "これから", "次回", "以後", "以降", "常に", "いつも", "必ず", "絶対", "決して",
+    "二度と", "毎回",
+)
+
+
+# For the first look only the stems that contain no other stem matter ("whenever" holds "never"),
+# and an ASCII text (most tool output) can only hold the ASCII ones.
+_MINIMAL_STEMS = tuple(s for s in TRIGGER_STEMS if not any(o != s and o in s for o in TRIGGER_STEMS))
+_ASCII_STEMS = tuple(s for s in _MINIMAL_STEMS if s.isascii())
+
+
+# Text that is not the user's is only ever *reported* (a rule planted in a page), never proposed,
+# and a long session holds a lot of it: it is looked at for the triggers a planted rule uses.
+FOREIGN_LEAD_CHARS = 40
+FOREIGN_STEMS: tuple[str, ...] = (
+    "rememb", "from now", "forward", "always", "never", "forget", "désormais", "dorénavant", "a partir de", "ab sofort",
+    "ab jetzt", "immer", "siempre", "toujours", "sempre", "nunca", "jamais", "记住", "以后", "今后", "覚えて", "今後",
+)
+
+
+def stems_in(text: str, stems: tuple[str, ...] | None = None) -> tuple[str, ...]:
+    """The trigger stems that occur in `text` (lower-cased; " nie" and "immer " match at its ends)."""
+    lowered = f" {text.lower()} "
+    if stems is None:
+        stems = _ASCII_STEMS if lowered.isascii() else _MINIMAL_STEMS
+    return tuple(stem for stem in stems if stem in lowered)
+
+
+def might_ask(text: str) -> bool:
+    """A cheap first look: does any trigger word occur at all? (Most messages hold none.)"""
+    lowered = f" {text.lower()} "
+    return any(stem in lowered for stem in (_ASCII_STEMS if lowered.isascii() else _MINIMAL_STEMS))
+
+
+def _bounded(text: str) -> str:
+    if len(text) <= 2 * SCAN_CHARS:
+        return text
+    head, tail = text[:SCAN_CHARS], text[-SCAN_CHARS:]
+    return head[: head.rfind("\n") + 1] + tail[tail.find("\n") + 1:]
+
+
+# "We use yarn here. Remember that." — the request points back at the sentence before it.
+_BARE_REMEMBER_CJK = re.compile(
+    r"^(?:请)?(?:记住|记下|记一下)(?:这个|这一点|这条)?(?:了|吧|哦|啊)?$|^(?:これを|それを)?覚えて(?:おいて|おいてね|おいてください|ね)?$")
+_JA_POLITE_SUFFIX = re.compile(r"(?:もらえますか|もらえる|くれますか|くれる|いただけますか)$")
+_BARE_REMEMBER_WORDS = re.compile(
+    r"^(?:please\s+)?(?:remember (?:that|this|it)|keep (?:that|this|it) in mind|note (?:that|this)|memori[sz]e (?:that|this)"
+    r"|make a note of (?:that|this|it)|merk dir das|denk daran|behalte das|recuerda eso|recuérdalo|ten eso en cuenta"
+    r"|retiens ça|retiens-le|souviens-toi de ça|lembre disso|lembra disso|guarde isso)(?:\s+(?:please|bitte|por favor))?$",
+    re.I)
+
+
+_LIST_INTRO = re.compile(
+    r"(?:remember|keep in mind|note|rules?|policy|conventions?|from now on|going forward|always|merk|denk|recuerda|ten en cuenta"
+    r"|retiens|souviens|n'oublie|lembr|guarde|anote|记住|记一下|以后|覚えて|今後)[^:：]{0,40}[:：]\s*$", re.I)
+
+
+def _points_back(sentence: str) -> bool:
+    bare = _strip_fillers(_TAG_QUESTION.sub("", sentence)).strip(" .!?。！？ね:：")
+    if _CJK.search(bare):
+        bare = _JA_POLITE_SUFFIX.sub("", bare)
+        return bool(_BARE_REMEMBER_CJK.match(bare))
+    return bool(_BARE_REMEMBER_WORDS.match(bare))
+
+
+def requests_in(text: str) -> Iterator[Request]:
+    """Every explicit request of a user message, in order (pasted material left out)."""
+    text = _bounded(text)
+    if not might_ask(text):
+        return
+    listed = False  # after "Please remember the following:", each list item is a request
+    for line in spoken_lines(text):
+        if listed:
+            if not line.strip():
+                listed = False
+                continue
+            item = _tidy(_LIST_MARK.sub("", line.strip()))
+            if _LIST_MARK.match(line.strip()) and _rule_like(item) and not _ONE_OFF.search(item):
+                yield Request("directive", _capitalise(item), _evidence(line))
+                continue
+            listed = False
+        if _LIST_INTRO.search(line.strip()) and might_ask(line):
+            listed = True
+            continue
+        said = list(sentences(line))
+        taken: set[int] = set()
+        for index, sentence in enumerate(said):
+            if index in taken:
+                continue
+            request = find_request(sentence)
+            if request is None and _points_back(sentence):
+                # "We use yarn. Remember that." points back; "Remember this: …" or
+                # "覚えておいてもらえますか？CIはNode 20です。" points ahead.
+                if index > 0 and (index - 1) not in taken:
+                    request = _pointed_at(said[index - 1], sentence)
+                if request is None and index + 1 < len(said):
+                    request = _pointed_at(said[index + 1], sentence)
+                    if request is not None:
+                        taken.add(index + 1)
+            if request is not None:
+                taken.add(index)
+                yield request
+
+
+def _pointed_at(previous: str, sentence: str) -> Request | None:
+    masked = _mask(previous)
+    if _QUESTION_END.search(masked.rstrip(" .!")) or _QUESTION_START.match(masked) or _ONE_OFF.search(masked):
+        return None
+    text = _tidy(_strip_fillers(previous))
+    if not _rule_like(text):
+        return None
+    return Request("directive", _capitalise(text), _evidence(f"{previous} {sentence}"))
+
+
+def requests_in_foreign(text: str) -> Iterator[Request]:
+    """Requests in text that is not the user's (tool output, assistant text): every line counts,
+    since a page planting a rule does not fence it."""
+    text = _bounded(text)
+    found = stems_in(text, FOREIGN_STEMS)
+    if not found:
+        return
+    for line in text.splitlines():
+        if not stems_in(line, found):
+            continue  # most lines of a tool's output hold none of the words the whole text holds
+        for sentence in sentences(line.strip().lstrip(">#* ").strip()):
+            # A planted rule puts its trigger up front ("From now on, always …"); an assistant's
+            # "the field is never empty" is not worth the full grammar on every such sentence.
+            if stems_in(sentence[:FOREIGN_LEAD_CHARS], found):
+                request = find_request(sentence)
+                if request is not None:
+                    yield request
+
+
+# ---------------------------------------------------------------------------------------------
+# corrections, for the packet's priorities (SPEC §4.3)
+
+_CORRECTION = re.compile(
+    rf"^{_FILLERS}(?:no\b|nope\b|nah\b|not (?:that|this|what|quite|the)\b|wrong\b|that'?s (?:wrong|not|incorrect)|that is (?:wrong|not)"
+    r"|this is (?:wrong|not)|incorrect\b|actually\b|wait\b|stop\b|undo\b|revert\b|i (?:said|meant|asked|told you)\b"
+    r"|you (?:misunderstood|broke|changed|removed|forgot|deleted|ignored)\b|don'?t do that|why did you\b|instead\b|rather\b"
+    r"|the other one\b|nein\b|falsch\b|nicht (?:das|so)\b|ich meinte\b|eigentlich\b"
+    r"|no,|no es\b|incorrecto\b|me refería\b|en realidad\b|non\b|pas ça\b|je voulais dire\b|en fait\b"
+    r"|não\b|errado\b|eu quis dizer\b|na verdade\b"
+    r"|不对|不是|错了|不要这样|我说的是|应该是|其实|違う|違います|いいえ|そうじゃな|ではなく)",
+    re.I,
+)
+
+
+def is_correction(text: str) -> bool:
+    """Does a user message correct what came before ("no, the other one")? Its first line says."""
+    first = text.lstrip()[:300].split("\n", 1)[0].strip()
+    if not first or _FENCE.match(first) or _QUOTE_LINE.match(first):
+        return False  # a message that opens with a paste
+    return bool(_CORRECTION.match(unicodedata.normalize("NFKC", first)))
+
+
+def asks_to_keep(text: str) -> bool:
+    """A user message the packet must carry whatever the budget: a correction or a request."""
+    return is_correction(text) or next(requests_in(text), None) is not None
