@@ -809,6 +809,21 @@ _INJECTION_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
         ),
     ),
     (
+        # The explicit pass hears requests in seven languages (SPEC §5.3), so the filter reads the
+        # same seven: "ignore (all) previous instructions" in zh, ja, de, es, fr, pt.
+        "asks to ignore previous instructions",
+        re.compile(
+            r"(?:忽略|无视|無視|忽視|不要理会|别管)[^。！\n]{0,12}?(?:之前|以前|先前|上面|上述|前面|所有|全部|一切)"
+            r"[^。！\n]{0,8}?(?:指令|指示|说明|說明|规则|規則|提示)"
+            r"|(?:以前|前|上|これまで|今まで|すべて|全て)の[^。\n]{0,10}?(?:指示|命令|ルール|指令|プロンプト)[^。\n]{0,6}?(?:を)?無視"
+            r"|(?i:\b(?:ignoriere|ignorieren\s+sie|vergiss|vergessen\s+sie|missachte)\s+(?:\w+\s+){0,3}?"
+            r"(?:vorherigen|bisherigen|obigen|früheren|vorigen|alle[nm]?)\s+(?:\w+\s+)?(?:anweisungen|instruktionen|regeln|befehle))"
+            r"|(?i:\b(?:ignora|ignore[sz]?|olvida|oublie[sz]?|esque[cç]a|desconsidere|descarta)\s+(?:\w+\s+){0,3}?"
+            r"(?:instrucciones|instructions|instru[cç][oõ]es|reglas|r[eè]gles|regras|consignes|[oó]rdenes|ordens)"
+            r"(?:\s+\w+){0,2}?\s+(?:anteriores|pr[eé]c[eé]dentes|previas|pr[eé]vias|ci-dessus|de\s+arriba|acima|antérieures))"
+        ),
+    ),
+    (
         "tries to give the assistant a new role",
         re.compile(r"(?i)\byou\s+are\s+now\b|\bfrom\s+now\s+on,?\s+you\s+are\b|\bpretend\s+(?:to\s+be|you\s+are)\b"),
     ),

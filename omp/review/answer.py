@@ -313,7 +313,10 @@ def check_evidence(kind: Kind, text: str, evidence: str, index: EvidenceIndex) -
     and body): the quote must share a content word with it.
     """
     folded = fold(evidence)
-    if len(folded) < MIN_EVIDENCE_CHARS or " " not in folded and not _CJK.search(folded):
+    # A Chinese or Japanese character carries about as much as a short word: count it twice,
+    # so "部署说明" (four characters, two words) is long enough, as "deploy notes" is.
+    length = len(folded) + sum(len(run) for run in _CJK.findall(folded))
+    if length < MIN_EVIDENCE_CHARS or " " not in folded and not _CJK.search(folded):
         return f"too short to verify (at least {MIN_EVIDENCE_CHARS} characters and two words)"
     quoted = content_words(evidence)
     if len(quoted) < MIN_CONTENT_WORDS:
