@@ -202,6 +202,18 @@ def test_session_end_review_writes_memory_the_next_session_receives(rig: Rig) ->
     assert NOTE_TITLE in user_text(hooked[0])
 
 
+def test_a_two_message_session_that_asks_to_remember_is_kept_with_default_settings(rig: Rig) -> None:
+    """`copilot -p "… Remember that …"` is 2 messages, under the default minimum of 4: the model
+    call is skipped (no bill), but the user's own words still become a pending item."""
+    rig.omp("config", "unset", "memory-review-min-messages")
+    rig.omp("install", "--hooks-only")
+    _, _, session_id = rig.run_copilot("Fix the typo in the README. Remember that we deploy with make release.")
+    wait_for(lambda: any("make release" in line for line in rig.pending()), 60, "the explicit request's pending item")
+    outcome = wait_for(lambda: [x for x in rig.review_log() if x.get("session") == session_id], 30, "the review log")
+    assert outcome[-1]["outcome"] == "ran", outcome
+    assert not [r for r in rig.server.chat_requests() if is_review_request(r.body)]  # no model call was paid
+
+
 def test_copilot_exits_at_once_while_a_slow_reviewer_runs(rig: Rig) -> None:
     rig.server.when(is_review_request, REVIEW_ANSWER, delay=30)
     rig.omp("install", "--hooks-only")
