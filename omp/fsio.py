@@ -196,6 +196,10 @@ def read_json(path: Path, default: Any = None) -> Any:
         return json.loads(text)
     except json.JSONDecodeError as exc:
         raise CorruptFileError(path, f"line {exc.lineno}, column {exc.colno}: {exc.msg}") from exc
+    except ValueError as exc:  # e.g. an integer of more digits than Python converts
+        raise CorruptFileError(path, str(exc).split(";")[0]) from exc
+    except RecursionError as exc:
+        raise CorruptFileError(path, "nested too deeply") from exc
 
 
 def read_json_object(path: Path) -> dict[str, Any]:
@@ -221,7 +225,7 @@ def iter_jsonl(path: Path) -> Iterator[dict[str, Any]]:
                 continue
             try:
                 value = json.loads(line)
-            except json.JSONDecodeError:
+            except (ValueError, RecursionError):  # a torn line, a 5000-digit number, deep nesting
                 continue
             if isinstance(value, dict):
                 yield value

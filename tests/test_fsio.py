@@ -55,3 +55,21 @@ def test_undecodable_bytes_are_reported_not_replaced(tmp_path: Path) -> None:
     with pytest.raises(CorruptFileError, match="not UTF-8"):
         read_json(path)
     assert path.read_bytes() == b'{"a": "\xff"}'
+
+
+@pytest.mark.parametrize("payload", ['{"version": 2, "directives": ' + "[" * 100_000 + "]" * 100_000 + "}",
+                                     '{"version": 2, "n": ' + "9" * 5000 + "}"])
+def test_a_store_json_cannot_crash_a_command(project: Path, payload: str) -> None:
+    """Deep nesting (RecursionError) or a number Python refuses to convert (ValueError) in a
+    store: exit 1 naming the file, never a traceback, the file untouched."""
+    from helpers import run_omp
+
+    store = project / ".omp" / "project-memory.json"
+    store.parent.mkdir()
+    store.write_text(payload)
+    result = run_omp(["project-memory", "read"], cwd=project)
+    if payload.endswith("9}") and result.returncode == 0:
+        pytest.skip("this Python converts 5000-digit integers")
+    assert result.returncode == 1, result.stderr
+    assert str(store) in result.stderr and "Traceback" not in result.stderr
+    assert store.read_text() == payload
