@@ -86,14 +86,17 @@ def find(*, env_var: str, token: str, folder: Path | None = None, since: float =
     uid = os.getuid()
     place = os.path.realpath(folder) if folder is not None else None
     found: list[Leftover] = []
-    for proc in psutil.process_iter(["pid", "uids", "create_time", "cmdline"]):
-        info = proc.info
-        if info["pid"] in protected or info["uids"] is None or info["uids"].real != uid:
+    for proc in psutil.process_iter(["create_time"]):  # the cheap filter first: most are older
+        created = proc.info["create_time"]
+        if proc.pid in protected or created is None or (created < since and proc.pid not in extra_pids):
             continue
-        if info["create_time"] is not None and info["create_time"] < since:
+        try:
+            if proc.uids().real != uid:
+                continue
+            cmdline = " ".join(proc.cmdline())
+        except (psutil.NoSuchProcess, psutil.AccessDenied, psutil.ZombieProcess):
             continue
         why = ""
-        cmdline = " ".join(info["cmdline"] or [])
         try:
             if proc.environ().get(env_var) == token:
                 why = env_var
@@ -108,10 +111,10 @@ def find(*, env_var: str, token: str, folder: Path | None = None, since: float =
                 why = "working folder in tmp_path"
             elif _inside(cmdline, place) or (folder is not None and _inside(cmdline, str(folder))):
                 why = "command line names tmp_path"
-        if not why and info["pid"] in extra_pids:
+        if not why and proc.pid in extra_pids and created >= since:
             why = "run log"
         if why and _running(proc):
-            found.append(Leftover(info["pid"], cmdline, why))
+            found.append(Leftover(proc.pid, cmdline, why))
     return found
 
 
