@@ -48,7 +48,7 @@ def run_hook(
     return Result(proc.returncode, proc.stdout.decode("utf-8", "replace"), proc.stderr.decode("utf-8", "replace"))
 
 
-def wait_for(predicate: Callable[[], Any], timeout: float, what: str, interval: float = 0.1) -> Any:
+def wait_for(predicate: Callable[[], Any], timeout: float, what: str, interval: float = 0.02) -> Any:
     """Poll until `predicate()` is truthy (and return it); fail with `what` after `timeout`."""
     deadline = time.monotonic() + timeout
     while True:
@@ -104,7 +104,7 @@ def finish_detached(project: Path, timeout: float = 60) -> None:
     deadline = time.monotonic() + timeout
     for pid in run_pids(project):
         while pid_alive(pid) and time.monotonic() < deadline:
-            time.sleep(0.1)
+            time.sleep(0.02)
         if pid_alive(pid):
             kill_quietly(pid)
 
