@@ -8,7 +8,8 @@ and as the Copilot CLI (`OMP_COPILOT_BIN` pointing at a small wrapper that runs 
 
     replies/<name>.json   canned replies, consumed in name order, each by exactly one call
     default.json          the reply when the queue is empty (optional; else exit 3)
-    calls/<NNNN>/         one folder per call, created with mkdir (atomic), holding
+    calls/<NNNN>/         one folder per call, created with mkdir (atomic) once the fake has
+                          read its whole stdin, holding
                           argv.json, stdin.txt, cwd.txt, env.json, pid.txt, reply.json
                           (the reply it took) and answered.txt once it has written stdout
 
@@ -74,13 +75,15 @@ def _take_reply(base: Path, call: Path) -> dict:
 
 def main() -> int:
     base = Path(os.environ["FAKE_REVIEWER_DIR"])
+    # The prompt first, then the record: a fake that omp's death ends (PDEATHSIG) before it has
+    # the prompt leaves no call behind that names no session (tests/test_crash_safety.py).
+    data = sys.stdin.buffer.read()
     call = _new_call_dir(base)
+    _write(call / "stdin.txt", data)
     _write(call / "pid.txt", str(os.getpid()))
     _write(call / "argv.json", json.dumps(sys.argv[1:]))
     _write(call / "cwd.txt", os.getcwd())
     _write(call / "env.json", json.dumps(dict(os.environ)))
-    data = sys.stdin.buffer.read()
-    _write(call / "stdin.txt", data)
     reply = _take_reply(base, call)
     if reply.get("spawn_child"):
         import subprocess
