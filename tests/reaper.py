@@ -22,6 +22,7 @@ import re
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Collection
 
 import psutil
 
@@ -80,7 +81,7 @@ def run_log_pids(folder: Path) -> set[int]:
 
 
 def find(*, env_var: str, token: str, folder: Path | None = None, since: float = 0.0,
-         extra_pids: set[int] = frozenset()) -> list[Leftover]:  # type: ignore[assignment]
+         extra_pids: Collection[int] = ()) -> list[Leftover]:
     """Running processes that carry `env_var=token`, or live in `folder`, or are `extra_pids`."""
     protected = _protected()
     uid = os.getuid()
