@@ -48,7 +48,7 @@ def run_hook(
     return Result(proc.returncode, proc.stdout.decode("utf-8", "replace"), proc.stderr.decode("utf-8", "replace"))
 
 
-def wait_for(predicate: Callable[[], Any], timeout: float, what: str, interval: float = 0.1) -> Any:
+def wait_for(predicate: Callable[[], Any], timeout: float, what: str, interval: float = 0.02) -> Any:
     """Poll until `predicate()` is truthy (and return it); fail with `what` after `timeout`."""
     deadline = time.monotonic() + timeout
     while True:
@@ -104,7 +104,7 @@ def finish_detached(project: Path, timeout: float = 60) -> None:
     deadline = time.monotonic() + timeout
     for pid in run_pids(project):
         while pid_alive(pid) and time.monotonic() < deadline:
-            time.sleep(0.1)
+            time.sleep(0.02)
         if pid_alive(pid):
             kill_quietly(pid)
 
@@ -125,6 +125,26 @@ def copilot_binary() -> Path | None:
     return _COPILOT_BINARY
 
 
+_UNPACKED = False
+
+
+def _unpack_once(env: dict[str, str]) -> None:
+    """The CLI unpacks itself into the shared XDG_CACHE_HOME on its first run. Tests run in
+    parallel (xdist workers, and other checkouts on the same machine): one process unpacks,
+    under a file lock, before any test of this process starts the CLI; the others wait."""
+    global _UNPACKED
+    binary = copilot_binary()
+    if _UNPACKED or binary is None:
+        return
+    from filelock import FileLock
+
+    XDG_CACHE.mkdir(parents=True, exist_ok=True)
+    with FileLock(str(E2E_CACHE / ".unpack.lock"), timeout=300):
+        subprocess.run([str(binary), "--version"], env=dict(os.environ, **env), capture_output=True,
+                       stdin=subprocess.DEVNULL, timeout=240)
+    _UNPACKED = True
+
+
 def copilot_env(home: Path, base_url: str | None = None) -> dict[str, str]:
     """Environment for the real CLI: the test's homes, the shared unpack cache, offline model."""
     env = {
@@ -133,6 +153,7 @@ def copilot_env(home: Path, base_url: str | None = None) -> dict[str, str]:
         "XDG_CACHE_HOME": str(XDG_CACHE),
         "NO_COLOR": "1",
     }
+    _unpack_once(env)
     if base_url:
         env.update({"COPILOT_OFFLINE": "true", "COPILOT_PROVIDER_BASE_URL": base_url})
     return env

@@ -8,7 +8,8 @@ and as the Copilot CLI (`OMP_COPILOT_BIN` pointing at a small wrapper that runs 
 
     replies/<name>.json   canned replies, consumed in name order, each by exactly one call
     default.json          the reply when the queue is empty (optional; else exit 3)
-    calls/<NNNN>/         one folder per call, created with mkdir (atomic), holding
+    calls/<NNNN>/         one folder per call, created with mkdir (atomic) once the fake has
+                          read its whole stdin, holding
                           argv.json, stdin.txt, cwd.txt, env.json, pid.txt, reply.json
                           (the reply it took) and answered.txt once it has written stdout
 
@@ -30,6 +31,16 @@ import signal
 import sys
 import time
 from pathlib import Path
+
+
+def _write(path: Path, data: str | bytes) -> None:
+    """Whole or not at all: a test polling for the file never reads it half-written."""
+    part = path.with_name(f".{path.name}.part")
+    if isinstance(data, bytes):
+        part.write_bytes(data)
+    else:
+        part.write_text(data, encoding="utf-8")
+    os.replace(part, path)
 
 
 def _new_call_dir(base: Path) -> Path:
@@ -57,27 +68,29 @@ def _take_reply(base: Path, call: Path) -> dict:
     default = base / "default.json"
     if default.is_file():
         reply = json.loads(default.read_text(encoding="utf-8"))
-        (call / "reply.json").write_text(json.dumps(reply), encoding="utf-8")
+        _write(call / "reply.json", json.dumps(reply))
         return reply
     return {"stdout": "", "stderr": "fake reviewer: no canned reply left\n", "exit": 3}
 
 
 def main() -> int:
     base = Path(os.environ["FAKE_REVIEWER_DIR"])
-    call = _new_call_dir(base)
-    (call / "pid.txt").write_text(str(os.getpid()), encoding="utf-8")
-    (call / "argv.json").write_text(json.dumps(sys.argv[1:]), encoding="utf-8")
-    (call / "cwd.txt").write_text(os.getcwd(), encoding="utf-8")
-    (call / "env.json").write_text(json.dumps(dict(os.environ)), encoding="utf-8")
+    # The prompt first, then the record: a fake that omp's death ends (PDEATHSIG) before it has
+    # the prompt leaves no call behind that names no session (tests/test_crash_safety.py).
     data = sys.stdin.buffer.read()
-    (call / "stdin.txt").write_bytes(data)
+    call = _new_call_dir(base)
+    _write(call / "stdin.txt", data)
+    _write(call / "pid.txt", str(os.getpid()))
+    _write(call / "argv.json", json.dumps(sys.argv[1:]))
+    _write(call / "cwd.txt", os.getcwd())
+    _write(call / "env.json", json.dumps(dict(os.environ)))
     reply = _take_reply(base, call)
     if reply.get("spawn_child"):
         import subprocess
 
         child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(3600)"],
                                  stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        (call / "child.txt").write_text(str(child.pid), encoding="utf-8")
+        _write(call / "child.txt", str(child.pid))
     if reply.get("ignore_term"):
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
     time.sleep(float(reply.get("sleep", 0)))
@@ -89,7 +102,7 @@ def main() -> int:
     sys.stdout.flush()
     sys.stderr.write(reply.get("stderr", ""))
     sys.stderr.flush()
-    (call / "answered.txt").write_text("yes", encoding="utf-8")
+    _write(call / "answered.txt", "yes")
     if reply.get("hang"):
         time.sleep(3600)
     return int(reply.get("exit", 0))

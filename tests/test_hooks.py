@@ -23,6 +23,10 @@ from omp.memory.manage import add_directive
 from omp.paths import ProjectPaths, find_project_root, is_valid_session_id
 from omp.review import queue
 
+# These tests start omp's detached reviews (sessionEnd hooks, the wrapper) without waiting for
+# their outcome: each one ends them when it ends (conftest.py; anything else left running fails).
+pytestmark = pytest.mark.usefixtures("ends_detached_runs")
+
 REPO = Path(__file__).resolve().parent.parent
 SID = "0f5c2d7e-1111-4c3b-9a55-3c1f0e6b7a01"
 

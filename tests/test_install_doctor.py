@@ -24,6 +24,10 @@ from omp.paths import ProjectPaths
 from omp.review import claim as claims
 from omp.review import queue
 
+# These tests start omp's detached reviews (sessionEnd hooks, the wrapper) without waiting for
+# their outcome: each one ends them when it ends (conftest.py; anything else left running fails).
+pytestmark = pytest.mark.usefixtures("ends_detached_runs")
+
 PLUGIN_FILES = ("plugin.json", "hooks/hooks.json", "hooks/run", "hooks/run.ps1")
 SID = "5d4cbb1e-2f0a-4d7e-8c1b-0a9e2f6d3c11"
 needs_copilot = pytest.mark.skipif(copilot_binary() is None, reason="the real Copilot CLI is not installed "

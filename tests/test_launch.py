@@ -19,6 +19,10 @@ from omp import config
 from omp.launch import plan_launch
 from omp.paths import ProjectPaths
 
+# These tests start omp's detached reviews (sessionEnd hooks, the wrapper) without waiting for
+# their outcome: each one ends them when it ends (conftest.py; anything else left running fails).
+pytestmark = pytest.mark.usefixtures("ends_detached_runs")
+
 REPO = Path(__file__).resolve().parent.parent
 
 

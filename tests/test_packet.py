@@ -272,7 +272,9 @@ def test_empty_packet_when_nothing_is_new(tmp_path: Path) -> None:
 
 
 # --------------------------------------------------------------------------------------------
-# A large generated session (~20 MB; the 100 MB case is in bench/)
+# A large generated session (~20 MB; the 100 MB case is in bench/). Its tests share one xdist
+# worker (`--dist loadgroup`), so the session is generated once, not once per worker.
+ONE_WORKER = pytest.mark.xdist_group("large_session")
 
 
 @pytest.fixture(scope="module")
@@ -282,6 +284,7 @@ def large_session(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict]
     return out, info
 
 
+@ONE_WORKER
 @COUNTERS
 @pytest.mark.parametrize("budget", [1_000, 24_000])
 def test_large_session_packet_stays_within_budget(large_session: tuple[Path, dict], budget: int,
@@ -323,6 +326,7 @@ def _corrections_and_requests(path: Path) -> list[tuple[int, int | None]]:
     return pairs
 
 
+@ONE_WORKER
 @COUNTERS
 def test_large_session_all_user_messages_reach_the_packet_when_they_fit(large_session: tuple[Path, dict],
                                                                         counter: TokenCounter) -> None:
