@@ -233,7 +233,7 @@ def _run_plugin_hook(checkout: Path, project: Path, env: dict[str, str]) -> "sub
 def test_hooks_in_a_checkout_use_its_venv_without_activation(tmp_path: Path, project: Path) -> None:
     import sys
 
-    from copilot_support import run_logs
+    from copilot_support import finish_detached, run_logs
 
     checkout = _checkout_plugin(tmp_path)
     venv_python = checkout / ".venv" / "bin" / "python"
@@ -243,6 +243,7 @@ def test_hooks_in_a_checkout_use_its_venv_without_activation(tmp_path: Path, pro
     result = _run_plugin_hook(checkout, project, {})
     assert (result.returncode, result.stdout, result.stderr) == (0, "{}\n", "")
     assert len(run_logs(project, f"review-{SID}-")) == 1
+    finish_detached(project)  # the review it started runs to its end, nothing left behind
 
 
 def test_hooks_without_any_omp_python_say_so_and_log_it(tmp_path: Path, project: Path, isolated_home: Path) -> None:
