@@ -286,7 +286,7 @@ def _call_reviewer(ctx: _Context, backend: str, model: str, what: str) -> Check:
 def check_tokenizer(ctx: _Context) -> list[Check]:
     from omp.tokens import get_counter
 
-    counter = get_counter()
+    counter = get_counter(retry=True)  # doctor always tries again, clearing a remembered failure
     if counter.name == "tiktoken":
         return [Check("tokenizer", "ok", "tiktoken o200k_base")]
     cache = os.environ.get("TIKTOKEN_CACHE_DIR") or "tiktoken's cache"

@@ -17,18 +17,28 @@ identifiers, so a third of the ASCII bytes is above the real count; non-ASCII te
 takes 1–2 tokens per 3–4 bytes, so half its bytes is above it too.
 
 `OMP_TOKENIZER=estimate` skips tiktoken altogether (the tests use it so they never download).
+
+A load that failed is remembered in `G/state/tokenizer-unavailable.json` for
+`RETRY_AFTER_SECONDS`: offline, every review would otherwise pay the import and a failed
+download again (63–75 ms and about 10 MiB each, SPEC §12: no network attempt per review).
+`omp doctor` always tries again (`get_counter(retry=True)`), so after the user fetches the
+encoding the next doctor run clears the note.
 """
 
 from __future__ import annotations
 
+import json
 import math
 import os
 import threading
 import time
+from pathlib import Path
 from typing import Any
 
 ENCODING_NAME = "o200k_base"
 LOAD_TIMEOUT = 5.0
+RETRY_AFTER_SECONDS = 24 * 3600
+UNAVAILABLE_FILE = "tokenizer-unavailable.json"
 _ASCII = bytes(range(128))
 
 
@@ -74,7 +84,41 @@ def start_loading() -> None:
         _start_locked()
 
 
-def _start_locked() -> None:
+def unavailable_note() -> Path:
+    """`G/state/tokenizer-unavailable.json`: when and why the last load failed."""
+    from omp.paths import global_home
+
+    return global_home() / "state" / UNAVAILABLE_FILE
+
+
+def remembered_failure(now: float | None = None) -> str | None:
+    """The error of a load that failed less than RETRY_AFTER_SECONDS ago, else None."""
+    try:
+        data = json.loads(unavailable_note().read_text(encoding="utf-8"))
+        at, error = float(data["at"]), str(data["error"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    now = time.time() if now is None else now
+    return error if 0 <= now - at < RETRY_AFTER_SECONDS else None
+
+
+def _remember(error: BaseException | None) -> None:
+    """Note a failed load (or clear the note after a good one). Best effort: only speed depends on it."""
+    try:
+        note = unavailable_note()
+        if error is None:
+            note.unlink(missing_ok=True)
+            return
+        from omp.fsio import atomic_write
+
+        note.parent.mkdir(parents=True, exist_ok=True)
+        text = f"{type(error).__name__}: {error}"[:300]
+        atomic_write(note, json.dumps({"at": time.time(), "error": text}) + "\n")
+    except Exception:
+        pass
+
+
+def _start_locked(retry: bool = False) -> None:
     if "worker" in _state or "counter" in _state:
         return
     result: dict[str, Any] = {}
@@ -83,27 +127,39 @@ def _start_locked() -> None:
     if os.environ.get("OMP_TOKENIZER", "").strip().lower() == "estimate":
         _state["worker"] = None
         return
+    if not retry:
+        remembered = remembered_failure()
+        if remembered is not None:
+            _state["worker"] = None
+            result["error"] = remembered
+            result["remembered"] = True
+            return
 
     def load() -> None:
         try:
             import tiktoken
 
             result["encoding"] = tiktoken.get_encoding(ENCODING_NAME)
+            _remember(None)
         except Exception as exc:  # offline, blocked, corrupt cache: all mean "estimate"
             result["error"] = exc
+            _remember(exc)
 
     worker = threading.Thread(target=load, name="omp-tiktoken-load", daemon=True)
     _state["worker"] = worker
     worker.start()
 
 
-def get_counter() -> TokenCounter:
-    """The process's counter: tiktoken `o200k_base` if it loads, else the estimate. Cached."""
+def get_counter(retry: bool = False) -> TokenCounter:
+    """The process's counter: tiktoken `o200k_base` if it loads, else the estimate. Cached.
+
+    `retry`: try tiktoken even though a recent load failed (`omp doctor`).
+    """
     with _lock:
         counter = _state.get("counter")
         if counter is not None:
             return counter
-        _start_locked()
+        _start_locked(retry)
         worker = _state["worker"]
         if worker is not None:
             worker.join(max(0.0, LOAD_TIMEOUT - (time.monotonic() - _state["started"])))
