@@ -16,7 +16,10 @@ import click
 
 from omp.cli.options import json_option, project_paths, root_option
 from omp.cli.render import echo_json
+from omp import trust
 from omp.errors import UsageError
+from omp.review import report
+from omp.review.run import ReviewOutcome, ReviewRequest, review_session, sweep, undo_session
 
 if TYPE_CHECKING:
     from omp.packet import Preview
@@ -56,9 +59,7 @@ def cli(ctx: click.Context, session: str, root: Path | None, model: str | None, 
     if include_older and not sweep:
         raise UsageError("--all only applies to --sweep", "pass --sweep --all")
     if not dry_run:
-        from omp.review.run import run_from_cli
-
-        code = run_from_cli(root=root, session=None if sweep else session, model=model, reviewer=reviewer,
+        code = _run(root=root, session=None if sweep else session, model=model, reviewer=reviewer,
                             force=force, as_json=as_json, sweep_all=sweep, limit=limit,
                             include_older=include_older)
         ctx.exit(code)
@@ -120,9 +121,7 @@ def undo_cmd(session_id: str, force: bool, root: Path | None, as_json: bool) -> 
     Other reviews' items and human decisions are kept: a dismissed item stays dismissed, a
     promoted one is reported and left alone.
     """
-    from omp.review.run import undo_from_cli
-
-    undo_from_cli(root=root, session=session_id, force=force, as_json=as_json)
+    _undo(root=root, session=session_id, force=force, as_json=as_json)
 
 
 @cli.command("clean-history")
@@ -142,3 +141,66 @@ def clean_history_cmd(as_json: bool) -> None:
     click.echo(f"removed {len(ok)} reviewer session(s) from {where.copilot}")
     for failed in (f for f in removed if f.store_error):
         click.echo(f"omp: warning: {failed.session}: {failed.store_error} (retried by the next review)", err=True)
+
+
+# ---------------------------------------------------------------------------------------------
+# running and printing (the library returns outcomes; words are made here)
+
+
+
+def _run(
+    *,
+    root: Path | None,
+    session: str | None,
+    model: str | None = None,
+    reviewer: str | None = None,
+    force: bool = False,
+    as_json: bool = False,
+    sweep_all: bool = False,
+    limit: int | None = None,
+    include_older: bool = False,
+) -> int:
+    """Run one review (or a sweep), print the result, return the exit code."""
+    paths = project_paths(root)
+    request = ReviewRequest(session or "latest", model, reviewer, force)
+    ignored = trust.ignored_notice(paths)
+
+    def note_ignored(outcomes: list[ReviewOutcome]) -> None:
+        # stderr (--json output stays one object), unless a skip reason already said it.
+        if ignored and not any(ignored in (o.reason or "") for o in outcomes):
+            click.echo(f"omp: note: {ignored}", err=True)
+    if sweep_all:
+        def show(outcome: ReviewOutcome) -> None:  # one line per session, as it goes
+            click.echo(report.progress_line(outcome))
+
+        result = sweep(paths, request, limit, include_older=include_older, progress=None if as_json else show)
+        if as_json:
+            echo_json(result.to_json())
+        else:
+            for line in report.sweep_lines(result):
+                click.echo(line)
+        for outcome in result.outcomes:
+            for line in report.failure_lines(outcome):
+                click.echo(line, err=True)
+        note_ignored(result.outcomes)
+        return result.exit_code
+    outcome = review_session(paths, request)
+    if as_json:
+        echo_json(outcome.to_json())
+    else:
+        for line in report.outcome_lines(outcome):
+            click.echo(line)
+    for line in report.failure_lines(outcome):
+        click.echo(line, err=True)
+    note_ignored([outcome])
+    return outcome.exit_code
+
+
+def _undo(*, root: Path | None, session: str, force: bool = False, as_json: bool = False) -> int:
+    outcome = undo_session(project_paths(root), session, force=force)
+    if as_json:
+        echo_json(outcome.to_json())
+    else:
+        for line in report.undo_lines(outcome):
+            click.echo(line)
+    return 0

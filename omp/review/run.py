@@ -668,80 +668,6 @@ def undo_session(paths: ProjectPaths, session_id: str, force: bool = False) -> U
     return outcome
 
 
-# ---------------------------------------------------------------------------------------------
-# entry points for `omp memory-review` (omp/cli/memory_review.py parses, these run and print)
-
-
-def run_from_cli(
-    *,
-    root: Path | None,
-    session: str | None,
-    model: str | None = None,
-    reviewer: str | None = None,
-    force: bool = False,
-    as_json: bool = False,
-    sweep_all: bool = False,
-    limit: int | None = None,
-    include_older: bool = False,
-) -> int:
-    """Run one review (or a sweep), print the result, return the exit code."""
-    import click
-
-    from omp.cli.options import project_paths
-    from omp.cli.render import echo_json
-    from omp.review import report
-
-    paths = project_paths(root)
-    request = ReviewRequest(session or "latest", model, reviewer, force)
-    ignored = trust.ignored_notice(paths)
-
-    def note_ignored(outcomes: list[ReviewOutcome]) -> None:
-        # stderr (--json output stays one object), unless a skip reason already said it.
-        if ignored and not any(ignored in (o.reason or "") for o in outcomes):
-            click.echo(f"omp: note: {ignored}", err=True)
-    if sweep_all:
-        def show(outcome: ReviewOutcome) -> None:  # one line per session, as it goes
-            click.echo(report.progress_line(outcome))
-
-        result = sweep(paths, request, limit, include_older=include_older, progress=None if as_json else show)
-        if as_json:
-            echo_json(result.to_json())
-        else:
-            for line in report.sweep_lines(result):
-                click.echo(line)
-        for outcome in result.outcomes:
-            for line in report.failure_lines(outcome):
-                click.echo(line, err=True)
-        note_ignored(result.outcomes)
-        return result.exit_code
-    outcome = review_session(paths, request)
-    if as_json:
-        echo_json(outcome.to_json())
-    else:
-        for line in report.outcome_lines(outcome):
-            click.echo(line)
-    for line in report.failure_lines(outcome):
-        click.echo(line, err=True)
-    note_ignored([outcome])
-    return outcome.exit_code
-
-
-def undo_from_cli(*, root: Path | None, session: str, force: bool = False, as_json: bool = False) -> int:
-    import click
-
-    from omp.cli.options import project_paths
-    from omp.cli.render import echo_json
-    from omp.review import report
-
-    outcome = undo_session(project_paths(root), session, force=force)
-    if as_json:
-        echo_json(outcome.to_json())
-    else:
-        for line in report.undo_lines(outcome):
-            click.echo(line)
-    return 0
-
-
 __all__ = [
     "ReviewOutcome",
     "ReviewRequest",
@@ -750,8 +676,6 @@ __all__ = [
     "clean_old",
     "now_iso",
     "review_session",
-    "run_from_cli",
-    "undo_from_cli",
     "sweep",
     "undo_session",
 ]
