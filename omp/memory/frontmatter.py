@@ -1,10 +1,15 @@
-"""The small YAML front matter subset notes and skill files use.
+"""YAML front matter of notes and skill files.
 
 Written: `key: value` lines between `---` fences; free text is a JSON string literal (which is
 also a valid YAML double-quoted scalar, so Copilot's skill loader and any YAML parser read it),
-plain tokens (slugs, `draft`) are written bare. Read: the same, tolerantly, because people edit
-these files by hand — single-quoted and bare values are accepted, unknown keys are kept, and only
-a front matter that is opened but never closed counts as unreadable.
+plain tokens (slugs, `draft`) are written bare.
+
+Read: with a real YAML parser (PyYAML, already installed with detect-secrets), because people
+edit these files by hand and Copilot reads `SKILL.md` as YAML — a folded `description: >-` is
+its text, not the characters ">-". `BaseLoader` keeps every scalar a string (a bare date or
+`yes` stays the text the user wrote). Unknown keys are kept; a value that is a list or a map is
+kept as its JSON text. A front matter that is opened but never closed, or is not YAML, is
+unreadable: the caller names the file and never rewrites it.
 """
 
 from __future__ import annotations
@@ -12,9 +17,11 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
+from typing import Any
+
+import yaml
 
 FENCE = "---"
-_KEY_RE = re.compile(r"^([A-Za-z_][A-Za-z0-9_-]*)\s*:\s?(.*)$")
 _BARE_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._/-]*$")
 
 
@@ -36,19 +43,12 @@ def render(fields: list[tuple[str, str | None]]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _parse_value(raw: str) -> str:
-    raw = raw.strip()
-    if len(raw) >= 2 and raw[0] == raw[-1] == '"':
-        try:
-            value = json.loads(raw)
-            if isinstance(value, str):
-                return value
-        except json.JSONDecodeError:
-            pass
-        return raw[1:-1]
-    if len(raw) >= 2 and raw[0] == raw[-1] == "'":
-        return raw[1:-1].replace("''", "'")
-    return raw
+def _as_text(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    if value is None:
+        return ""
+    return json.dumps(value, ensure_ascii=False)
 
 
 def parse(text: str) -> tuple[dict[str, str], str]:
@@ -57,15 +57,26 @@ def parse(text: str) -> tuple[dict[str, str], str]:
     lines = text.split("\n")
     if not lines or lines[0].rstrip("\r").strip() != FENCE:
         return {}, text
-    fields: dict[str, str] = {}
     for number, raw in enumerate(lines[1:], start=1):
-        line = raw.rstrip("\r")
-        if line.strip() == FENCE:
-            return fields, "\n".join(lines[number + 1 :])
-        match = _KEY_RE.match(line)
-        if match:
-            fields[match.group(1)] = _parse_value(match.group(2))
+        if raw.rstrip("\r").strip() == FENCE:
+            block = "\n".join(line.rstrip("\r") for line in lines[1:number])
+            return _fields(block), "\n".join(lines[number + 1 :])
     raise FrontMatterError("front matter opened with '---' on line 1 is never closed")
+
+
+def _fields(block: str) -> dict[str, str]:
+    try:
+        data = yaml.load(block, Loader=yaml.BaseLoader)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f"line {mark.line + 2}: " if mark is not None else ""  # +1 for the fence, +1 from 0-based
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        raise FrontMatterError(f"front matter is not valid YAML ({where}{problem})") from exc
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise FrontMatterError("front matter is not a set of `key: value` lines")
+    return {str(key): _as_text(value) for key, value in data.items()}
 
 
 def read_file(path: Path) -> tuple[dict[str, str], str]:
