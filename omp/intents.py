@@ -189,6 +189,9 @@ _FILLER = (
     r"|one more thing|one last thing|by the way|important|reminder|heads up|heads-up|psa|oh|ah|alright|all right|great|cool|good"
     r"|just so you know|for your information|as a reminder|just a reminder|friendly reminder|note to self"
     r"|quick reminder|side note"
+    # Where the rule holds, when it is this project: the rule stays standing ("In this repo we always …").
+    r"|in this repo|in this repository|in this project|in this codebase|in our repo|in our project|in our codebase"
+    r"|for this repo|for this project|on this project|on this team|in our team|around here"
     r"|perfect|nice|yes|yeah|yep|sure|right|well|and also|just|but|copilot|@copilot|guys|folks|also important"
     r"|bitte|danke|übrigens|noch was|wichtig|hinweis|also|und|gut|ok|prima|super"
     r"|por favor|gracias|oye|importante|nota|además|bueno|vale|perfecto|y"
@@ -197,7 +200,7 @@ _FILLER = (
     r"|好的|好|谢谢|另外|还有|顺便说一下|顺便|对了|注意|请|麻烦|麻烦你|提醒一下|重要"
     r"|ありがとう|ありがとうございます|あと|それと|ちなみに|注意|重要|了解|では|じゃあ)"
 )
-_FILLERS = rf"(?:¿|¡|(?:{_FILLER})(?![A-Za-zÀ-ÿ'’])\s*[,:;!.，：、！。-]?\s*)*"
+_FILLERS = rf"(?:¿|¡|(?:{_FILLER})(?![A-Za-zÀ-ÿ'’])\s*[,:;!.，：、！。—–-]?\s*)*"
 _LABEL = r"(?:[^\s:：]{1,20}(?:\s+[^\s:：]{1,20}){0,3}\s*[:：]\s*)?"  # "Quick note:", "重要："
 _POLITE = (
     r"(?:(?:could|can|would|will) you(?: please| kindly| also)?\s+|please\s+|kindly\s+|i(?:'d| would) like you to\s+"
@@ -324,7 +327,9 @@ _ALWAYS_NEXT_BAD = re.compile(
     r"|mind|again!?$|ever$|sure|forget|forgets|forgot|gets?|good|bad|too|wrong|right|crash(?:es|ed)?|breaks?|broke"
     r"|falla|fallan|falló|funciona|funcionan|funcionó|rompe|falha|falham|quebra|échoue|échouent|marche|fonctionne|plante"
     r"|scheitert|funktioniert|klappt|stürzt|kaputt|geht"
-    r"|había|habían|he|has|ha|hemos|tinha|tenho|tive|foi|fui|hatte|habe|hab|war|ai|avait|avons|vi|visto|gesehen)\b", re.I)
+    r"|había|habían|he|has|ha|hemos|tinha|tenho|tive|foi|fui|hatte|habe|hab|war|ai|avait|avons|vi|visto|gesehen"
+    # "Siempre me olvido …", "sempre me esqueço …": what happens to the speaker, not a rule.
+    r"|me olvido|me olvida|me equivoco|me pasa|me esqueço|me esquece|me engano|me acontece|m'arrive|j'oublie)\b", re.I)
 # A forget request that is a correction of the conversation, not of memory.
 _FORGET_CONVERSATION = re.compile(
     r"^(?:(?:the|my) (?:last|previous|earlier|first) (?:message|comment|request|question|instruction|sentence|part|one|answer)"
