@@ -248,6 +248,15 @@ _PATTERNS: tuple[_Pattern, ...] = (
     ),
     _Pattern("stripe-key", re.compile(r"\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}"), ("sk_live_", "sk_test_", "rk_live_", "rk_test_")),
     _Pattern("gitlab-token", re.compile(r"\bglpat-[A-Za-z0-9_-]{20,}"), ("glpat-",)),
+    # Not in detect-secrets 1.5.0: Hugging Face tokens, Discord webhook URLs, Telegram bot tokens.
+    _Pattern("huggingface-token", re.compile(r"\bhf_[A-Za-z0-9]{30,}\b"), ("hf_",)),
+    _Pattern(
+        "discord-webhook",
+        re.compile(r"discord(?:app)?\.com/api/webhooks/\d{5,30}/(?P<secret>[A-Za-z0-9_-]{20,})"),
+        ("discord.com/api/webhooks", "discordapp.com/api/webhooks"),
+    ),
+    _Pattern("telegram-bot-token", re.compile(r"\b\d{8,10}:(?P<secret>AA[0-9A-Za-z_-]{32,36})(?![0-9A-Za-z_-])"), (":aa",),
+             before=11),
     _Pattern("npm-token", re.compile(r"\bnpm_[A-Za-z0-9]{36}\b"), ("npm_",)),
     _Pattern("pypi-token", re.compile(r"pypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{50,}"), ("pypi-",)),
     _Pattern("jwt", re.compile(r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{0,1024}"), ("eyj",)),

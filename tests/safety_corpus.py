@@ -80,6 +80,10 @@ SECRETS: tuple[SecretCase, ...] = (
     _case("quoted env value with spaces", "REDIS_PASSWORD='purple monkey dishwasher'", "purple monkey dishwasher"),
     _case("docker login -p X", "docker login -u ci -p Dk7-badger-Moon registry.example.com", "Dk7-badger-Moon"),
     _case("sshpass -p X", "sshpass -p Sp3-marten-Dusk ssh deploy@bastion", "Sp3-marten-Dusk"),
+    _case("hugging face token", "export HF_HUB=hf_Qx7mP2vN9rT4kL8wZ3yB6cD1fG5hJ0sAeUi", "hf_Qx7mP2vN9rT4kL8wZ3"),
+    _case("discord webhook", "post to https://discord.com/api/webhooks/112233445566778899/Zk3m9Qp2Lx7Vb4Nc8Rt1Yw6Hs0Jd5Fg",
+          "Zk3m9Qp2Lx7Vb4Nc8Rt1"),
+    _case("telegram bot token", "the bot uses 7012345678:AAHq3Zk9Lm2Xp7Vb4Nc8Rt1Yw6Hs0Jd5FgQe", "AAHq3Zk9Lm2Xp7Vb4Nc8"),
 )
 
 # Text that looks near a secret but is not one: it must reach the reviewer untouched.
