@@ -181,17 +181,19 @@ def read_text(path: Path) -> str | None:
         return None
     except IsADirectoryError as exc:
         raise CorruptFileError(path, "it is a folder, not a file") from exc
+    return decode_text(path, raw)
+
+
+def decode_text(path: Path, raw: bytes) -> str:
+    """`raw` as UTF-8 text; CorruptFileError naming `path` when it is not."""
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise CorruptFileError(path, f"not UTF-8 text (byte {exc.start})") from exc
 
 
-def read_json(path: Path, default: Any = None) -> Any:
-    """Parse a JSON file; `default` when it does not exist; CorruptFileError when it does not parse."""
-    text = read_text(path)
-    if text is None:
-        return default
+def parse_json(path: Path, text: str) -> Any:
+    """`text` (read from `path`) as JSON; CorruptFileError naming the file and line when it is not."""
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
@@ -202,12 +204,21 @@ def read_json(path: Path, default: Any = None) -> Any:
         raise CorruptFileError(path, "nested too deeply") from exc
 
 
-def read_json_object(path: Path) -> dict[str, Any]:
-    """A JSON file that must hold an object ({} when missing)."""
-    value = read_json(path, default={})
+def expect_object(path: Path, value: Any) -> dict[str, Any]:
     if not isinstance(value, dict):
         raise CorruptFileError(path, f"expected a JSON object, found {type(value).__name__}")
     return value
+
+
+def read_json(path: Path, default: Any = None) -> Any:
+    """Parse a JSON file; `default` when it does not exist; CorruptFileError when it does not parse."""
+    text = read_text(path)
+    return default if text is None else parse_json(path, text)
+
+
+def read_json_object(path: Path) -> dict[str, Any]:
+    """A JSON file that must hold an object ({} when missing)."""
+    return expect_object(path, read_json(path, default={}))
 
 
 def iter_jsonl(path: Path) -> Iterator[dict[str, Any]]:

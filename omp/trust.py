@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from omp.errors import OmpError
-from omp.fsio import CorruptFileError, read_json
+from omp.fsio import CorruptFileError, decode_text, expect_object, parse_json, read_json, read_json_object
 from omp.paths import GlobalPaths, ProjectPaths
 
 TRUST_FILE = "trust.json"
@@ -151,23 +151,7 @@ def read_project_layer(project: ProjectPaths, global_paths: GlobalPaths | None =
 
 def parse_layer(path: Path, raw: bytes) -> dict[str, Any]:
     """Config bytes as an object, with fsio's errors (file and line named)."""
-    import json
-
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise CorruptFileError(path, f"not UTF-8 text (byte {exc.start})") from exc
-    try:
-        value = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise CorruptFileError(path, f"line {exc.lineno}, column {exc.colno}: {exc.msg}") from exc
-    except ValueError as exc:  # e.g. an integer of more digits than Python converts
-        raise CorruptFileError(path, str(exc).split(";")[0]) from exc
-    except RecursionError as exc:
-        raise CorruptFileError(path, "nested too deeply") from exc
-    if not isinstance(value, dict):
-        raise CorruptFileError(path, f"expected a JSON object, found {type(value).__name__}")
-    return value
+    return expect_object(path, parse_json(path, decode_text(path, raw)))
 
 
 def check(project: ProjectPaths | None, global_paths: GlobalPaths | None = None) -> LayerTrust | None:
@@ -211,9 +195,7 @@ def record(project: ProjectPaths, raw: bytes, by: str, global_paths: GlobalPaths
     global_paths = global_paths or GlobalPaths.current()
     path = trust_path(global_paths)
     with _global_lock_unless_held(global_paths, held):
-        data = read_json(path, default={})  # a file that does not parse is reported, never reset
-        if not isinstance(data, dict):
-            raise CorruptFileError(path, f"expected a JSON object, found {type(data).__name__}")
+        data = read_json_object(path)  # a file that does not parse is reported, never reset
         projects = data.get("projects")
         if not isinstance(projects, dict):
             projects = {}
