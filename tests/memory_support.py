@@ -8,11 +8,21 @@ from typing import Any
 
 from helpers import Result, run_omp
 
+from omp import config
 from omp.memory.store import DirectiveProposal, ItemResult, NoteProposal, propose_directives, add_notes
 from omp.paths import ProjectPaths
 
 START = "<!-- omp:memory:start -->"
 END = "<!-- omp:memory:end -->"
+
+
+def enable(project: Path, **settings: str) -> ProjectPaths:
+    """memory-mode on for `project` (and any other settings), written the way `omp config set` writes."""
+    paths = ProjectPaths(project)
+    config.set_value("memory-mode", "on", "project", paths)
+    for key, value in settings.items():
+        config.set_value(key.replace("_", "-"), value, "project", paths)
+    return paths
 
 
 def pm(project: Path, *args: str, env: dict[str, str] | None = None) -> Result:

@@ -14,22 +14,14 @@ from pathlib import Path
 
 from copilot_support import run_hook
 from helpers import run_omp
-from memory_support import END, START, block_of, outside_block, pm
+from memory_support import END, START, block_of, enable, outside_block, pm
 
-from omp import config, hooks
+from omp import hooks
 from omp.memory.store import DirectiveProposal, DraftProposal, add_drafts, propose_directives
 from omp.paths import ProjectPaths
 from omp.review import queue
 
 SID = "0f5c2d7e-2222-4c3b-9a55-3c1f0e6b7a01"
-
-
-def enable(project: Path, **settings: str) -> ProjectPaths:
-    paths = ProjectPaths(project)
-    config.set_value("memory-mode", "on", "project", paths)
-    for key, value in settings.items():
-        config.set_value(key.replace("_", "-"), value, "project", paths)
-    return paths
 
 
 def start(project: Path) -> str:

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from copilot_support import kill_quietly, pid_alive, run_hook, run_logs, wait_for
+from memory_support import enable
 
 from omp import config, hooks, trust
 from omp.detach import prune_run_logs, read_env_file, review_environment, spawn_detached
@@ -29,14 +30,6 @@ pytestmark = pytest.mark.usefixtures("ends_detached_runs")
 
 REPO = Path(__file__).resolve().parent.parent
 SID = "0f5c2d7e-1111-4c3b-9a55-3c1f0e6b7a01"
-
-
-def enable(project: Path, **settings: str) -> ProjectPaths:
-    paths = ProjectPaths(project)
-    config.set_value("memory-mode", "on", "project", paths)
-    for key, value in settings.items():
-        config.set_value(key.replace("_", "-"), value, "project", paths)
-    return paths
 
 
 def with_events(session_id: str, project: Path) -> Path:

@@ -110,6 +110,13 @@ class Rig:
         assert proc.returncode == 0, f"copilot failed ({proc.returncode}): {proc.stderr}"
         return proc, took, session_id
 
+    def cli(self, *args: str) -> str:
+        """A `copilot` management command (`plugin install …`) with the rig's environment; its stdout."""
+        proc = subprocess.run([self.copilot, *args], env=dict(os.environ, **self.env), capture_output=True,
+                              text=True, timeout=120)
+        assert proc.returncode == 0, proc.stderr
+        return proc.stdout
+
     def requests_with(self, text: str) -> list[dict[str, Any]]:
         return [r.body for r in self.server.chat_requests() if text in request_text(r.body)]
 
@@ -259,11 +266,7 @@ def _export_repository(target: Path) -> Path:
 @pytest.mark.parametrize("how", ["direct", "marketplace"])
 def test_repository_installs_and_its_hooks_fire(rig: Rig, tmp_path: Path, how: str) -> None:
     clone = _export_repository(tmp_path / "omp-clone")
-    env = dict(os.environ, **rig.env)
-    def copilot(*args: str) -> str:
-        proc = subprocess.run([rig.copilot, *args], env=env, capture_output=True, text=True, timeout=120)
-        assert proc.returncode == 0, proc.stderr
-        return proc.stdout
+    copilot = rig.cli
     if how == "direct":
         copilot("plugin", "install", str(clone))
         expected = ("omp", "")
@@ -416,12 +419,7 @@ def test_doctor_fixes_work_and_install_force_replaces_a_hand_made_registration(r
     """The repository added as a marketplace, then `omp install` too: twice registered. doctor's
     fix line is a command that fixes it; `omp install --force` replaces what it recognises."""
     clone = _export_repository(tmp_path / "omp-clone")
-    env = dict(os.environ, **rig.env)
-
-    def copilot(*args: str) -> str:
-        proc = subprocess.run([rig.copilot, *args], env=env, capture_output=True, text=True, timeout=120)
-        assert proc.returncode == 0, proc.stderr
-        return proc.stdout
+    copilot = rig.cli
 
     def enabled() -> list[tuple[str, str]]:
         return [(p["name"], p["marketplace"]) for p in json.loads(copilot("plugin", "list", "--json"))
@@ -443,6 +441,6 @@ def test_doctor_fixes_work_and_install_force_replaces_a_hand_made_registration(r
     doctor = run_omp(["doctor", "--json"], cwd=rig.project, env=rig.env, timeout=180).json()
     (dup,) = [c for c in doctor["checks"] if c["name"] == "registration" and c["status"] == "fail"]
     assert dup["fix"] == "copilot plugin marketplace remove omp"
-    subprocess.run(["sh", "-c", dup["fix"].replace("copilot ", f"{rig.copilot} ", 1)], env=env, check=True)
+    subprocess.run(["sh", "-c", dup["fix"].replace("copilot ", f"{rig.copilot} ", 1)], env=dict(os.environ, **rig.env), check=True)
     again = run_omp(["doctor", "--json"], cwd=rig.project, env=rig.env, timeout=180).json()
     assert [c["status"] for c in again["checks"] if c["name"] == "registration"] == ["ok"], again
