@@ -58,7 +58,6 @@ def scan(messages: Iterable[MessageLike]) -> ExplicitScan:
     """
     result = ExplicitScan()
     seen: set[tuple[str, str]] = set()
-    counts: dict[str, int] = {"directive": 0, "forget": 0}
     foreign: list[_Foreign] = []
     for position, message in enumerate(messages):
         result.messages += 1
