@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pytest
 
 from helpers import run_omp
 from review_support import FakeReviewer, json_reply, reply
