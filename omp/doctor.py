@@ -26,7 +26,7 @@ from typing import Callable, Literal
 
 from omp.errors import OmpError
 from omp.copilot import find_copilot
-from omp.install import Registration, find_registrations, run_copilot
+from omp.install import Registration, find_registrations, run_management_command
 from omp.paths import GlobalPaths, ProjectPaths
 
 Status = Literal["ok", "info", "warn", "fail"]
@@ -73,7 +73,7 @@ def check_copilot(ctx: _Context) -> list[Check]:
         return [Check("copilot", "fail", "Copilot CLI not found on PATH",
                       "npm install -g @github/copilot")]
     try:
-        proc = run_copilot(found, "--version", timeout=60)
+        proc = run_management_command(found, "--version", timeout=60)
     except OmpError as exc:
         return [Check("copilot", "fail", exc.message, exc.hint)]
     version = next((line.strip() for line in proc.stdout.splitlines() if line.strip()), "")
@@ -208,7 +208,7 @@ def check_trust(ctx: _Context) -> list[Check]:
 
 
 def _reviewer_env_check() -> list[Check]:
-    from omp.detach import read_env_file, reviewer_env_file
+    from omp.process import read_env_file, reviewer_env_file
 
     path = Path(reviewer_env_file())
     if not path.exists():

@@ -3,7 +3,7 @@
 Copilot CLI removes the provider and token variables from every hook process. A user whose
 Copilot works through bring-your-own-key or offline settings in the shell (`COPILOT_OFFLINE`,
 `COPILOT_PROVIDER_BASE_URL`, …) therefore has a reviewer that works from the shell and fails
-from the sessionEnd hook. `G/reviewer.env` (read by omp.detach) is how the user hands those
+from the sessionEnd hook. `G/reviewer.env` (read by omp.process) is how the user hands those
 settings to hook-started reviews; this module tells what a hook would see, so `omp doctor
 --deep` tests that case and not the shell's.
 """
@@ -14,7 +14,7 @@ import os
 import shlex
 from typing import Mapping
 
-from omp.detach import read_env_file, review_environment, reviewer_env_file
+from omp.process import read_env_file, review_environment, reviewer_env_file
 
 # Verified with Copilot CLI 1.0.102 (COPILOT.md §3): removed unless the hook entry sets them.
 STRIPPED_NAMES = ("GITHUB_TOKEN", "COPILOT_GITHUB_TOKEN", "OPENAI_API_KEY", "COPILOT_OFFLINE")

@@ -29,7 +29,6 @@ import json
 import os
 import shlex
 import shutil
-import subprocess
 import sys
 import tempfile
 from dataclasses import dataclass, field
@@ -39,6 +38,7 @@ from typing import Any
 from omp.copilot import HINT_INSTALL, copilot_command, find_copilot
 from omp.errors import OmpError
 from omp.paths import GlobalPaths
+from omp.process import Finished, run_captured
 
 PLUGIN_NAME = "omp"
 HOOKS_FILE_NAME = "omp.json"
@@ -91,22 +91,21 @@ class InstallResult:
 # Copilot CLI
 
 
-def run_copilot(copilot: str, *args: str, timeout: float = COPILOT_TIMEOUT) -> subprocess.CompletedProcess[str]:
-    """One Copilot CLI management command (never a session), output captured."""
+def run_management_command(copilot: str, *args: str, timeout: float = COPILOT_TIMEOUT) -> Finished:
+    """One Copilot CLI management command (`plugin list`, `--version`; never a session), its
+    output captured; on timeout its whole process tree is ended."""
     env = dict(os.environ)
     env["NO_COLOR"] = "1"
     try:
-        return subprocess.run(
-            [copilot, *args], capture_output=True, text=True, timeout=timeout, env=env,
-            stdin=subprocess.DEVNULL,
-        )
+        finished = run_captured([copilot, *args], env=env, timeout=timeout)
     except FileNotFoundError as exc:
         raise OmpError(f"cannot run Copilot CLI {copilot!r}: not found", HINT_INSTALL) from exc
     except PermissionError as exc:
         raise OmpError(f"cannot run Copilot CLI {copilot!r}: permission denied", HINT_INSTALL) from exc
-    except subprocess.TimeoutExpired as exc:
+    if finished.timed_out:
         raise OmpError(f"`copilot {' '.join(args)}` did not finish within {timeout:.0f}s",
-                       "run it by hand to see what it waits for") from exc
+                       "run it by hand to see what it waits for")
+    return finished
 
 
 def _last_line(text: str) -> str:
@@ -142,7 +141,7 @@ def _direct_installs(copilot_home: Path) -> dict[str, dict[str, Any]]:
 
 
 def _plugins_from_cli(copilot: str, copilot_home: Path) -> list[Registration] | None:
-    proc = run_copilot(copilot, "plugin", "list", "--json", timeout=60)
+    proc = run_management_command(copilot, "plugin", "list", "--json", timeout=60)
     if proc.returncode != 0:
         return None
     try:
@@ -363,7 +362,7 @@ def _remove(registration: Registration, copilot: str | None) -> None:
         raise OmpError(f"cannot remove {registration.label} without Copilot CLI", HINT_INSTALL)
     args = shlex.split(registration.removal)[1:] if registration.removal.startswith("copilot ") else \
         ["plugin", "uninstall", registration.name]
-    proc = run_copilot(copilot, *args)
+    proc = run_management_command(copilot, *args)
     if proc.returncode != 0:
         raise OmpError(f"could not remove {registration.label}: {_last_line(proc.stderr or proc.stdout)}",
                        f"remove it by hand: {registration.removal}")
@@ -410,7 +409,7 @@ def install(hooks_only: bool = False, force: bool = False, interpreter: str | No
             result.registered = f"hooks file {hooks_file}"
             return result
         assert copilot is not None
-        proc = run_copilot(copilot, "plugin", "install", str(target))
+        proc = run_management_command(copilot, "plugin", "install", str(target))
         if proc.returncode != 0:
             detail = _last_line(proc.stderr) or _last_line(proc.stdout) or f"exit code {proc.returncode}"
             raise OmpError(f"copilot plugin install failed: {detail}",

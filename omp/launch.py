@@ -3,7 +3,7 @@
 Copilot gets the arguments exactly as given, plus `--session-id <uuid4>` when the run starts a
 new session, so the wrapper knows which session to review without guessing. Its stdin, stdout
 and stderr are the wrapper's own (nothing is added to them), its exit code is the wrapper's, and
-SIGINT / SIGTERM / SIGHUP reach it. After Copilot exits, with memory-mode on, the review of that
+SIGINT / SIGTERM / SIGHUP reach it (omp.process). After Copilot exits, with memory-mode on, the review of that
 session is detached (omp.detach) and the wrapper returns at once.
 
 Which session was it?
@@ -21,17 +21,16 @@ harmless anyway, §5.1).
 from __future__ import annotations
 
 import os
-import signal
-import subprocess
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
 from omp.copilot import HINT_INSTALL, copilot_command
-from omp.detach import Detached, runs_dir, start_review
+from omp.detach import runs_dir, start_review
 from omp.errors import OmpError
 from omp.hooks import is_reviewer_session, is_valid_session_id, project_root
+from omp.process import Detached, run_foreground
 
 NO_SESSION_FLAGS = frozenset({"-h", "--help", "-v", "--version", "--acp"})
 RESUME_FLAGS = frozenset({"-r", "--resume", "--continue"})
@@ -152,62 +151,15 @@ def changed_session(before: dict[str, tuple[int, int]], hint: str | None) -> str
 # running
 
 
-def _forward_signals(proc: subprocess.Popen[bytes]) -> dict[int, object]:
-    """Pass SIGTERM/SIGHUP (and a SIGINT the terminal did not already deliver) to Copilot."""
-
-    def terminal_already_sent_it() -> bool:
-        # Ctrl-C in a terminal reaches the whole foreground process group, Copilot included;
-        # sending it again would count as a second Ctrl-C (which exits an interactive session).
-        try:
-            return os.tcgetpgrp(0) == os.getpgrp()
-        except OSError:
-            return False
-
-    def forward(signum: int, _frame: object) -> None:
-        if signum == signal.SIGINT and terminal_already_sent_it():
-            return
-        try:
-            proc.send_signal(signum)
-        except (ProcessLookupError, OSError):
-            pass
-
-    previous: dict[int, object] = {}
-    wanted = [signal.SIGINT, signal.SIGTERM] + ([signal.SIGHUP] if hasattr(signal, "SIGHUP") else [])
-    for signum in wanted:
-        try:
-            previous[signum] = signal.signal(signum, forward)
-        except (OSError, ValueError):  # not the main thread, or not supported here
-            pass
-    return previous
-
-
-def _restore(previous: dict[int, object]) -> None:
-    for signum, handler in previous.items():
-        try:
-            signal.signal(signum, handler)  # type: ignore[arg-type]
-        except (OSError, ValueError):
-            pass
-
-
-def run_copilot(argv: list[str], cwd: Path | None = None) -> int:
-    """Run Copilot with our stdin/stdout/stderr; its exit code (128+N when killed by signal N)."""
+def run_session(argv: list[str], cwd: Path | None = None) -> int:
+    """Run the user's Copilot session in the foreground, on our stdin/stdout/stderr, with
+    SIGINT / SIGTERM / SIGHUP passed on; its exit code (128+N when killed by signal N)."""
     try:
-        proc = subprocess.Popen(argv, cwd=cwd)
+        return run_foreground(argv, cwd)
     except FileNotFoundError as exc:
         raise OmpError(f"cannot run Copilot CLI {argv[0]!r}: not found", HINT_INSTALL) from exc
     except PermissionError as exc:
         raise OmpError(f"cannot run Copilot CLI {argv[0]!r}: permission denied", HINT_INSTALL) from exc
-    previous = _forward_signals(proc)
-    try:
-        while True:
-            try:
-                code = proc.wait()
-                break
-            except KeyboardInterrupt:  # Windows, or a handler that could not be installed
-                continue
-    finally:
-        _restore(previous)
-    return 128 - code if code < 0 else code
 
 
 def _review_logs(root: str | None) -> set[str]:
@@ -252,7 +204,7 @@ def launch(args: Sequence[str], cwd: Path | None = None) -> LaunchResult:
     # A sessionEnd hook (plugin installed too) starts the same review while Copilot exits: its
     # run log is new after the run.
     logs_before = _review_logs(project_root(str(plan.work_dir)))
-    code = run_copilot(plan.argv, cwd)
+    code = run_session(plan.argv, cwd)
     session_id = plan.session_id
     if plan.resume is not None and session_id is None:
         session_id = changed_session(before, plan.resume)

@@ -17,7 +17,8 @@ from copilot_support import kill_quietly, pid_alive, run_hook, run_logs, wait_fo
 from memory_support import enable
 
 from omp import config, hooks, trust
-from omp.detach import prune_run_logs, read_env_file, review_environment, spawn_detached
+from omp.detach import prune_run_logs
+from omp.process import read_env_file, review_environment, spawn_detached
 from omp.memory.directives import count_open
 from omp.memory.store import DirectiveProposal, NoteProposal, add_notes, propose_directives
 from omp.memory.manage import add_directive
@@ -268,7 +269,7 @@ def test_hooks_import_nothing_but_omp(project: Path) -> None:
     hashing = {"_sha256", "_sha2", "hashlib", "_hashlib", "_blake2"}
     assert [m for m in report["new"] if not m.startswith("omp") and m not in sys.builtin_module_names
             and m not in hashing] == []
-    assert {m for m in report["new"] if m.startswith("omp")} <= {"omp", "omp.hooks", "omp.detach"}
+    assert {m for m in report["new"] if m.startswith("omp")} <= {"omp", "omp.hooks", "omp.detach", "omp.process"}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -455,7 +456,7 @@ time.sleep(120)
 
 PARENT = """
 import sys
-from omp.detach import spawn_detached
+from omp.process import spawn_detached
 child = spawn_detached([sys.executable, sys.argv[1], sys.argv[2]], sys.argv[3], delay=float(sys.argv[4]))
 print(child.pid, flush=True)
 """

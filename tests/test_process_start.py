@@ -19,7 +19,7 @@ from copilot_support import finish_detached, run_logs, wait_for
 from helpers import run_omp
 from review_support import FakeReviewer, conversation, json_reply, log_lines, standard_answer, write_session
 
-from omp import detach
+from omp import detach, process
 
 REPO = Path(__file__).resolve().parent.parent
 HOSTILE = ("click", "psutil", "filelock", "omp")
@@ -83,7 +83,7 @@ def test_start_command_drops_the_working_folder_from_sys_path(tmp_path: Path) ->
     folder = tmp_path / "here"
     folder.mkdir()
     (folder / "click.py").write_text("raise SystemExit('hostile click imported')\n")
-    argv = detach.omp_argv("--version")
+    argv = process.omp_argv("--version")
     proc = subprocess.run(argv, cwd=folder, capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.startswith("omp")
@@ -94,6 +94,6 @@ def test_review_environment_is_scrubbed(monkeypatch: pytest.MonkeyPatch) -> None
     monkeypatch.setenv("PYTHONSTARTUP", "/x/evil.py")
     monkeypatch.setenv("PYTHONINSPECT", "1")
     monkeypatch.setenv("KEEP_ME", "yes")
-    env = detach.review_environment()
+    env = process.review_environment()
     assert "OMP_REVIEWER" not in env and "PYTHONSTARTUP" not in env and "PYTHONINSPECT" not in env
-    assert env["KEEP_ME"] == "yes" and env["PWD"] == detach.neutral_cwd()
+    assert env["KEEP_ME"] == "yes" and env["PWD"] == process.neutral_cwd()

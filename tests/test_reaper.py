@@ -11,7 +11,7 @@ from pathlib import Path
 import psutil
 
 import reaper
-from omp.detach import spawn_detached
+from omp.process import spawn_detached
 
 SLEEP = [sys.executable, "-c", "import time; time.sleep(60)"]
 

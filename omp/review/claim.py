@@ -41,11 +41,11 @@ from typing import Any, Iterator, Literal
 
 from omp.fsio import atomic_write_json, create_exclusive, dump_json, file_lock, read_text
 from omp.paths import ProjectPaths, check_session_id
+from omp.process import START_TIME_TOLERANCE, end_run_leftovers
 
 # Beyond the reviewer timeout, a live review may still wait for the project lock (up to two
 # minutes) and stream a large session; five minutes covers both with room to spare.
 STALE_MARGIN_SECONDS = 300.0
-PID_START_TOLERANCE = 1.0  # psutil start times are derived from clock ticks; allow jitter
 REVIEW_CLAIM_ENV = "OMP_REVIEW_CLAIM"  # the claim token, in every reviewer process's environment
 
 State = Literal["running", "done"]
@@ -171,7 +171,7 @@ def pid_alive(pid: int, started_at: float | None) -> bool:
         return True  # exists but cannot be inspected: do not steal from it
     if started_at is None:
         return True
-    return abs(created - started_at) <= PID_START_TOLERANCE
+    return abs(created - started_at) <= START_TIME_TOLERANCE
 
 
 def stale_reason(record: ClaimRecord, timeout: float, now: float | None = None) -> str | None:
@@ -337,38 +337,16 @@ def record_reviewer(claim: Claim, pid: int) -> bool:
 
 
 def end_reviewer_group(record: ClaimRecord) -> int:
-    """Kill what is left of a stale run's reviewer: its process group. Returns how many died.
+    """Kill what is left of a stale run's reviewer (SPEC §5.1). Returns how many died.
 
-    The reviewer ran in a session of its own, so its pid is its group id. A member is killed
-    only when it provably belongs to that run: the leader by its start time; a member left
-    behind (the leader already gone) by carrying this claim's token in its environment
-    (`OMP_REVIEW_CLAIM`, set by the reviewer call and inherited by its children) and by having
-    started after the reviewer. A pid reused by an unrelated process therefore is never hit.
+    The reviewer ran in a process group of its own; omp.process ends the leader only when its
+    start time matches the claim's record, and any other member only when it carries this
+    claim's token (`OMP_REVIEW_CLAIM`, set by the reviewer call and inherited by its children),
+    so a pid reused by an unrelated process is never hit.
     """
-    import psutil
-
-    pgid, started = record.reviewer_pid, record.reviewer_started_at
-    if not pgid or started is None or pgid == os.getpgrp():
+    if not record.reviewer_pid or record.reviewer_started_at is None:
         return 0
-    victims = []
-    for proc in psutil.process_iter():
-        try:
-            if os.getpgid(proc.pid) != pgid:
-                continue
-            created = proc.create_time()
-            if proc.pid == pgid:
-                if abs(created - started) > PID_START_TOLERANCE:
-                    return 0  # the group id now belongs to a different process: not ours
-            elif created + PID_START_TOLERANCE < started or proc.environ().get(REVIEW_CLAIM_ENV) != record.token:
-                continue
-            victims.append(proc)
-        except (psutil.Error, OSError):
-            continue  # gone meanwhile, or not ours to inspect: never killed blind
-    for proc in victims:
-        with contextlib.suppress(psutil.Error, OSError):
-            proc.kill()
-    psutil.wait_procs(victims, timeout=2)
-    return len(victims)
+    return end_run_leftovers(record.reviewer_pid, record.reviewer_started_at, marker=(REVIEW_CLAIM_ENV, record.token))
 
 
 def done_cursor(paths: ProjectPaths, session_id: str) -> int | None:

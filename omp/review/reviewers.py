@@ -13,11 +13,12 @@ Every process gets the prompt on **stdin** (argv is capped at 128 KiB and is vis
 runs in a fresh empty folder `omp-review-*` (removed afterwards; the reviewer's own Copilot
 session is then recorded outside every project), in its own process group, with
 `OMP_MEMORY_MODE=off` and `OMP_REVIEWER=1` so its own session never triggers a review or an
-injection. stdin, stdout and stderr are pumped by threads, so a 500 KB prompt cannot deadlock
-against a reviewer that writes before it reads, and stdout is watched while it arrives: Copilot
-often prints the answer and then lingers, so once a complete answer is on stdout the reviewer
-gets `LINGER_SECONDS` to exit before its group is stopped. On timeout the group gets SIGTERM,
-then SIGKILL after `KILL_GRACE_SECONDS`; whatever stdout holds by then is still used.
+injection. omp.process runs it: stdin, stdout and stderr pumped by threads, so a 500 KB prompt
+cannot deadlock against a reviewer that writes before it reads, and stdout watched while it
+arrives: Copilot often prints the answer and then lingers, so once a complete answer is on
+stdout the reviewer gets `LINGER_SECONDS` to exit before its tree is stopped. On timeout the
+tree is terminated, then killed after `KILL_GRACE_SECONDS`; whatever stdout holds by then is
+still used.
 
 Failures without a usable answer raise `ReviewerUnavailable` (retryable: the session is queued)
 with a hint naming the fix.
@@ -25,32 +26,26 @@ with a hint naming the fix.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import re
 import shlex
 import shutil
-import signal
-import subprocess
-import sys
 import tempfile
-import threading
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterator, Mapping
+from typing import Callable, Mapping
 
 from omp.copilot import HINT_INSTALL, find_copilot
 from omp.copilot_history import Forgotten, copilot_home_of, forget_session, new_session_id
 from omp.errors import OmpError
 from omp.paths import global_home
+from omp.process import TERMINATE_GRACE_SECONDS, reviewer_env_file, run_captured
 
 BACKENDS = ("copilot", "command", "offline")
 NO_TOOLS = "omp-no-tools"
 LINGER_SECONDS = 3.0
-KILL_GRACE_SECONDS = 3.0
-_STDERR_KEEP = 64 * 1024
+KILL_GRACE_SECONDS = TERMINATE_GRACE_SECONDS
 
 HINT_LOGIN = "run: copilot login"
 HINT_MODEL = "run: omp config set memory-review-model <name> (for example gpt-5-mini or claude-haiku-4.5)"
@@ -156,109 +151,6 @@ def reviewer_env(config: ReviewerConfig, base: Mapping[str, str] | None = None) 
 # running the process
 
 
-def _die_with_parent_hook() -> Callable[[], None] | None:
-    """Linux only: a pre-exec hook so that, if omp itself is killed mid-call, the reviewer goes
-    too instead of running on as an orphan whose answer nobody reads.
-
-    Everything is resolved here, in the parent: the hook that runs in the child between fork and
-    exec must not import anything (another thread could hold the import lock at fork time).
-    """
-    if not sys.platform.startswith("linux"):
-        return None
-    try:
-        import ctypes
-
-        prctl = ctypes.CDLL(None, use_errno=True).prctl
-    except (OSError, AttributeError):
-        return None
-    sigkill = int(signal.SIGKILL)
-
-    def hook() -> None:  # pragma: no cover - runs in the child
-        prctl(1, sigkill)  # PR_SET_PDEATHSIG
-
-    return hook
-
-
-class _Pump:
-    """Threads that feed stdin and collect stdout/stderr while the reviewer runs."""
-
-    def __init__(self, proc: subprocess.Popen[bytes], prompt: bytes,
-                 answer_complete: Callable[[str], bool] | None) -> None:
-        self.proc = proc
-        self.stdout = bytearray()
-        self.stderr = bytearray()
-        self.answer_seen_at: float | None = None
-        self.changed = threading.Event()
-        self._answer_complete = answer_complete
-        self.threads = [
-            threading.Thread(target=self._feed, args=(prompt,), daemon=True),
-            threading.Thread(target=self._read_stdout, daemon=True),
-            threading.Thread(target=self._read_stderr, daemon=True),
-        ]
-        for thread in self.threads:
-            thread.start()
-
-    def _feed(self, prompt: bytes) -> None:
-        stream = self.proc.stdin
-        assert stream is not None
-        try:
-            stream.write(prompt)
-        except (BrokenPipeError, OSError):
-            pass  # the reviewer exited or closed stdin early; its exit status tells the rest
-        finally:
-            with contextlib.suppress(OSError):
-                stream.close()
-
-    @staticmethod
-    def _chunks(stream: object) -> Iterator[bytes]:
-        """What a pipe delivers, as it arrives, until it closes."""
-        fd = stream.fileno()  # type: ignore[attr-defined]
-        while True:
-            try:
-                chunk = os.read(fd, 65536)
-            except OSError:
-                return
-            if not chunk:
-                return
-            yield chunk
-
-    def _read_stdout(self) -> None:
-        for chunk in self._chunks(self.proc.stdout):
-            self.stdout += chunk
-            if self.answer_seen_at is None and self._answer_complete and b"}" in chunk:
-                if self._answer_complete(self.stdout.decode("utf-8", errors="replace")):
-                    self.answer_seen_at = time.monotonic()
-                    self.changed.set()
-        self.changed.set()
-
-    def _read_stderr(self) -> None:
-        for chunk in self._chunks(self.proc.stderr):
-            self.stderr += chunk
-            if len(self.stderr) > 2 * _STDERR_KEEP:
-                del self.stderr[:-_STDERR_KEEP]
-
-    def join(self, timeout: float) -> None:
-        deadline = time.monotonic() + timeout
-        for thread in self.threads:
-            thread.join(max(0.0, deadline - time.monotonic()))
-
-
-def _signal_group(pgid: int, sig: int) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(pgid, sig)
-
-
-def _stop(proc: subprocess.Popen[bytes], grace: float) -> None:
-    """SIGTERM the reviewer's group, then SIGKILL it if it has not gone after `grace`."""
-    _signal_group(proc.pid, signal.SIGTERM)
-    try:
-        proc.wait(timeout=grace)
-    except subprocess.TimeoutExpired:
-        pass
-    _signal_group(proc.pid, signal.SIGKILL)
-    proc.wait()
-
-
 def run_process(
     argv: list[str],
     prompt: str,
@@ -275,53 +167,25 @@ def run_process(
     `on_start(pid)` runs once the process exists (the claim records it, SPEC §5.1).
     """
     workdir = tempfile.mkdtemp(prefix="omp-review-")
-    started = time.monotonic()
     try:
         try:
-            proc = subprocess.Popen(
-                argv,
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                cwd=workdir,
-                env=env,
-                close_fds=True,
-                start_new_session=True,
-                preexec_fn=_die_with_parent_hook(),
+            finished = run_captured(
+                argv, stdin=prompt, env=env, cwd=workdir, timeout=timeout,
+                # Its own group: a takeover (claim.py) can end what a killed run left behind.
+                own_group=True, die_with_parent=True,
+                complete=answer_complete, linger=linger, grace=grace, on_start=on_start,
             )
         except (FileNotFoundError, PermissionError, NotADirectoryError) as exc:
             raise ReviewerUnavailable(
                 "missing", f"cannot run reviewer {argv[0]!r}: {exc.strerror or exc}", HINT_INSTALL
             ) from exc
-        if on_start is not None:
-            on_start(proc.pid)
-        pump = _Pump(proc, prompt.encode("utf-8"), answer_complete)
-        timed_out = stopped = False
-        deadline = started + timeout
-        while proc.poll() is None:
-            now = time.monotonic()
-            if pump.answer_seen_at is not None and now >= pump.answer_seen_at + linger:
-                stopped = True
-                break
-            if now >= deadline:
-                timed_out = pump.answer_seen_at is None
-                stopped = not timed_out
-                break
-            pump.changed.wait(0.05)
-            pump.changed.clear()
-        if proc.poll() is None:
-            _stop(proc, grace)
-        else:
-            # The leader is gone; children it left in the group would hold stdout open.
-            _signal_group(proc.pid, signal.SIGKILL)
-        pump.join(timeout=5.0)
         return ReviewerReply(
-            text=bytes(pump.stdout).decode("utf-8", errors="replace"),
-            stderr=bytes(pump.stderr).decode("utf-8", errors="replace"),
-            returncode=proc.returncode,
-            timed_out=timed_out,
-            stopped_after_answer=stopped,
-            duration_ms=int((time.monotonic() - started) * 1000),
+            text=finished.stdout,
+            stderr=finished.stderr,
+            returncode=finished.returncode,
+            timed_out=finished.timed_out,
+            stopped_after_answer=finished.stopped,
+            duration_ms=finished.duration_ms,
             argv=list(argv),
         )
     finally:
@@ -347,8 +211,6 @@ _NETWORK = re.compile(
 def login_hint() -> str:
     """Not authenticated: a login, or — for bring-your-own-key and offline users, whose provider
     variables Copilot strips from hooks — the reviewer.env file that gives them back."""
-    from omp.detach import reviewer_env_file
-
     return (f"{HINT_LOGIN}; with your own model provider (BYOK/offline), put its COPILOT_PROVIDER_* and "
             f"COPILOT_OFFLINE settings in {reviewer_env_file()} (hooks do not get them), then check: omp doctor --deep")
 
