@@ -5,7 +5,6 @@ pyproject.toml's addopts)."""
 from __future__ import annotations
 
 import os
-import pwd
 import shutil
 import sys
 import tempfile
@@ -22,7 +21,7 @@ import reaper  # noqa: E402
 from homeguard import HomeGuard  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
-REAL_HOME = Path(os.environ.get("HOME") or pwd.getpwuid(os.getuid()).pw_dir).resolve()
+REAL_HOME = Path(os.environ.get("HOME") or os.path.expanduser("~")).resolve()
 
 _GUARD = HomeGuard(
     REAL_HOME,
@@ -33,6 +32,12 @@ _GUARD = HomeGuard(
     ],
 )
 _GUARD.install()
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """`@pytest.mark.posix` tests are skipped on Windows (the CI's Windows job runs the rest)."""
+    if os.name == "nt" and item.get_closest_marker("posix") is not None:
+        pytest.skip("needs POSIX")
 
 
 _RUN_STARTED = pytest.StashKey[float]()

@@ -49,6 +49,11 @@ def _protected() -> set[int]:
     return {me.pid, *(p.pid for p in me.parents())}
 
 
+def _same_user(proc: psutil.Process, uid: int | str) -> bool:
+    """Is `proc` this user's? (uids on POSIX; Windows has user names instead.)"""
+    return (proc.username() if isinstance(uid, str) else proc.uids().real) == uid
+
+
 def _running(proc: psutil.Process) -> bool:
     try:
         return proc.is_running() and proc.status() != psutil.STATUS_ZOMBIE
@@ -84,7 +89,7 @@ def find(*, env_var: str, token: str, folder: Path | None = None, since: float =
          extra_pids: Collection[int] = ()) -> list[Leftover]:
     """Running processes that carry `env_var=token`, or live in `folder`, or are `extra_pids`."""
     protected = _protected()
-    uid = os.getuid()
+    uid: int | str = os.getuid() if hasattr(os, "getuid") else psutil.Process().username()
     place = os.path.realpath(folder) if folder is not None else None
     found: list[Leftover] = []
     for proc in psutil.process_iter(["create_time"]):  # the cheap filter first: most are older
@@ -92,7 +97,7 @@ def find(*, env_var: str, token: str, folder: Path | None = None, since: float =
         if proc.pid in protected or created is None or (created < since and proc.pid not in extra_pids):
             continue
         try:
-            if proc.uids().real != uid:
+            if not _same_user(proc, uid):
                 continue
             cmdline = " ".join(proc.cmdline())
         except (psutil.NoSuchProcess, psutil.AccessDenied, psutil.ZombieProcess):

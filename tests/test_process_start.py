@@ -36,6 +36,8 @@ def plant_hostile_modules(project: Path, markers: Path) -> None:
 
 @pytest.fixture
 def hostile(project: Path, tmp_path: Path) -> tuple[Path, FakeReviewer, dict[str, str]]:
+    if os.name == "nt":
+        pytest.skip("runs sh hooks/run and a POSIX command line for the fake reviewer")
     fake = FakeReviewer(tmp_path / "fake")
     fake.default(json_reply(standard_answer()))
     for key, value in (("memory-mode", "on"), ("memory-reviewer", "command"), ("memory-reviewer-command", fake.command)):
