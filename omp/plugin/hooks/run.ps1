@@ -1,8 +1,9 @@
 # Runs omp's hook fast path (`python -m omp.hooks EVENT`, minus runpy's start-up cost) with
 # the right Python (Windows).
-# Order: $env:OMP_PYTHON; the interpreter `omp install` baked in beside this script; the Python
-# beside `omp` on PATH; `python`/`py` that can import omp. A hook must never break a Copilot
-# session, so when nothing is found it prints `{}` and a one-line hint on stderr.
+# Order: $env:OMP_PYTHON; the interpreter `omp install` baked in beside this script; the .venv of
+# the checkout this script sits in; the Python beside `omp` on PATH; `python`/`py` that can
+# import omp. A hook must never break a Copilot session, so when nothing is found it prints `{}`
+# and a one-line hint on stderr.
 param([Parameter(Mandatory = $true)][string]$HookEvent)
 $ErrorActionPreference = 'SilentlyContinue'
 # The working directory (the plugin's, or the project's) must not shadow the installed omp.
@@ -14,6 +15,16 @@ if (-not $py -and (Test-Path $baked)) {
     if (-not (Test-Path $py)) {
         [Console]::Error.WriteLine("omp: the Python that registered these hooks ($py) is gone; using omp on PATH (fix: run omp install again)")
         $py = $null
+    }
+}
+if (-not $py) {
+    # Run from a checkout (the repository added as a marketplace loads omp/plugin/ live): the
+    # checkout's own .venv, activated or not, as hooks/run does.
+    foreach ($candidate in @((Join-Path $PSScriptRoot '..\..\..\.venv\Scripts\python.exe'), (Join-Path $PSScriptRoot '..\.venv\Scripts\python.exe'))) {
+        if (Test-Path $candidate) {
+            & $candidate -c "$dropCwd; import omp.hooks" 2>$null | Out-Null
+            if ($LASTEXITCODE -eq 0) { $py = $candidate; break }
+        }
     }
 }
 if (-not $py) {
