@@ -288,7 +288,7 @@ def _popen_detached(argv: list[str], log_path: str, cwd: str | os.PathLike[str] 
 # a captured run
 
 
-class Finished:
+class Finished:  # a plain class: dataclasses is not loaded on the hook path, which imports this module
     """How a captured run ended.
 
     `timed_out`: the deadline passed before the child exited or its output was complete.
