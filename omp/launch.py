@@ -3,8 +3,9 @@
 Copilot gets the arguments exactly as given, plus `--session-id <uuid4>` when the run starts a
 new session, so the wrapper knows which session to review without guessing. Its stdin, stdout
 and stderr are the wrapper's own (nothing is added to them), its exit code is the wrapper's, and
-SIGINT / SIGTERM / SIGHUP reach it (omp.process). After Copilot exits, with memory-mode on, the review of that
-session is detached (omp.detach) and the wrapper returns at once.
+SIGINT / SIGTERM / SIGHUP reach it (omp.process.run_foreground). After Copilot exits, with
+memory-mode on, the review of that session is detached (omp.detach) and the wrapper returns at
+once.
 
 Which session was it?
 - a new session: the id we passed, or the user's own `--session-id ID`;

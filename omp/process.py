@@ -351,10 +351,10 @@ class _Pump:
         self.complete_at: float | None = None
         self.changed = threading.Event()
         self._complete = complete
-        targets: list[tuple[Callable[..., None], tuple[object, ...]]] = [(self._read_stdout, ()), (self._read_stderr, ())]
+        self.threads = [threading.Thread(target=self._read_stdout, daemon=True),
+                        threading.Thread(target=self._read_stderr, daemon=True)]
         if stdin is not None:
-            targets.insert(0, (self._feed, (stdin,)))
-        self.threads = [threading.Thread(target=target, args=args, daemon=True) for target, args in targets]
+            self.threads.insert(0, threading.Thread(target=self._feed, args=(stdin,), daemon=True))
         for thread in self.threads:
             thread.start()
 
