@@ -1,6 +1,6 @@
 """Starting, running and ending processes: the one place omp does it (SPEC §5.1, §5.2, §9.2, §9.4).
 
-Five things, one set of rules, portable through psutil where POSIX and Windows differ:
+Six things, one set of rules, portable through psutil where POSIX and Windows differ:
 
 - **the safe start of omp's own Python** (`omp_argv`, `review_environment`, `neutral_cwd`,
   `start_omp`): every Python process omp starts of itself gets the same three guards —
@@ -22,6 +22,8 @@ Five things, one set of rules, portable through psutil where POSIX and Windows d
 - **a captured run** (`run_captured`): stdin text fed by a thread, stdout and stderr collected as
   they arrive, a timeout, an early stop once the output is complete, and on timeout or Ctrl-C the
   child's whole tree ended;
+- **telling a process by its start time** (`start_time`, `is_alive`): a pid alone may have been
+  reused; the claim protocol records both;
 - **ending a tree** (inside `run_captured`, and `end_run_leftovers` for a run whose starter was
   killed): psutil finds the descendants, they are terminated, then killed after a grace period;
   psutil checks a process's start time before it signals it, and a leftover of a killed run is
@@ -31,7 +33,7 @@ Five things, one set of rules, portable through psutil where POSIX and Windows d
   SIGTERM/SIGHUP (and a SIGINT the terminal did not already deliver) passed on.
 
 POSIX-only calls (`os.killpg`, `SIGKILL`, sessions, `tcgetpgrp`) appear here and nowhere else in
-omp (tests/test_process_module.py checks it), each behind a test for the platform.
+omp (tests/test_process_module.py checks it), each behind a check for the platform.
 
 Light at import (os, sys, time): the sessionEnd hook imports this module to detach its review,
 and importing subprocess alone would eat a third of its budget (SPEC §12). subprocess, signal,
@@ -566,6 +568,37 @@ def _end_child(proc: subprocess.Popen[bytes], grace: float, own_group: bool) -> 
         except OSError:
             pass
     proc.wait()
+
+
+def start_time(pid: int) -> float | None:
+    """When process `pid` started (epoch seconds), or None if it cannot be told."""
+    import psutil
+
+    try:
+        return psutil.Process(pid).create_time()
+    except (psutil.Error, OSError):
+        return None
+
+
+def is_alive(pid: int, started_at: float | None) -> bool:
+    """Is the process that started at `started_at` as `pid` still running (not a zombie, not a
+    reused pid)? One that exists but cannot be inspected counts as alive: nothing is taken from it."""
+    import psutil
+
+    if pid <= 0:
+        return False
+    try:
+        proc = psutil.Process(pid)
+        if proc.status() == psutil.STATUS_ZOMBIE:
+            return False  # killed, only waiting to be reaped by its parent
+        created = proc.create_time()
+    except psutil.NoSuchProcess:
+        return False
+    except (psutil.Error, OSError):
+        return True  # exists but cannot be inspected: do not steal from it
+    if started_at is None:
+        return True
+    return abs(created - started_at) <= START_TIME_TOLERANCE
 
 
 def end_run_leftovers(leader_pid: int, leader_started_at: float, *, marker: tuple[str, str]) -> int:

@@ -104,6 +104,17 @@ def test_no_module_but_omp_process_ends_or_groups_processes_with_posix_calls() -
     assert _posix_uses(OMP / "process.py")
 
 
+def test_only_omp_process_imports_psutil() -> None:
+    importers = []
+    for path in sorted(OMP.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+            names = [alias.name for alias in node.names] if isinstance(node, ast.Import) else \
+                [node.module] if isinstance(node, ast.ImportFrom) else []
+            if any(name and name.split(".")[0] == "psutil" for name in names):
+                importers.append(path.relative_to(OMP.parent).as_posix())
+    assert sorted(set(importers)) == ["omp/process.py"]
+
+
 def test_the_check_finds_each_kind_of_use(tmp_path: Path) -> None:
     sample = tmp_path / "sample.py"
     sample.write_text("import os, signal, subprocess\n"

@@ -9,6 +9,7 @@ import sys
 import time
 from pathlib import Path
 
+from omp import process
 from omp.paths import ProjectPaths
 from omp.review import claim as claims
 from omp.review import queue
@@ -31,7 +32,7 @@ def _write_claim(paths: ProjectPaths, **fields: object) -> None:
 
 def _dead_pid() -> tuple[int, float | None]:
     proc = subprocess.Popen([sys.executable, "-c", "pass"])
-    started = claims._process_start_time(proc.pid)
+    started = process.start_time(proc.pid)
     proc.wait()
     return proc.pid, started
 
@@ -78,9 +79,9 @@ def test_claims_of_dead_reused_or_zombie_processes_are_stale(project: Path) -> N
 
     claims.claim_path(paths, SESSION).unlink()
     zombie = subprocess.Popen([sys.executable, "-c", "pass"])
-    zombie_started = claims._process_start_time(zombie.pid)
+    zombie_started = process.start_time(zombie.pid)
     deadline = time.time() + 10
-    while time.time() < deadline and not claims.pid_alive(zombie.pid, zombie_started) is False:
+    while time.time() < deadline and not process.is_alive(zombie.pid, zombie_started) is False:
         time.sleep(0.05)
     _write_claim(paths, pid=zombie.pid, pid_started_at=zombie_started)
     assert isinstance(claims.acquire(paths, SESSION, end_offset=1, force=False, timeout=120), claims.Claim)

@@ -41,7 +41,7 @@ from typing import Any, Iterator, Literal
 
 from omp.fsio import atomic_write_json, create_exclusive, dump_json, file_lock, read_text
 from omp.paths import ProjectPaths, check_session_id
-from omp.process import START_TIME_TOLERANCE, end_run_leftovers
+from omp.process import end_run_leftovers, is_alive, start_time
 
 # Beyond the reviewer timeout, a live review may still wait for the project lock (up to two
 # minutes) and stream a large session; five minutes covers both with room to spare.
@@ -141,37 +141,8 @@ def claims_lock(paths: ProjectPaths) -> Iterator[None]:
         yield
 
 
-def _process_start_time(pid: int) -> float | None:
-    import psutil  # not on the hook fast path
-
-    try:
-        return psutil.Process(pid).create_time()
-    except (psutil.Error, OSError):
-        return None
-
-
 def own_start_time() -> float | None:
-    return _process_start_time(os.getpid())
-
-
-def pid_alive(pid: int, started_at: float | None) -> bool:
-    """Is the process that wrote a claim still running (not a zombie, not a reused pid)?"""
-    import psutil
-
-    if pid <= 0:
-        return False
-    try:
-        proc = psutil.Process(pid)
-        if proc.status() == psutil.STATUS_ZOMBIE:
-            return False  # killed, only waiting to be reaped by its parent
-        created = proc.create_time()
-    except psutil.NoSuchProcess:
-        return False
-    except (psutil.Error, OSError):
-        return True  # exists but cannot be inspected: do not steal from it
-    if started_at is None:
-        return True
-    return abs(created - started_at) <= START_TIME_TOLERANCE
+    return start_time(os.getpid())
 
 
 def stale_reason(record: ClaimRecord, timeout: float, now: float | None = None) -> str | None:
@@ -182,7 +153,7 @@ def stale_reason(record: ClaimRecord, timeout: float, now: float | None = None) 
         return f"claim by pid {record.pid} is {age:.0f}s old (timeout {timeout:g}s + margin)"
     if record.host and record.host != socket.gethostname():
         return None  # another machine's pid says nothing here; only age counts
-    if not pid_alive(record.pid, record.pid_started_at):
+    if not is_alive(record.pid, record.pid_started_at):
         return f"claiming process {record.pid} is gone"
     return None
 
@@ -323,7 +294,7 @@ def record_reviewer(claim: Claim, pid: int) -> bool:
     """Write the reviewer process this review just started into its claim (SPEC §5.1)."""
     from omp.errors import OmpError
 
-    started = _process_start_time(pid)
+    started = start_time(pid)
     try:
         with claims_lock(claim.paths):
             record = _owned(claim)
