@@ -313,7 +313,8 @@ def run_demo(reviewer: str = "offline", keep: bool = False, parent: Path | None 
 
 def _run(folders: DemoFolders, reviewer: str, model: str | None) -> DemoReport:
     from omp import config
-    from omp.review.run import ReviewRequest, review_session
+    from omp.review.outcome import ReviewRequest
+    from omp.review.pipeline import review_session
 
     _git_init(folders.project)
     _seed_project(folders.project)

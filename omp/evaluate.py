@@ -316,7 +316,8 @@ def _guarded(result: CaseResult, project: Path) -> None:
 
 def _run_case(case: Case, base: Path, copilot_home: Path, reviewer: str | None, model: str | None) -> CaseResult:
     from omp.paths import ProjectPaths
-    from omp.review.run import ReviewRequest, review_session
+    from omp.review.outcome import ReviewRequest
+    from omp.review.pipeline import review_session
 
     result = CaseResult(case)
     project = Path(tempfile.mkdtemp(prefix="case-", dir=base))

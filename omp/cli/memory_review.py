@@ -1,7 +1,7 @@
 """`omp memory-review` (SPEC §5): review a session, sweep the project, preview, or undo.
 
 - `omp memory-review [--session ID|latest] [--model M] [--reviewer NAME] [--force] [--json]`
-  runs the review (`omp.review.run`);
+  runs the review (`omp.review.pipeline`);
 - `--sweep [--limit N] [--force]` reviews every unreviewed or due queued session;
 - `--dry-run` shows the packet a review would send and writes nothing (`omp.packet.preview`);
 - `omp memory-review undo SESSION` takes back, item by item, what that session's reviews added.
@@ -19,7 +19,10 @@ from omp.cli.render import echo_json
 from omp import trust
 from omp.errors import UsageError
 from omp.review import report
-from omp.review.run import ReviewOutcome, ReviewRequest, review_session, sweep, undo_session
+from omp.review.outcome import ReviewOutcome, ReviewRequest
+from omp.review.pipeline import review_session
+from omp.review.sweep import sweep
+from omp.review.undo import undo_session
 
 if TYPE_CHECKING:
     from omp.packet import Preview

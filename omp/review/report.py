@@ -5,7 +5,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from omp.review.run import ReviewOutcome, SweepResult, UndoOutcome
+    from omp.review.outcome import ReviewOutcome
+    from omp.review.sweep import SweepResult
+    from omp.review.undo import UndoOutcome
 
 
 def _items(summary: dict[str, Any], kind: str) -> list[dict[str, Any]]:
