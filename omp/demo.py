@@ -56,6 +56,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from omp.errors import OmpError, UsageError
+from omp.memory.items import RejectionCode
 from omp.paths import ProjectPaths
 
 REVIEWERS = ("offline", "copilot")
@@ -327,13 +328,13 @@ def _run(folders: DemoFolders, reviewer: str, model: str | None) -> DemoReport:
 
     outcome = review_session(paths, ReviewRequest(session=session_id, model=model, reviewer=reviewer))
     report.review = outcome.to_json()
-    report.rejected = list(outcome.rejected)
+    report.rejected = [r.to_json() for r in outcome.rejected]
     # Proposals refused for a secret (the summary's own count is of findings, by kind).
-    report.secrets_rejected = sum(1 for item in outcome.rejected if "contains a secret" in str(item.get("reason")))
+    report.secrets_rejected = sum(1 for item in outcome.rejected if item.code is RejectionCode.SECRET)
     if not outcome.ran:
         report.failed = True
-        # The retry queue lives in the throwaway project: its "queued for retry" would mislead.
-        report.failure = (outcome.reason or "the review did not run").split("; queued for retry")[0]
+        # The retry queue lives in the throwaway project: what it did about the failure would mislead.
+        report.failure = outcome.cause or outcome.reason or "the review did not run"
         report.hint = outcome.hint
     else:
         _collect_memory(report, paths)

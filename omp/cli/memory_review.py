@@ -19,7 +19,7 @@ from omp.cli.render import echo_json
 from omp import trust
 from omp.errors import UsageError
 from omp.review import report
-from omp.review.outcome import ReviewOutcome, ReviewRequest
+from omp.review.outcome import ReviewOutcome, ReviewRequest, SkipReason
 from omp.review.pipeline import review_session
 from omp.review.sweep import sweep
 from omp.review.undo import undo_session
@@ -170,7 +170,7 @@ def _run(
 
     def note_ignored(outcomes: list[ReviewOutcome]) -> None:
         # stderr (--json output stays one object), unless a skip reason already said it.
-        if ignored and not any(ignored in (o.reason or "") for o in outcomes):
+        if ignored and not any(o.skip is SkipReason.MEMORY_MODE_OFF for o in outcomes):
             click.echo(f"omp: note: {ignored}", err=True)
     if sweep_all:
         def show(outcome: ReviewOutcome) -> None:  # one line per session, as it goes

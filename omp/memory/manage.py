@@ -22,7 +22,8 @@ from omp.memory.drafts import Draft
 from omp.memory.journal import utc_now
 from omp.memory.neutralise import neutralise_directive, secret_reason
 from omp.memory.notes import Note
-from omp.memory.store import Housekeeping, ItemResult, MemoryBatch, NoteProposal, PromoteOutcome, memory_batch
+from omp.memory.items import ItemKind, ItemResult, NoteProposal, RejectionCode
+from omp.memory.store import Housekeeping, MemoryBatch, PromoteOutcome, memory_batch
 from omp.paths import GlobalPaths, ProjectPaths
 from omp.project import global_lock
 
@@ -113,7 +114,8 @@ def add_directive(paths: ProjectPaths | None, text: str, scope: Scope = "project
         raise UsageError("the directive is empty", 'pass it: omp project-memory add-directive "TEXT"')
     reason = secret_reason(text)
     if reason:
-        return Change(results=[ItemResult("directive", line, "rejected", f"{reason}; not stored")])
+        return Change(results=[ItemResult(ItemKind.DIRECTIVE, line, "rejected", f"{reason}; not stored",
+                                           code=RejectionCode.SECRET)])
     if scope == "project" and paths is None:
         raise UsageError("no project to add a directive to", "run inside a project, pass --root DIR, or use --global")
     change = Change()
@@ -121,9 +123,9 @@ def add_directive(paths: ProjectPaths | None, text: str, scope: Scope = "project
     def add(active: list[Directive]) -> list[Directive]:
         same = next((d for d in active if dedupe.fold(d.text) == dedupe.fold(line)), None)
         if same is not None:
-            change.results.append(ItemResult("directive", line, "duplicate", f"already active: {same.text}"))
+            change.results.append(ItemResult(ItemKind.DIRECTIVE, line, "duplicate", f"already active: {same.text}"))
             return active
-        change.results.append(ItemResult("directive", line, "written"))
+        change.results.append(ItemResult(ItemKind.DIRECTIVE, line, "written"))
         return [*active, Directive(line, utc_now(), "manual")]
 
     if paths is None:  # --global outside any project

@@ -3,12 +3,13 @@
 Everything that changes project memory goes through a batch, which exists only while the
 project lock is held:
 
-    from omp.memory.store import memory_batch, NoteProposal, DirectiveProposal, DraftProposal
+    from omp.memory.items import NoteProposal, DirectiveProposal, DraftProposal, ItemKind
+    from omp.memory.store import memory_batch
 
     with memory_batch(paths, journal_session=session_id) as batch:   # takes the project lock
         results = batch.add_notes([NoteProposal(title, body, session, evidence)])
         results += batch.propose_directives([DirectiveProposal(text, session, evidence)])
-        results += batch.propose_directives([DirectiveProposal(target, session, evidence, kind="forget")])
+        results += batch.propose_directives([DirectiveProposal(target, session, evidence, ItemKind.FORGET)])
         results += batch.add_drafts([DraftProposal(slug, description, body, session, evidence)])
         pruned = batch.auto_prune()
     sync_block(paths)                                                  # omp.memory.block
@@ -41,14 +42,23 @@ from typing import Any, Callable, Iterator, Literal
 
 from omp import config
 from omp.memory import dedupe, directives as dirs, drafts as drafts_mod, notes as notes_mod
-from omp.memory.directives import Decision, Directive, Kind, PendingItem
+from omp.memory.directives import Decision, Directive, PendingItem
 from omp.memory.drafts import Draft
+from omp.memory.items import (
+    DirectiveProposal,
+    DraftProposal,
+    ItemKind,
+    ItemResult,
+    KnownItems,
+    NoteProposal,
+    RejectionCode,
+)
 from omp.memory.journal import Journal, Writer, cleanup_journals, utc_now
 from omp.memory.neutralise import (
     neutralise_body,
     neutralise_directive,
     neutralise_line,
-    rejection_reason,
+    injection_reason,
     secret_reason,
 )
 from omp.memory.notes import Note
@@ -56,7 +66,6 @@ from omp.fsio import CorruptFileError, append_jsonl, atomic_write, read_text
 from omp.paths import GlobalPaths, ProjectPaths
 from omp.project import global_lock, project_lock
 
-Status = Literal["written", "duplicate", "rejected"]
 Scope = Literal["project", "global"]
 
 # Hard limits on what a batch accepts (the review validates tighter ones, SPEC §5.3); they keep a
@@ -67,61 +76,7 @@ MAX_BODY = 20000
 
 
 # ---------------------------------------------------------------------------------------------
-# Inputs and results
-
-
-@dataclass(frozen=True)
-class NoteProposal:
-    title: str
-    body: str = ""
-    session: str | None = None
-    evidence: str | None = None
-
-
-@dataclass(frozen=True)
-class DirectiveProposal:
-    text: str  # for kind="forget": what to forget
-    session: str | None = None
-    evidence: str | None = None
-    kind: Kind = "add"
-
-
-@dataclass(frozen=True)
-class DraftProposal:
-    slug: str
-    description: str
-    body: str
-    session: str | None = None
-    evidence: str | None = None
-
-
-@dataclass(frozen=True)
-class ItemResult:
-    kind: str  # "note" | "directive" | "forget" | "draft"
-    text: str  # the text as stored (or as it would have been stored)
-    status: Status
-    reason: str | None = None  # why it was rejected, or what it duplicates
-    ref: str | None = None  # note id, draft slug
-    path: str | None = None  # the file written, relative to the project root
-
-    @property
-    def written(self) -> bool:
-        return self.status == "written"
-
-    def to_json(self) -> dict[str, Any]:
-        return {k: v for k, v in self.__dict__.items() if v is not None}
-
-
-@dataclass(frozen=True)
-class KnownItems:
-    """What memory already holds: for dedupe, and to list in the review prompt."""
-
-    directives: tuple[str, ...]
-    global_directives: tuple[str, ...]
-    pending: tuple[str, ...]  # checklist labels ("FORGET: x" for removal proposals)
-    notes: tuple[tuple[str, str], ...]  # (id, title), newest first
-    drafts: tuple[str, ...]  # slugs
-    tombstones: tuple[str, ...]  # dismissed / expired texts ("FORGET: x" for removal proposals)
+# What opening the batch did
 
 
 @dataclass
@@ -264,25 +219,25 @@ class MemoryBatch:
         added: list[PendingItem] = []
         restored = False
         for proposal in proposals:
-            kind: Kind = "forget" if proposal.kind == "forget" else "add"
-            label = "forget" if kind == "forget" else "directive"
+            rule = ItemKind.FORGET if proposal.kind == ItemKind.FORGET else ItemKind.DIRECTIVE
+            kind = rule.pending_kind
             text = neutralise_directive(proposal.text) if kind == "add" else _forget_target(proposal.text)
-            reason = _empty_or_long(text, MAX_DIRECTIVE) or rejection_reason(proposal.text) or secret_reason(proposal.evidence)
-            if reason:
-                results.append(ItemResult(label, text, "rejected", reason))
+            refusal = _empty_or_long(text, MAX_DIRECTIVE) or _unsafe(proposal.text) or _secret(proposal.evidence)
+            if refusal:
+                results.append(ItemResult(rule, text, "rejected", refusal[1], code=refusal[0]))
                 continue
             item = PendingItem(kind, text, utc_now(), proposal.session, _evidence(proposal.evidence))
             if self._restore_provenance(item):
                 restored = True
-                results.append(ItemResult(label, text, "written", None, None, self._rel(self.paths.pending_md)))
+                results.append(ItemResult(rule, text, "written", None, None, self._rel(self.paths.pending_md)))
                 continue
             duplicate = indexes[kind].find(text)
             if duplicate:
-                results.append(ItemResult(label, text, "duplicate", f"duplicate of {duplicate}"))
+                results.append(ItemResult(rule, text, "duplicate", f"duplicate of {duplicate}"))
                 continue
             added.append(item)
             indexes[kind].add(f"pending {'removal proposal' if kind == 'forget' else 'directive'}: {text}", text)
-            results.append(ItemResult(label, text, "written", None, str(len(self.pending) + len(added)), self._rel(self.paths.pending_md)))
+            results.append(ItemResult(rule, text, "written", None, str(len(self.pending) + len(added)), self._rel(self.paths.pending_md)))
         if added:
             self.writer.note_pending([item.key for item in added])
             self.pending.extend(added)
@@ -313,18 +268,18 @@ class MemoryBatch:
         for proposal in proposals:
             title = neutralise_line(proposal.title)
             body = neutralise_body(proposal.body or "")
-            reason = (
+            refusal = (
                 _empty_or_long(title, MAX_TITLE)
-                or (f"body longer than {MAX_BODY} characters" if len(body) > MAX_BODY else None)
-                or rejection_reason(proposal.title, proposal.body, check_injection=not by_hand)
-                or secret_reason(proposal.evidence)
+                or _refuse(len(body) > MAX_BODY, RejectionCode.TOO_LONG, f"body longer than {MAX_BODY} characters")
+                or _unsafe(proposal.title, proposal.body, check_injection=not by_hand)
+                or _secret(proposal.evidence)
             )
-            if reason:
-                results.append(ItemResult("note", title, "rejected", reason))
+            if refusal:
+                results.append(ItemResult(ItemKind.NOTE, title, "rejected", refusal[1], code=refusal[0]))
                 continue
             duplicate = index.find(title)
             if duplicate:
-                results.append(ItemResult("note", title, "duplicate", f"duplicate of {duplicate}"))
+                results.append(ItemResult(ItemKind.NOTE, title, "duplicate", f"duplicate of {duplicate}"))
                 continue
             path = notes_mod.create_note(
                 self.writer, self.paths.notes, title, body, utc_now(), proposal.session, _evidence(proposal.evidence)
@@ -332,7 +287,7 @@ class MemoryBatch:
             note = notes_mod.read_note(path)
             self.notes.insert(0, note)
             index.add(f"note {note.id}: {title}", title)
-            results.append(ItemResult("note", title, "written", None, note.id, self._rel(path)))
+            results.append(ItemResult(ItemKind.NOTE, title, "written", None, note.id, self._rel(path)))
         return results
 
     def add_drafts(self, proposals: list[DraftProposal]) -> list[ItemResult]:
@@ -345,29 +300,29 @@ class MemoryBatch:
             slug = notes_mod.slugify(proposal.slug, fallback="")[: drafts_mod.MAX_SLUG].strip("-")
             description = neutralise_line(proposal.description)[: drafts_mod.MAX_DESCRIPTION]
             body = neutralise_body(proposal.body or "")
-            reason = (
-                ("no usable slug" if not drafts_mod.SLUG_RE.match(slug) else None)
-                or ("empty description" if not description else None)
-                or ("empty body" if not body.strip() else None)
-                or rejection_reason(proposal.description, proposal.body)
-                or secret_reason(proposal.evidence)
+            refusal = (
+                _refuse(not drafts_mod.SLUG_RE.match(slug), RejectionCode.BAD_SLUG, "no usable slug")
+                or _refuse(not description, RejectionCode.EMPTY, "empty description")
+                or _refuse(not body.strip(), RejectionCode.EMPTY, "empty body")
+                or _unsafe(proposal.description, proposal.body)
+                or _secret(proposal.evidence)
             )
-            if reason:
-                results.append(ItemResult("draft", slug or proposal.slug, "rejected", reason))
+            if refusal:
+                results.append(ItemResult(ItemKind.SKILL_DRAFT, slug or proposal.slug, "rejected", refusal[1], code=refusal[0]))
                 continue
             duplicate = self._draft_duplicate(slug) or descriptions.find(description)
             if duplicate:
-                results.append(ItemResult("draft", slug, "duplicate", f"duplicate of {duplicate}", slug))
+                results.append(ItemResult(ItemKind.SKILL_DRAFT, slug, "duplicate", f"duplicate of {duplicate}", slug))
                 continue
             path = drafts_mod.create_draft(
                 self.writer, self.paths.drafts, slug, description, body, proposal.session, _evidence(proposal.evidence)
             )
             if path is None:
-                results.append(ItemResult("draft", slug, "duplicate", f"duplicate of skill draft {slug}", slug))
+                results.append(ItemResult(ItemKind.SKILL_DRAFT, slug, "duplicate", f"duplicate of skill draft {slug}", slug))
                 continue
             self.drafts.append(drafts_mod.read_draft(path))
             descriptions.add(f"skill draft {slug}", description)
-            results.append(ItemResult("draft", slug, "written", None, slug, self._rel(path)))
+            results.append(ItemResult(ItemKind.SKILL_DRAFT, slug, "written", None, slug, self._rel(path)))
         return results
 
     def _draft_duplicate(self, slug: str) -> str | None:
@@ -624,12 +579,34 @@ def _forget_target(text: str) -> str:
     return line
 
 
-def _empty_or_long(text: str, limit: int) -> str | None:
+# Why a proposal is refused: the code, and the sentence a person reads.
+Refusal = tuple[RejectionCode, str]
+
+
+def _refuse(refused: bool, code: RejectionCode, reason: str) -> Refusal | None:
+    return (code, reason) if refused else None
+
+
+def _empty_or_long(text: str, limit: int) -> Refusal | None:
     if not text:
-        return "empty after neutralising"
+        return RejectionCode.EMPTY, "empty after neutralising"
     if len(text) > limit:
-        return f"longer than {limit} characters"
+        return RejectionCode.TOO_LONG, f"longer than {limit} characters"
     return None
+
+
+def _secret(*texts: str | None) -> Refusal | None:
+    reason = secret_reason(*texts)
+    return (RejectionCode.SECRET, reason) if reason else None
+
+
+def _unsafe(*texts: str | None, check_injection: bool = True) -> Refusal | None:
+    """A secret first, then an injection pattern (`neutralise.rejection_reason`'s order)."""
+    found = _secret(*texts)
+    if found or not check_injection:
+        return found
+    reason = injection_reason(*texts)
+    return (RejectionCode.INJECTION, reason) if reason else None
 
 
 def _evidence(text: str | None) -> str | None:

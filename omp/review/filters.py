@@ -20,6 +20,7 @@ import collections
 import re
 from dataclasses import dataclass, field
 
+from omp.memory.items import RejectionCode
 from omp.memory.neutralise import stored_forms
 from omp.review.answer import Proposal, Rejection
 
@@ -64,12 +65,13 @@ def screen(items: list[Proposal]) -> Screened:
         if kinds:
             result.secrets.update(kinds)
             label = ", ".join(sorted(set(kinds)))
-            result.rejected.append(Rejection(item.where, item.kind, f"{item.where}: contains a secret ({label})", item.source))
+            result.rejected.append(Rejection(item.where, item.kind, RejectionCode.SECRET,
+                                             f"{item.where}: contains a secret ({label})", item.source))
             continue
         reasons = _injection(item)
         if reasons:
             result.rejected.append(Rejection(
-                item.where, item.kind, f"{item.where}: looks like instruction injection ({'; '.join(reasons)})", item.source))
+                item.where, item.kind, RejectionCode.INJECTION, f"{item.where}: looks like instruction injection ({'; '.join(reasons)})", item.source))
             continue
         result.kept.append(item)
     return result

@@ -32,10 +32,10 @@ queue entries `omp.review.housekeeping`, taking a review back `omp.review.undo`.
 
 from __future__ import annotations
 
-import collections
+import dataclasses
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 from omp import config, trust
 from omp.errors import OmpError, UsageError
@@ -48,7 +48,8 @@ from omp.review import queue
 from omp.review.answer import Proposal, Rejection, answer_complete, find_answer, validate
 from omp.review.explicit import ExplicitScan, merge, scan
 from omp.review.filters import screen
-from omp.review.outcome import ReviewOutcome, ReviewRequest
+from omp.memory.items import DirectiveProposal, DraftProposal, ItemKind, ItemResult, NoteProposal
+from omp.review.outcome import ReviewOutcome, ReviewRequest, ReviewSummary, SkipReason
 from omp.review.prompt import KnownForPrompt, build_frame, transcript_budget
 from omp.review.reviewers import BACKENDS, ReviewerConfig, ReviewerReply, ReviewerUnavailable, call_reviewer
 
@@ -104,9 +105,9 @@ def _log(ctx_paths: ProjectPaths, outcome: ReviewOutcome, **extra: Any) -> None:
     if outcome.hint:
         entry["hint"] = outcome.hint
     if outcome.summary:
-        entry["summary"] = {k: v for k, v in outcome.summary.items() if k != "items"}
+        entry["summary"] = outcome.summary.to_json(items=False)
     if outcome.rejected:
-        entry["rejected"] = [r["reason"] for r in outcome.rejected]
+        entry["rejected"] = [r.reason for r in outcome.rejected]
     if outcome.tokens:
         entry["tokens"] = outcome.tokens
     ignored = trust.ignored_notice(ctx_paths)
@@ -119,12 +120,17 @@ def _log(ctx_paths: ProjectPaths, outcome: ReviewOutcome, **extra: Any) -> None:
         pass  # a log that cannot be written (or only outside the project) must not fail the review
 
 
-def skipped(ctx: ReviewContext | None, paths: ProjectPaths, session: str | None, reason: str, log: bool = True) -> ReviewOutcome:
-    outcome = ReviewOutcome(False, reason, session)
+def skipped(ctx: ReviewContext | None, paths: ProjectPaths, session: str | None, skip: SkipReason, reason: str,
+            log: bool = True) -> ReviewOutcome:
+    outcome = ReviewOutcome(False, reason, session, skip=skip)
     if log and paths.state.is_dir():
         # A skip never creates R/.omp: a project where omp is off stays untouched.
         _log(paths, outcome, **({"backend": ctx.backend} if ctx else {}))
     return outcome
+
+
+def skipped_mode_off(paths: ProjectPaths, session: str | None) -> ReviewOutcome:
+    return skipped(None, paths, session, SkipReason.MEMORY_MODE_OFF, mode_off_reason(paths))
 
 
 def mode_off_reason(paths: ProjectPaths) -> str:
@@ -157,13 +163,13 @@ def review_session(paths: ProjectPaths, request: ReviewRequest) -> ReviewOutcome
     """Review one session (SPEC §5). Never raises for a review failure: see `outcome.failed`."""
     settings_mode = config.get_value("memory-mode", paths)
     if settings_mode == "off":
-        return skipped(None, paths, None if request.session == "latest" else request.session, mode_off_reason(paths))
+        return skipped_mode_off(paths, None if request.session == "latest" else request.session)
     ctx = review_context(paths, request)
     from omp.sessions import find_session
 
     info = find_session(request.session, paths)
     if getattr(info, "is_reviewer", False):
-        return skipped(ctx, paths, info.id, "this is a session of omp's own reviewer")
+        return skipped(ctx, paths, info.id, SkipReason.REVIEWER_SESSION, "this is a session of omp's own reviewer")
     return review_logging_errors(ctx, info.id, info.events, log_skips=True)
 
 
@@ -183,21 +189,21 @@ def _review(ctx: ReviewContext, session_id: str, events: Path, log_skips: bool) 
     end = file_size(events)
     verdict = claims.peek(paths, session_id, end_offset=end, force=ctx.force, timeout=ctx.timeout)
     if not verdict.take:
-        return skipped(ctx, paths, session_id, verdict.reason or "claimed", log_skips)
+        return skipped(ctx, paths, session_id, _claim_skip(paths, session_id), verdict.reason or "claimed", log_skips)
     entry = queue.get(paths, session_id)
     if entry is not None and not entry.due() and not ctx.ignore_backoff:
         reason = (f"queued for retry at {entry.to_json()['next_try_at_iso']} (attempt {entry.attempts} failed: "
                   f"{entry.last_error}); use --force to retry now")
-        return skipped(ctx, paths, session_id, reason, log_skips)
+        return skipped(ctx, paths, session_id, SkipReason.QUEUED_FOR_RETRY, reason, log_skips)
     found, scan_end = _scan(events, verdict.start_cursor)
     trivial = _trivial(ctx, found, verdict.start_cursor)
     if trivial and not found.proposals:
-        return skipped(ctx, paths, session_id, trivial, log_skips)
+        return skipped(ctx, paths, session_id, SkipReason.TRIVIAL_SESSION, trivial, log_skips)
 
     _preflight(ctx, session_id)
     held = claims.acquire(paths, session_id, end_offset=end, force=ctx.force, timeout=ctx.timeout)
     if isinstance(held, claims.Verdict):
-        return skipped(ctx, paths, session_id, held.reason or "claimed", log_skips)
+        return skipped(ctx, paths, session_id, _claim_skip(paths, session_id), held.reason or "claimed", log_skips)
     try:
         if held.start_cursor != verdict.start_cursor:
             # Another review finished between our look and our claim: start where it stopped.
@@ -205,7 +211,7 @@ def _review(ctx: ReviewContext, session_id: str, events: Path, log_skips: bool) 
             trivial = _trivial(ctx, found, held.start_cursor)
             if trivial and not found.proposals:
                 claims.release(held)
-                return skipped(ctx, paths, session_id, trivial, log_skips)
+                return skipped(ctx, paths, session_id, SkipReason.TRIVIAL_SESSION, trivial, log_skips)
         # A trivial session still gets the explicit pass (it is free); only the model call is
         # skipped, and the outcome says so: "remember that …" in a two-message `copilot -p`.
         model_skipped = f"{trivial}: explicit pass only, no model call" if trivial else None
@@ -213,6 +219,17 @@ def _review(ctx: ReviewContext, session_id: str, events: Path, log_skips: bool) 
     except BaseException:
         claims.release(held)
         raise
+
+
+def _claim_skip(paths: ProjectPaths, session_id: str) -> SkipReason:
+    """Why the claim keeps this review out, from the claim's state (its sentence is for people)."""
+    record = claims.read_record(paths, session_id)
+    state = record.state if isinstance(record, claims.ClaimRecord) else None
+    if state == "done":
+        return SkipReason.ALREADY_REVIEWED
+    if state == "running":
+        return SkipReason.BEING_REVIEWED
+    return SkipReason.CLAIM_CONTENDED
 
 
 def _preflight(ctx: ReviewContext, session_id: str) -> None:
@@ -277,19 +294,21 @@ def _run_claimed(ctx: ReviewContext, held: claims.Claim, events: Path, found: Ex
         return outcome
     results, pruned, block_error = applied
     queue.remove(ctx.paths, session_id)
-    summary = _summary(found, model_pass, results, pruned, screened.secrets, held, done_at, block_error)
-    if model_skipped:
-        summary["model_skipped"] = model_skipped
-    for item in results:
-        if item.status == "rejected":
-            rejected.append(Rejection(item.kind, item.kind, f"{item.kind} {(_safe(item.text) or '')[:60]!r}: {item.reason}", "store"))  # redact, then cut
+    summary = ReviewSummary(
+        items=tuple(results), explicit=len(found.proposals), proposed_by_model=len(model_pass.proposals),
+        secrets_rejected=sum(screened.secrets.values()), pruned_notes=pruned, messages=found.messages,
+        cursor_from=held.start_cursor, cursor_to=done_at, block_error=block_error, model_skipped=model_skipped,
+    )
+    rejected += [_store_rejection(item) for item in results if item.status == "rejected"]
+    # An ordinary resume is not worth a note. The claim's sentence is all `omp.review.claim` says
+    # about why it took the session (its Verdict has no code yet), hence the one comparison left.
     took_over = held.took_over if held.took_over and held.took_over != "new turns since the last review" else None
     outcome = ReviewOutcome(
         ran=True,
         reason="; ".join(r for r in (took_over, model_skipped) if r) or None,
         session=session_id,
         summary=summary,
-        rejected=[{**r.to_json(), "reason": _safe(r.reason)} for r in rejected],
+        rejected=tuple(dataclasses.replace(r, reason=_safe(r.reason) or "") for r in rejected),
         tokens=model_pass.tokens,
     )
     _log(ctx.paths, outcome, backend=ctx.backend,
@@ -359,7 +378,7 @@ def _unavailable(ctx: ReviewContext, held: claims.Claim, events: Path, exc: Revi
 
     out_tokens = get_counter().count(exc.reply.text) if exc.reply else 0
     _ledger(ctx, held.session_id, exc.reply, in_tokens, out_tokens, tokenizer, "unavailable", exc.kind)
-    reason = f"reviewer unavailable ({exc.kind}): {_safe(exc.message)}"
+    cause = reason = f"reviewer unavailable ({exc.kind}): {_safe(exc.message)}"
     # Releasing puts back an earlier `done` record; if that already covers the whole session
     # (a forced re-review failed), a queue entry would only make every sweep wake up for nothing.
     if held.prior_cursor is None or held.prior_cursor < file_size(events):
@@ -371,26 +390,27 @@ def _unavailable(ctx: ReviewContext, held: claims.Claim, events: Path, exc: Revi
     outcome = ReviewOutcome(
         False, reason, held.session_id,
         tokens={"tokenizer": tokenizer, "budget": ctx.budget, "in": in_tokens, "out": out_tokens},
-        failed=True, hint=exc.hint,
+        failed=True, hint=exc.hint, cause=cause,
     )
     _log(ctx.paths, outcome, backend=ctx.backend, model=ctx.model, error=exc.kind)
     return outcome
 
 
-def _apply(ctx: ReviewContext, held: claims.Claim, items: list[Proposal], done_at: int) -> tuple[list[Any], int, str | None] | None:
+def _apply(ctx: ReviewContext, held: claims.Claim, items: list[Proposal],
+           done_at: int) -> tuple[list[ItemResult], int, str | None] | None:
     """Write everything under one project lock; mark the claim done there. None: claim lost."""
-    from omp.memory.store import DirectiveProposal, DraftProposal, NoteProposal, memory_batch
+    from omp.memory.store import memory_batch
 
     session_id = held.session_id
-    notes = [NoteProposal(p.title, p.body, session_id, p.evidence) for p in items if p.kind == "note"]
-    rules = [DirectiveProposal(p.text, session_id, p.evidence, kind="forget" if p.kind == "forget" else "add")
-             for p in items if p.kind in ("directive", "forget")]
-    drafts = [DraftProposal(p.slug, p.description, p.body, session_id, p.evidence) for p in items if p.kind == "skill_draft"]
+    notes = [NoteProposal(p.title, p.body, session_id, p.evidence) for p in items if p.kind is ItemKind.NOTE]
+    rules = [DirectiveProposal(p.text, session_id, p.evidence, p.kind) for p in items if p.kind.is_rule]
+    drafts = [DraftProposal(p.slug, p.description, p.body, session_id, p.evidence)
+              for p in items if p.kind is ItemKind.SKILL_DRAFT]
     with memory_batch(ctx.paths, journal_session=session_id) as batch:
         # Lock, then re-check: a review declared stale and taken over must not write.
         if not claims.still_held(held):
             return None
-        results = []
+        results: list[ItemResult] = []
         if notes:
             results += batch.add_notes(notes)
         if rules:
@@ -415,24 +435,8 @@ def refresh_block(paths: ProjectPaths, lock_held: bool = False) -> str | None:
     return None
 
 
-def _summary(found: ExplicitScan, model_pass: _ModelPass, results: Iterable[Any], pruned: int,
-             secrets: collections.Counter[str], held: claims.Claim, done_at: int, block_error: str | None) -> dict[str, Any]:
-    counts = collections.Counter((r.kind, r.status) for r in results)
-    summary: dict[str, Any] = {
-        "notes": counts[("note", "written")],
-        "directives": counts[("directive", "written")],
-        "forget": counts[("forget", "written")],
-        "skill_drafts": counts[("draft", "written")],
-        "duplicates": sum(n for (kind, status), n in counts.items() if status == "duplicate"),
-        "explicit": len(found.proposals),
-        "proposed_by_model": len(model_pass.proposals),
-        "secrets_rejected": sum(secrets.values()),
-        "pruned_notes": pruned,
-        "messages": found.messages,
-        "cursor": {"from": held.start_cursor, "to": done_at},
-        "items": [r.to_json() for r in results],
-    }
-    if block_error:
-        summary["block_error"] = block_error
-    return summary
-
+def _store_rejection(item: ItemResult) -> Rejection:
+    """A proposal a store refused, as a rejection (its text redacted, then cut)."""
+    assert item.code is not None, "every refusal of a store carries its code"
+    name = item.kind.result_name
+    return Rejection(name, item.kind, item.code, f"{name} {(_safe(item.text) or '')[:60]!r}: {item.reason}", "store")

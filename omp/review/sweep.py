@@ -16,14 +16,14 @@ from omp.project import ensure_state_dir
 from omp.review import claim as claims
 from omp.review import queue
 from omp.review.housekeeping import DAY, HOUSEKEEPING_DAYS, clean_old
-from omp.review.outcome import ReviewOutcome, ReviewRequest
-from omp.review.pipeline import ReviewContext, file_size, mode_off_reason, review_context, review_logging_errors, skipped
+from omp.review.outcome import ReviewOutcome, ReviewRequest, SkipReason
+from omp.review.pipeline import ReviewContext, file_size, review_context, review_logging_errors, skipped_mode_off
 
 
 @dataclass
 class SweepResult:
     outcomes: list[ReviewOutcome] = field(default_factory=list)
-    skipped: dict[str, int] = field(default_factory=dict)  # quiet skips by reason
+    skipped: dict[SkipReason, int] = field(default_factory=dict)  # quiet skips by reason
     cleaned: dict[str, int] = field(default_factory=dict)
     backing_off: int = 0  # queued sessions not yet due (retried with --force)
     next_retry_at: float | None = None  # the earliest of their retry times
@@ -39,7 +39,7 @@ class SweepResult:
             "sweep": True,
             "reviewed": sum(1 for o in self.outcomes if o.ran),
             "failed": sum(1 for o in self.outcomes if o.failed),
-            "skipped": self.skipped,
+            "skipped": self.skipped_json(),
             "cleaned": self.cleaned,
             "backing_off": self.backing_off,
             "next_retry_at": self.next_retry_at,
@@ -47,6 +47,12 @@ class SweepResult:
             "memory_on_since": self.memory_on_since,
             "outcomes": [o.to_json() for o in self.outcomes],
         }
+
+    def skipped_json(self) -> dict[str, int]:
+        return {reason.value: count for reason, count in self.skipped.items()}
+
+    def count_skip(self, reason: SkipReason) -> None:
+        self.skipped[reason] = self.skipped.get(reason, 0) + 1
 
 
 
@@ -63,7 +69,7 @@ def sweep(paths: ProjectPaths, request: ReviewRequest, limit: int | None = None,
     """
     result = SweepResult()
     if config.get_value("memory-mode", paths) == "off":
-        result.outcomes.append(skipped(None, paths, None, mode_off_reason(paths)))
+        result.outcomes.append(skipped_mode_off(paths, None))
         return result
     base = review_context(paths, request)
     ctx = ReviewContext(paths, base.settings, base.backend, base.model, force=False, ignore_backoff=request.force)
@@ -79,7 +85,7 @@ def sweep(paths: ProjectPaths, request: ReviewRequest, limit: int | None = None,
     attempted = 0
     for session_id, events in _sweep_candidates(paths, request.force, result):
         if limit is not None and attempted >= limit:
-            result.skipped["over --limit"] = result.skipped.get("over --limit", 0) + 1
+            result.count_skip(SkipReason.OVER_LIMIT)
             continue
         try:
             outcome = review_logging_errors(ctx, session_id, events, log_skips=False)
@@ -95,21 +101,13 @@ def sweep(paths: ProjectPaths, request: ReviewRequest, limit: int | None = None,
             result.outcomes.append(outcome)
             if progress is not None:
                 progress(outcome)
-        else:
-            key = _skip_key(outcome.reason or "")
-            result.skipped[key] = result.skipped.get(key, 0) + 1
+        elif outcome.skip is not None:
+            result.count_skip(outcome.skip)
     if paths.state.is_dir():
         log_review(paths, {"event": "sweep", "outcome": "sweep", "reviewed": sum(o.ran for o in result.outcomes),
-                           "failed": sum(o.failed for o in result.outcomes), "skipped": result.skipped,
+                           "failed": sum(o.failed for o in result.outcomes), "skipped": result.skipped_json(),
                            "cleaned": result.cleaned})
     return result
-
-
-def _skip_key(reason: str) -> str:
-    for key in ("already reviewed", "being reviewed", "queued for retry", "trivial session", "memory-mode off"):
-        if reason.startswith(key):
-            return key
-    return reason[:60]
 
 
 def _sweep_candidates(paths: ProjectPaths, force: bool, result: SweepResult) -> Iterable[tuple[str, Path]]:
@@ -121,7 +119,7 @@ def _sweep_candidates(paths: ProjectPaths, force: bool, result: SweepResult) -> 
         if not (force or entry.due()):
             seen.add(entry.session)  # waiting for its retry time: not an "unreviewed" session either
             result.backing_off += 1
-            result.skipped["queued for retry"] = result.skipped.get("queued for retry", 0) + 1
+            result.count_skip(SkipReason.QUEUED_FOR_RETRY)
             if result.next_retry_at is None or entry.next_try_at < result.next_retry_at:
                 result.next_retry_at = entry.next_try_at
             continue
@@ -129,12 +127,12 @@ def _sweep_candidates(paths: ProjectPaths, force: bool, result: SweepResult) -> 
             info = find_session(entry.session, paths)
         except OmpError:
             queue.remove(paths, entry.session)  # the session is gone: nothing left to retry
-            result.skipped["queued session gone"] = result.skipped.get("queued session gone", 0) + 1
+            result.count_skip(SkipReason.QUEUED_SESSION_GONE)
             continue
         done = claims.done_cursor(paths, info.id)
         if done is not None and done >= file_size(info.events):
             queue.remove(paths, entry.session)  # reviewed meanwhile (by a forced run, say)
-            result.skipped["already reviewed"] = result.skipped.get("already reviewed", 0) + 1
+            result.count_skip(SkipReason.ALREADY_REVIEWED)
             continue
         seen.add(info.id)
         yield info.id, info.events
@@ -151,7 +149,7 @@ def _sweep_candidates(paths: ProjectPaths, force: bool, result: SweepResult) -> 
             continue
         done = claims.done_cursor(paths, info.id)
         if done is not None and done >= file_size(info.events):
-            result.skipped["already reviewed"] = result.skipped.get("already reviewed", 0) + 1
+            result.count_skip(SkipReason.ALREADY_REVIEWED)
             continue
         yield info.id, info.events
 
