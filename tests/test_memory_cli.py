@@ -212,7 +212,8 @@ def run_sync(project: Path, env: dict[str, str] | None = None) -> bool:
 
 
 def test_promote_skill_moves_the_draft_with_copilot_front_matter(project: Path) -> None:
-    from omp.memory.store import DraftProposal, add_drafts
+    from omp.memory.items import DraftProposal
+    from omp.memory.store import add_drafts
     from omp.paths import ProjectPaths
 
     results = add_drafts(

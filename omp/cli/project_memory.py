@@ -18,7 +18,7 @@ from omp.cli.options import json_option, project_paths, root_option
 from omp.cli.render import echo_json, short_session
 from omp.memory import block, manage
 from omp.memory.items import RejectionCode
-from omp.memory.store import Housekeeping
+from omp.memory.batch import Housekeeping
 from omp.paths import ProjectPaths
 
 

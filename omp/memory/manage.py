@@ -23,7 +23,9 @@ from omp.memory.journal import utc_now
 from omp.memory.neutralise import neutralise_directive, secret_reason
 from omp.memory.notes import Note
 from omp.memory.items import ItemKind, ItemResult, NoteProposal, RejectionCode
-from omp.memory.store import Housekeeping, MemoryBatch, PromoteOutcome, memory_batch
+from omp.memory.batch import Housekeeping, MemoryBatch
+from omp.memory.promotion import PromoteOutcome, promote_items
+from omp.memory.store import memory_batch
 from omp.paths import GlobalPaths, ProjectPaths
 from omp.project import global_lock
 
@@ -185,7 +187,7 @@ def promote(paths: ProjectPaths, numbers: list[int], all_items: bool = False, sc
         chosen = _chosen(batch, numbers, all_items, "promote-directive")
         change = Change(housekeeping=batch.housekeeping)
         if chosen:
-            change.outcomes = batch.promote_items(chosen, scope, "promoted by hand")
+            change.outcomes = promote_items(batch, chosen, scope, "promoted by hand")
             batch.pending = [p for p in batch.pending if p not in chosen]
             batch.save_pending()
     if any(o.outcome == "promoted" for o in change.outcomes):
