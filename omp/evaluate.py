@@ -35,7 +35,7 @@ from typing import Any, Callable, Iterator
 
 from omp.errors import OmpError, UsageError
 from omp.memory.items import ItemKind, ItemResult
-from omp.review.answer import fold
+from omp.review.answer import fold_for_evidence
 
 BUNDLED = "eval"  # omp/data/eval/*.jsonl
 CATEGORIES = ("request", "condition", "forget", "pasted", "question", "one-off", "statement", "secret", "injection")
@@ -55,7 +55,7 @@ class Expected:
     contains: str
 
     def matches(self, item: ItemResult) -> bool:
-        return (self.kind is None or item.kind is self.kind) and fold(self.contains) in fold(item.text)
+        return (self.kind is None or item.kind is self.kind) and fold_for_evidence(self.contains) in fold_for_evidence(item.text)
 
 
 @dataclass(frozen=True)
@@ -308,8 +308,8 @@ def _guarded(result: CaseResult, project: Path) -> None:
     if case.secret:
         result.stopped = not _written_anywhere(project, case.secret)
     if case.forbid:
-        written = " ".join(fold(item.text) for item in result.written)
-        clean = not any(fold(f) in written for f in case.forbid)
+        written = " ".join(fold_for_evidence(item.text) for item in result.written)
+        clean = not any(fold_for_evidence(f) in written for f in case.forbid)
         result.stopped = clean if result.stopped is None else (result.stopped and clean)
 
 

@@ -186,8 +186,9 @@ _QUOTES = str.maketrans({
 _SPACE = re.compile(r"\s+")
 
 
-def fold(text: str) -> str:
-    """Unicode (NFKC), typographic quotes, case and whitespace folded away."""
+def fold_for_evidence(text: str) -> str:
+    """Unicode (NFKC), typographic quotes, case and whitespace folded away: how a quote is
+    compared with what was said (SPEC §5.3), and explicit requests and eval labels with text."""
     text = unicodedata.normalize("NFKC", text).translate(_QUOTES).casefold()
     return _SPACE.sub(" ", text).strip()
 
@@ -207,7 +208,7 @@ _STOPWORDS = frozenset(
 
 def significant_words(text: str) -> set[str]:
     """Content words, cut to a 5-letter stem so 'commit' and 'committing' meet."""
-    words = _WORD.findall(fold(text))
+    words = _WORD.findall(fold_for_evidence(text))
     return {w.strip(".-/")[:5] for w in words if len(w) >= 3 and w not in _STOPWORDS}
 
 
@@ -233,7 +234,7 @@ def content_words(text: str) -> set[str]:
     Chinese and Japanese runs, written without spaces, count as their character pairs.
     """
     words: set[str] = set()
-    for token in _TOKEN.findall(fold(text)):
+    for token in _TOKEN.findall(fold_for_evidence(text)):
         runs = _CJK.findall(token)
         if runs:
             for run in runs:
@@ -294,10 +295,10 @@ class EvidenceIndex:
         self.by_origin: dict[str, list[str]] = {}
         for message in messages:
             texts = self.by_origin.setdefault(message.origin, [])
-            texts.extend(fold(segment) for segment in session_segments(message.origin, message.text))
+            texts.extend(fold_for_evidence(segment) for segment in session_segments(message.origin, message.text))
 
     def origins_of(self, quote: str) -> set[str]:
-        folded = fold(quote)
+        folded = fold_for_evidence(quote)
         if not folded:
             return set()
         return {origin for origin, texts in self.by_origin.items() if any(_on_word_boundaries(folded, t) for t in texts)}
@@ -314,7 +315,7 @@ def check_evidence(kind: ItemKind, text: str, evidence: str,
     `text` is everything the item says (a note's title and body, a draft's slug, description
     and body): the quote must share a content word with it.
     """
-    folded = fold(evidence)
+    folded = fold_for_evidence(evidence)
     # A Chinese or Japanese character carries about as much as a short word: count it twice,
     # so "部署说明" (four characters, two words) is long enough, as "deploy notes" is.
     length = len(folded) + sum(len(run) for run in _CJK.findall(folded))
@@ -338,7 +339,7 @@ def check_evidence(kind: ItemKind, text: str, evidence: str,
 
 def same_sentence(quote: str, request: str) -> bool:
     """Is a model item's quote taken from the sentence of an explicit request (its evidence)?"""
-    folded, whole = fold(quote), fold(request)
+    folded, whole = fold_for_evidence(quote), fold_for_evidence(request)
     return bool(folded) and _on_word_boundaries(folded, whole)
 
 

@@ -29,7 +29,7 @@ from typing import Iterable
 from omp.intents import find_request, requests_in, requests_in_foreign
 from omp.memory.items import ItemKind, RejectionCode
 from omp.review.answer import (
-    LIMITS, MAX_CHARS, MessageLike, Proposal, Rejection, fold, one_line, same_sentence, significant_words,
+    LIMITS, MAX_CHARS, MessageLike, Proposal, Rejection, fold_for_evidence, one_line, same_sentence, significant_words,
 )
 
 MAX_EXPLICIT = 20  # explicit items one review proposes (SPEC §5.3), whatever their kind
@@ -70,7 +70,7 @@ def scan(messages: Iterable[MessageLike]) -> ExplicitScan:
         result.user_messages += 1
         for request in requests_in(message.text):
             kind, text = ItemKind(request.kind), request.text
-            key = (kind, fold(text))
+            key = (kind, fold_for_evidence(text))
             if key in seen:
                 continue
             seen.add(key)
@@ -104,7 +104,7 @@ class _Foreign:
 
 def _collect_foreign(origin: str, seq: int, text: str, found: list[_Foreign]) -> None:
     for request in requests_in_foreign(text):
-        if any(f.kind == request.kind and fold(f.text) == fold(request.text) for f in found):
+        if any(f.kind == request.kind and fold_for_evidence(f.text) == fold_for_evidence(request.text) for f in found):
             continue
         found.append(_Foreign(origin, seq, ItemKind(request.kind), request.text))
         if len(found) >= MAX_NOT_FROM_USER:
@@ -139,7 +139,7 @@ def same_subject(a: str, b: str) -> bool:
     """Do two rules talk about the same thing? (Most of the smaller one's content words shared.)"""
     words_a, words_b = significant_words(a), significant_words(b)
     if not words_a or not words_b:
-        return fold(a) == fold(b)
+        return fold_for_evidence(a) == fold_for_evidence(b)
     return len(words_a & words_b) / min(len(words_a), len(words_b)) >= 0.6
 
 

@@ -50,7 +50,7 @@ from omp.review.explicit import ExplicitScan, merge, scan
 from omp.review.filters import screen
 from omp.memory.items import DirectiveProposal, DraftProposal, ItemKind, ItemResult, NoteProposal
 from omp.review.outcome import ReviewOutcome, ReviewRequest, ReviewSummary, SkipReason
-from omp.review.prompt import KnownForPrompt, build_frame, transcript_budget
+from omp.review.prompt import KnownForPrompt, build_frame, prompt_room_for_transcript
 from omp.review.reviewers import BACKENDS, ReviewerConfig, ReviewerReply, ReviewerUnavailable, call_reviewer
 
 
@@ -323,7 +323,7 @@ def _model_pass(ctx: ReviewContext, held: claims.Claim, events: Path, out: _Mode
 
     counter = get_counter()
     frame = build_frame(_known_for_prompt(ctx.paths), ctx.budget, counter)
-    packet = build_packet(events, transcript_budget(frame, ctx.budget), cursor=held.start_cursor, counter=counter)
+    packet = build_packet(events, prompt_room_for_transcript(frame, ctx.budget), cursor=held.start_cursor, counter=counter)
     out.packet_end = packet.end_offset
     prompt = frame.assemble(packet.text)
     in_tokens = counter.count(prompt)
