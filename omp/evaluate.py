@@ -33,9 +33,14 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
+from omp import config
+from omp.demo import DemoFolders, _copilot_wrapper, isolated_environment
 from omp.errors import OmpError, UsageError
 from omp.memory.items import ItemKind, ItemResult
+from omp.paths import ProjectPaths
 from omp.review.answer import fold_for_evidence
+from omp.review.outcome import ReviewRequest
+from omp.review.pipeline import review_session
 
 BUNDLED = "eval"  # omp/data/eval/*.jsonl
 CATEGORIES = ("request", "condition", "forget", "pasted", "question", "one-off", "statement", "secret", "injection")
@@ -314,10 +319,6 @@ def _guarded(result: CaseResult, project: Path) -> None:
 
 
 def _run_case(case: Case, base: Path, copilot_home: Path, reviewer: str | None, model: str | None) -> CaseResult:
-    from omp.paths import ProjectPaths
-    from omp.review.outcome import ReviewRequest
-    from omp.review.pipeline import review_session
-
     result = CaseResult(case)
     project = Path(tempfile.mkdtemp(prefix="case-", dir=base))
     (project / ".git").mkdir()  # a project root; no git needed
@@ -342,8 +343,6 @@ def _run_case(case: Case, base: Path, copilot_home: Path, reviewer: str | None, 
 
 def _carried_settings() -> dict[str, str]:
     """The user's reviewer settings (environment and global config), as OMP_* variables."""
-    from omp import config
-
     carried: dict[str, str] = {}
     for name in CARRIED_KEYS:
         value = config.get_value(name, None)
@@ -355,9 +354,6 @@ def _carried_settings() -> dict[str, str]:
 def run_eval(cases: list[Case], corpus: list[str], reviewer: str | None = None, model: str | None = None,
              on_case: Callable[[CaseResult], None] | None = None) -> EvalReport:
     """Review every case in throwaway folders; the user's project and homes are never touched."""
-    from omp import config
-    from omp.demo import DemoFolders, _copilot_wrapper, isolated_environment
-
     settings = _carried_settings()
     backend = (reviewer or settings.get(config.KEYS["memory-reviewer"].env_var) or "copilot").strip().lower()
     folders = DemoFolders.create()

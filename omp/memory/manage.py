@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Literal
 
 from omp.errors import UsageError
+from omp.fsio import atomic_write
 from omp.memory import block, dedupe, directives as dirs, drafts as drafts_mod, legacy, notes as notes_mod
 from omp.memory.directives import Directive, PendingItem
 from omp.memory.drafts import Draft
@@ -136,8 +137,6 @@ def add_directive(paths: ProjectPaths | None, text: str, scope: Scope = "project
             current = dirs.read_directives(global_paths.directives)
             updated = add(list(current))
             if updated != current:
-                from omp.fsio import atomic_write
-
                 atomic_write(global_paths.directives, dirs.render_directives(updated))
         return change
     with memory_batch(paths) as batch:

@@ -28,9 +28,11 @@ from typing import Iterable
 
 from omp.intents import find_request, requests_in, requests_in_foreign
 from omp.memory.items import ItemKind, RejectionCode
+from omp.memory.neutralise import neutralise_line
 from omp.review.answer import (
     LIMITS, MAX_CHARS, MessageLike, Proposal, Rejection, fold_for_evidence, one_line, same_sentence, significant_words,
 )
+from omp.safety import redact
 
 MAX_EXPLICIT = 20  # explicit items one review proposes (SPEC §5.3), whatever their kind
 _NOT_FROM_USER = {"tool": "tool output", "assistant": "assistant text"}
@@ -128,9 +130,6 @@ def _foreign_rejections(found: list[_Foreign], user_items: list[Proposal]) -> li
 
 def _snippet(text: str) -> str:
     """The refused text, safe to show and log: one line, no invisible characters, no secret."""
-    from omp.memory.neutralise import neutralise_line
-    from omp.safety import redact
-
     shown = redact(neutralise_line(text))[0]
     return shown if len(shown) <= SNIPPET_CHARS else shown[: SNIPPET_CHARS - 1].rstrip() + "…"
 

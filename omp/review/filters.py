@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from omp.memory.items import RejectionCode
 from omp.memory.neutralise import stored_forms
 from omp.review.answer import Proposal, Rejection
+from omp.safety import find_secrets, injection_reasons
 
 _REDACTED = re.compile(r"\[REDACTED:([a-z0-9-]+)\]", re.I)
 
@@ -35,8 +36,6 @@ class Screened:
 
 
 def _secret_kinds(item: Proposal) -> list[str]:
-    from omp.safety import find_secrets
-
     kinds: list[str] = []
     for name, text in item.texts().items():
         # Exactly what would be stored, too: neutralising can rebuild a token.
@@ -49,8 +48,6 @@ def _secret_kinds(item: Proposal) -> list[str]:
 
 
 def _injection(item: Proposal) -> list[str]:
-    from omp.safety import injection_reasons
-
     reasons: list[str] = []
     for text in item.texts().values():
         for form in stored_forms(text):

@@ -10,14 +10,16 @@ from typing import Any, Callable, Iterable
 from omp import config
 from omp.errors import OmpError
 from omp.fsio import CorruptFileError, OutsideProjectError
+from omp.hooks import note_memory_on
 from omp.ledger import log_review
 from omp.paths import ProjectPaths
-from omp.project import ensure_state_dir
+from omp.project import check_layout, ensure_state_dir
 from omp.review import claim as claims
 from omp.review import queue
 from omp.review.housekeeping import DAY, HOUSEKEEPING_DAYS, clean_old
 from omp.review.outcome import ReviewOutcome, ReviewRequest, SkipReason
 from omp.review.pipeline import ReviewContext, file_size, review_context, review_logging_errors, skipped_mode_off
+from omp.sessions import find_session, list_project_sessions
 
 
 @dataclass
@@ -74,12 +76,8 @@ def sweep(paths: ProjectPaths, request: ReviewRequest, limit: int | None = None,
     base = review_context(paths, request)
     ctx = ReviewContext(paths, base.settings, base.backend, base.model, force=False, ignore_backoff=request.force)
     if paths.state.is_dir():
-        from omp.project import check_layout
-
         check_layout(paths)  # a `.omp` linked out of the project: no clean-up, no review, one message
         result.cleaned = clean_old(paths, ctx.timeout)
-    from omp.hooks import note_memory_on
-
     ensure_state_dir(paths)
     result.memory_on_since = None if include_older else note_memory_on(str(paths.root))
     attempted = 0
@@ -112,8 +110,6 @@ def sweep(paths: ProjectPaths, request: ReviewRequest, limit: int | None = None,
 
 def _sweep_candidates(paths: ProjectPaths, force: bool, result: SweepResult) -> Iterable[tuple[str, Path]]:
     """Due queued sessions first (oldest try first), then the project's sessions, newest first."""
-    from omp.sessions import find_session, list_project_sessions
-
     seen: set[str] = set()
     for entry in queue.entries(paths):
         if not (force or entry.due()):
