@@ -97,7 +97,9 @@ class Rejection:
     source: str = "model"  # "model", "explicit" or "store"
 
     def to_json(self) -> dict[str, Any]:
-        return {"item": self.where, "kind": self.kind.value, "reason": self.reason, "source": self.source}
+        # A store's refusal has always named its kind as the store's result does ("draft").
+        kind = self.kind.result_name if self.source == "store" else self.kind.value
+        return {"item": self.where, "kind": kind, "reason": self.reason, "source": self.source}
 
 
 @dataclass(frozen=True)
