@@ -104,13 +104,13 @@ print(json.dumps({"last": last, "users": count}))
 _PROFILE_SUMMARY = r"""
 import json, pstats, sys
 stats = pstats.Stats(sys.argv[1]).stats
-wanted = {("run.py", "_scan"): "explicit pass (stream every message)",
+wanted = {("pipeline.py", "_scan"): "explicit pass (stream every message)",
           ("packet.py", "build_packet"): "packet (scan, choose, redact, count)",
           ("reviewers.py", "call_reviewer"): "reviewer call",
-          ("run.py", "_apply"): "write under the project lock",
+          ("pipeline.py", "_apply"): "write under the project lock",
           ("safety.py", "find_secrets"): "secret detection (inside the stages above)",
           ("safety.py", "_detect_secrets_scanner"): "loading detect-secrets (inside secret detection)",
-          ("run.py", "review_session"): "review_session (the stages below, and more)"}
+          ("pipeline.py", "review_session"): "review_session (the stages below, and more)"}
 out = {}
 for (filename, _line, name), (_cc, _nc, _tt, cumulative, _callers) in stats.items():
     label = wanted.get((filename.rsplit("/", 1)[-1], name))

@@ -55,8 +55,18 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Iterator
 
+from omp import config, hooks
 from omp.errors import OmpError, UsageError
+from omp.fsio import read_text
+from omp.memory import block, manage
+from omp.memory.block import END_MARKER, START_MARKER
+from omp.memory.items import RejectionCode
+from omp.packet import build_packet, transcript_budget
 from omp.paths import ProjectPaths
+from omp.review.outcome import ReviewRequest
+from omp.review.pipeline import review_session
+from omp.review.reviewers import HINT_INSTALL, copilot_binary
+from omp.tokens import TokenCounter
 
 REVIEWERS = ("offline", "copilot")
 SESSION_DATA = "demo-session.jsonl"
@@ -254,8 +264,6 @@ def _copilot_wrapper(folders: DemoFolders) -> dict[str, str]:
     """
     if os.name == "nt":
         raise UsageError("omp demo --reviewer copilot needs a POSIX shell", "run omp demo (offline) instead")
-    from omp.review.reviewers import HINT_INSTALL, copilot_binary
-
     try:
         binary = shutil.which(copilot_binary())
     except OmpError as exc:
@@ -279,8 +287,6 @@ def _copilot_wrapper(folders: DemoFolders) -> dict[str, str]:
 
 def _user_review_model() -> str | None:
     """The user's own `memory-review-model` (environment or global config), for `--reviewer copilot`."""
-    from omp import config
-
     return str(config.get_value("memory-review-model", None))
 
 
@@ -312,9 +318,6 @@ def run_demo(reviewer: str = "offline", keep: bool = False, parent: Path | None 
 
 
 def _run(folders: DemoFolders, reviewer: str, model: str | None) -> DemoReport:
-    from omp import config
-    from omp.review.run import ReviewRequest, review_session
-
     _git_init(folders.project)
     _seed_project(folders.project)
     session_id = str(uuid.uuid4())
@@ -326,13 +329,13 @@ def _run(folders: DemoFolders, reviewer: str, model: str | None) -> DemoReport:
 
     outcome = review_session(paths, ReviewRequest(session=session_id, model=model, reviewer=reviewer))
     report.review = outcome.to_json()
-    report.rejected = list(outcome.rejected)
+    report.rejected = [r.to_json() for r in outcome.rejected]
     # Proposals refused for a secret (the summary's own count is of findings, by kind).
-    report.secrets_rejected = sum(1 for item in outcome.rejected if "contains a secret" in str(item.get("reason")))
+    report.secrets_rejected = sum(1 for item in outcome.rejected if item.code is RejectionCode.SECRET)
     if not outcome.ran:
         report.failed = True
-        # The retry queue lives in the throwaway project: its "queued for retry" would mislead.
-        report.failure = (outcome.reason or "the review did not run").split("; queued for retry")[0]
+        # The retry queue lives in the throwaway project: what it did about the failure would mislead.
+        report.failure = outcome.cause or outcome.reason or "the review did not run"
         report.hint = outcome.hint
     else:
         _collect_memory(report, paths)
@@ -343,10 +346,6 @@ def _run(folders: DemoFolders, reviewer: str, model: str | None) -> DemoReport:
 
 def _redaction_preview(report: DemoReport, paths: ProjectPaths) -> None:
     """What a model reviewer is sent: the packet's redactions, and the redacted lines."""
-    from omp import config
-    from omp.packet import build_packet, transcript_budget
-    from omp.tokens import TokenCounter
-
     counter = TokenCounter()  # the byte estimate: the demo never downloads an encoding
     budget, _reserve = transcript_budget(int(config.get_value("memory-review-max-input-tokens", paths)), counter)
     packet = build_packet(report.events, budget, counter=counter)
@@ -371,8 +370,6 @@ def _around_marker(line: str) -> str:
 
 
 def _collect_memory(report: DemoReport, paths: ProjectPaths) -> None:
-    from omp.memory import manage
-
     pending, _housekeeping = manage.list_pending(paths)
     report.pending = [
         {"n": n, "text": item.label, "evidence": item.evidence, "file": _rel(paths.pending_md, paths.root)}
@@ -389,10 +386,6 @@ def _collect_memory(report: DemoReport, paths: ProjectPaths) -> None:
 
 def _next_session(report: DemoReport, paths: ProjectPaths) -> None:
     """What Copilot is told when the next session starts in this project."""
-    from omp import hooks
-    from omp.fsio import read_text
-    from omp.memory.block import END_MARKER, START_MARKER
-
     payload = {"sessionId": str(uuid.uuid4()), "cwd": str(paths.root), "source": "new"}
     result = hooks.session_start(payload, dict(os.environ))  # the real hook, as Copilot would run it
     report.session_start_context = result.output.get("additionalContext")
@@ -410,8 +403,6 @@ def _block_after_approval(folders: DemoFolders, paths: ProjectPaths) -> list[str
     Computed by the real promote and render on a scratch copy of the project's memory, so the
     pending queue of the demo project stays as the report shows it.
     """
-    from omp.memory import block, manage
-
     scratch = folders.base / "approval-preview" / PROJECT_NAME
     (scratch / ".git").mkdir(parents=True)
     try:

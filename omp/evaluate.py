@@ -33,7 +33,14 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
+from omp import config
+from omp.demo import DemoFolders, _copilot_wrapper, isolated_environment
 from omp.errors import OmpError, UsageError
+from omp.memory.items import ItemKind, ItemResult
+from omp.paths import ProjectPaths
+from omp.review.answer import fold_for_evidence
+from omp.review.outcome import ReviewRequest
+from omp.review.pipeline import review_session
 
 BUNDLED = "eval"  # omp/data/eval/*.jsonl
 CATEGORIES = ("request", "condition", "forget", "pasted", "question", "one-off", "statement", "secret", "injection")
@@ -44,13 +51,16 @@ ROLES = ("user", "assistant", "tool")
 # which model, how to run it. Everything else is the default, as a new user would have it.
 CARRIED_KEYS = ("memory-reviewer", "memory-review-model", "memory-reviewer-command", "memory-review-timeout",
                 "memory-review-max-input-tokens")
-RULE_KINDS = frozenset({"directive", "forget"})
+EXPECTED_KINDS = (*(kind.value for kind in ItemKind), "any")
 
 
 @dataclass(frozen=True)
 class Expected:
-    kind: str
+    kind: ItemKind | None  # None: "any"
     contains: str
+
+    def matches(self, item: ItemResult) -> bool:
+        return (self.kind is None or item.kind is self.kind) and fold_for_evidence(self.contains) in fold_for_evidence(item.text)
 
 
 @dataclass(frozen=True)
@@ -68,7 +78,7 @@ class Case:
 @dataclass
 class CaseResult:
     case: Case
-    written: list[dict[str, Any]] = field(default_factory=list)  # items the stores wrote
+    written: list[ItemResult] = field(default_factory=list)  # items the stores wrote
     recalled: int = 0
     missed: list[str] = field(default_factory=list)
     unexpected: list[str] = field(default_factory=list)  # rules written that no label asked for
@@ -82,7 +92,8 @@ class CaseResult:
         return {
             "id": self.case.id, "category": self.case.category, "language": self.case.language,
             "recalled": self.recalled, "expected": len(self.case.expect), "missed": self.missed,
-            "unexpected": self.unexpected, "stopped": self.stopped, "written": self.written,
+            "unexpected": self.unexpected, "stopped": self.stopped,
+            "written": [{"kind": item.kind.result_name, "text": item.text} for item in self.written],
             "tokens": {"in": self.tokens_in, "out": self.tokens_out}, "seconds": round(self.seconds, 3),
             "error": self.error,
         }
@@ -178,7 +189,10 @@ def _case(data: Any, where: str) -> Case:
     for n, item in enumerate(data.get("expect") or []):
         if not (isinstance(item, dict) and isinstance(item.get("contains"), str) and item["contains"].strip()):
             raise ValueError(f"expect[{n}]: needs contains (a string)")
-        expect.append(Expected(str(item.get("kind", "directive")), item["contains"]))
+        kind = str(item.get("kind", "directive"))
+        if kind not in EXPECTED_KINDS:
+            raise ValueError(f"expect[{n}].kind: one of {', '.join(EXPECTED_KINDS)}")
+        expect.append(Expected(None if kind == "any" else ItemKind(kind), item["contains"]))
     category = data.get("category")
     if not isinstance(category, str) or not category:
         raise ValueError("category: missing")
@@ -266,27 +280,17 @@ def _write_session(copilot_home: Path, project: Path, case: Case) -> str:
     return session_id
 
 
-def _fold(text: str) -> str:
-    from omp.review.answer import fold
-
-    return fold(text)
-
-
 def _score(result: CaseResult) -> None:
     case = result.case
-    texts = [(item.get("kind", ""), _fold(str(item.get("text") or ""))) for item in result.written]
     matched: set[int] = set()
     for expected in case.expect:
-        want = _fold(expected.contains)
-        hit = next((i for i, (kind, text) in enumerate(texts)
-                    if i not in matched and want in text and (kind == expected.kind or expected.kind == "any")), None)
+        hit = next((i for i, item in enumerate(result.written) if i not in matched and expected.matches(item)), None)
         if hit is None:
             result.missed.append(expected.contains)
         else:
             matched.add(hit)
             result.recalled += 1
-    result.unexpected = [str(item.get("text")) for i, item in enumerate(result.written)
-                         if i not in matched and item.get("kind") in RULE_KINDS]
+    result.unexpected = [item.text for i, item in enumerate(result.written) if i not in matched and item.kind.is_rule]
 
 
 def _written_anywhere(project: Path, needle: str) -> bool:
@@ -309,15 +313,12 @@ def _guarded(result: CaseResult, project: Path) -> None:
     if case.secret:
         result.stopped = not _written_anywhere(project, case.secret)
     if case.forbid:
-        written = " ".join(_fold(str(item.get("text") or "")) for item in result.written)
-        clean = not any(_fold(f) in written for f in case.forbid)
+        written = " ".join(fold_for_evidence(item.text) for item in result.written)
+        clean = not any(fold_for_evidence(f) in written for f in case.forbid)
         result.stopped = clean if result.stopped is None else (result.stopped and clean)
 
 
 def _run_case(case: Case, base: Path, copilot_home: Path, reviewer: str | None, model: str | None) -> CaseResult:
-    from omp.paths import ProjectPaths
-    from omp.review.run import ReviewRequest, review_session
-
     result = CaseResult(case)
     project = Path(tempfile.mkdtemp(prefix="case-", dir=base))
     (project / ".git").mkdir()  # a project root; no git needed
@@ -332,10 +333,7 @@ def _run_case(case: Case, base: Path, copilot_home: Path, reviewer: str | None, 
             result.error = outcome.reason or "the review failed"
         result.tokens_in = int(outcome.tokens.get("in") or 0)
         result.tokens_out = int(outcome.tokens.get("out") or 0)
-        result.written = [
-            {"kind": item.get("kind"), "text": item.get("text")}
-            for item in outcome.summary.get("items", []) if item.get("status") == "written"
-        ]
+        result.written = [item for item in outcome.summary.items if item.written] if outcome.summary else []
     result.seconds = time.monotonic() - started
     _score(result)
     _guarded(result, project)
@@ -345,8 +343,6 @@ def _run_case(case: Case, base: Path, copilot_home: Path, reviewer: str | None, 
 
 def _carried_settings() -> dict[str, str]:
     """The user's reviewer settings (environment and global config), as OMP_* variables."""
-    from omp import config
-
     carried: dict[str, str] = {}
     for name in CARRIED_KEYS:
         value = config.get_value(name, None)
@@ -358,9 +354,6 @@ def _carried_settings() -> dict[str, str]:
 def run_eval(cases: list[Case], corpus: list[str], reviewer: str | None = None, model: str | None = None,
              on_case: Callable[[CaseResult], None] | None = None) -> EvalReport:
     """Review every case in throwaway folders; the user's project and homes are never touched."""
-    from omp import config
-    from omp.demo import DemoFolders, _copilot_wrapper, isolated_environment
-
     settings = _carried_settings()
     backend = (reviewer or settings.get(config.KEYS["memory-reviewer"].env_var) or "copilot").strip().lower()
     folders = DemoFolders.create()

@@ -9,7 +9,8 @@ from typing import Any
 from helpers import Result, run_omp
 
 from omp import config
-from omp.memory.store import DirectiveProposal, ItemResult, NoteProposal, propose_directives, add_notes
+from omp.memory.items import DirectiveProposal, ItemKind, ItemResult, NoteProposal
+from omp.memory.store import add_notes, propose_directives
 from omp.paths import ProjectPaths
 
 START = "<!-- omp:memory:start -->"
@@ -30,8 +31,8 @@ def pm(project: Path, *args: str, env: dict[str, str] | None = None) -> Result:
     return run_omp(["project-memory", *args, "--root", str(project)], env=env)
 
 
-def propose(project: Path, *texts: str, kind: str = "add", session: str = "sess-1") -> list[ItemResult]:
-    proposals = [DirectiveProposal(t, session, f"the user said: {t}", kind=kind) for t in texts]  # type: ignore[arg-type]
+def propose(project: Path, *texts: str, kind: ItemKind = ItemKind.DIRECTIVE, session: str = "sess-1") -> list[ItemResult]:
+    proposals = [DirectiveProposal(t, session, f"the user said: {t}", kind=kind) for t in texts]
     return propose_directives(ProjectPaths(project), proposals)
 
 

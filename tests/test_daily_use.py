@@ -17,7 +17,8 @@ from helpers import run_omp
 from memory_support import END, START, block_of, enable, outside_block, pm
 
 from omp import hooks
-from omp.memory.store import DirectiveProposal, DraftProposal, add_drafts, propose_directives
+from omp.memory.items import DirectiveProposal, DraftProposal
+from omp.memory.store import add_drafts, propose_directives
 from omp.paths import ProjectPaths
 from omp.review import queue
 

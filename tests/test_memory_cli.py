@@ -8,6 +8,8 @@ from pathlib import Path
 from helpers import run_omp
 from memory_support import END, START, active_texts, block_of, note, pending_labels, pm, propose, snapshot
 
+from omp.memory.items import ItemKind
+
 
 def test_promote_one_then_all_makes_directives_active_and_injected(project: Path) -> None:
     propose(project, "Use pnpm, not npm", "Run the tests with pytest -q", "Keep commits small and focused")
@@ -76,8 +78,8 @@ def test_promoting_a_forget_proposal_removes_the_directive_and_the_note(project:
     assert pm(project, "add-directive", "Use pnpm, not npm").returncode == 0
     assert pm(project, "add-directive", "Write docstrings in Google style").returncode == 0
     written = note(project, "Deploys go through the staging cluster first")
-    propose(project, "that we use pnpm", kind="forget")
-    propose(project, "the staging cluster deploys note", kind="forget")
+    propose(project, "that we use pnpm", kind=ItemKind.FORGET)
+    propose(project, "the staging cluster deploys note", kind=ItemKind.FORGET)
     assert pending_labels(project) == ["FORGET: that we use pnpm", "FORGET: the staging cluster deploys note"]
 
     result = pm(project, "promote-directive", "--all")
@@ -210,7 +212,8 @@ def run_sync(project: Path, env: dict[str, str] | None = None) -> bool:
 
 
 def test_promote_skill_moves_the_draft_with_copilot_front_matter(project: Path) -> None:
-    from omp.memory.store import DraftProposal, add_drafts
+    from omp.memory.items import DraftProposal
+    from omp.memory.store import add_drafts
     from omp.paths import ProjectPaths
 
     results = add_drafts(

@@ -14,7 +14,8 @@ from omp.memory.notes import list_notes
 WRITER = """
 import sys
 from pathlib import Path
-from omp.memory.store import DirectiveProposal, NoteProposal, memory_batch
+from omp.memory.items import DirectiveProposal, NoteProposal
+from omp.memory.store import memory_batch
 from omp.paths import ProjectPaths
 
 i = int(sys.argv[2])

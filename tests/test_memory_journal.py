@@ -11,7 +11,8 @@ from memory_support import note, propose, snapshot
 from omp.errors import OmpError
 from omp.memory.journal import Journal
 from omp.memory.undo import undo_review
-from omp.memory.store import DirectiveProposal, DraftProposal, NoteProposal, memory_batch
+from omp.memory.items import DirectiveProposal, DraftProposal, NoteProposal
+from omp.memory.store import memory_batch
 from omp.paths import ProjectPaths
 from omp.project import project_lock
 

@@ -10,13 +10,8 @@ from memory_support import pending_labels, pm, propose, snapshot, write_json
 
 from omp.fsio import CorruptFileError
 from omp.memory.directives import read_directives
-from omp.memory.store import (
-    DirectiveProposal,
-    DraftProposal,
-    NoteProposal,
-    known_items,
-    memory_batch,
-)
+from omp.memory.items import DirectiveProposal, DraftProposal, ItemKind, NoteProposal
+from omp.memory.store import known_items, memory_batch
 from omp.paths import ProjectPaths
 
 TOKEN = "ghp_" + "Z9y8X7w6V5u4T3s2R1q0P9o8N7m6L5k4J3i2"
@@ -47,7 +42,7 @@ def test_one_batch_applies_a_whole_review_and_reports_each_item(project: Path) -
         ("directive", "written"),
         ("directive", "rejected"),
         ("directive", "duplicate"),
-        ("draft", "written"),
+        (ItemKind.SKILL_DRAFT, "written"),
     ]
     assert "secret" in (results[2].reason or "") and TOKEN not in (results[2].reason or "")
     assert "injection" in (results[4].reason or "")

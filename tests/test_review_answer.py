@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
-from omp.review.answer import answer_complete, find_answer, fold, validate
+from omp.review.answer import answer_complete, find_answer, fold_for_evidence, validate
 from review_support import answer
 
 
@@ -104,7 +104,7 @@ def test_tiny_quotes_cannot_verify_anything() -> None:
 
 
 def test_fold_handles_case_unicode_quotes_and_whitespace() -> None:
-    assert fold("Don\u2019t   USE\tnpm\n") == "don't use npm"
+    assert fold_for_evidence("Don\u2019t   USE\tnpm\n") == "don't use npm"
 
 
 def test_sections_of_the_wrong_type_are_rejected_not_fatal() -> None:

@@ -11,10 +11,10 @@ import click
 from omp.cli.options import json_option
 from omp.cli.render import echo_json
 
+from omp.evaluate import CaseResult, load_corpus, report_lines, run_eval
+
 if TYPE_CHECKING:
     from click._termui_impl import ProgressBar
-
-    from omp.evaluate import CaseResult
 
 
 @click.command("eval")
@@ -32,8 +32,6 @@ def cli(reviewer: str | None, model: str | None, corpus: Path | None, as_json: b
     touched. Prints per category: requests recalled, rules wrongly proposed, secrets and
     injections stopped, tokens and time spent.
     """
-    from omp.evaluate import load_corpus, report_lines, run_eval
-
     cases, names = load_corpus(corpus)
 
     def shown(result: CaseResult | None) -> str | None:

@@ -1,7 +1,7 @@
 """`omp memory-review` (SPEC §5): review a session, sweep the project, preview, or undo.
 
 - `omp memory-review [--session ID|latest] [--model M] [--reviewer NAME] [--force] [--json]`
-  runs the review (`omp.review.run`);
+  runs the review (`omp.review.pipeline`);
 - `--sweep [--limit N] [--force]` reviews every unreviewed or due queued session;
 - `--dry-run` shows the packet a review would send and writes nothing (`omp.packet.preview`);
 - `omp memory-review undo SESSION` takes back, item by item, what that session's reviews added.
@@ -10,19 +10,22 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import click
 
 from omp.cli.options import json_option, project_paths, root_option
 from omp.cli.render import echo_json
 from omp import trust
+from omp.copilot_history import forget_reviewer_sessions
 from omp.errors import UsageError
+from omp.packet import Preview, preview
+from omp.paths import GlobalPaths
 from omp.review import report
-from omp.review.run import ReviewOutcome, ReviewRequest, review_session, sweep, undo_session
+from omp.review.outcome import ReviewOutcome, ReviewRequest, SkipReason
+from omp.review.pipeline import review_session
+from omp.review.sweep import sweep
+from omp.review.undo import undo_session
 
-if TYPE_CHECKING:
-    from omp.packet import Preview
 
 
 @click.group("memory-review", invoke_without_command=True)
@@ -66,8 +69,6 @@ def cli(ctx: click.Context, session: str, root: Path | None, model: str | None, 
     if sweep:
         raise UsageError("--dry-run previews one session; it does not combine with --sweep",
                          "pass --session ID|latest instead")
-    from omp.packet import preview
-
     result = preview(session, project_paths(root), force=force)
     if as_json:
         echo_json(result.to_dict())
@@ -128,9 +129,6 @@ def undo_cmd(session_id: str, force: bool, root: Path | None, as_json: bool) -> 
 @json_option
 def clean_history_cmd(as_json: bool) -> None:
     """Remove reviewer sessions an earlier omp left in Copilot's history (--continue, /resume)."""
-    from omp.copilot_history import forget_reviewer_sessions
-    from omp.paths import GlobalPaths
-
     where = GlobalPaths.current()
     removed = forget_reviewer_sessions(where.copilot, where.home)
     if as_json:
@@ -167,7 +165,7 @@ def _run(
 
     def note_ignored(outcomes: list[ReviewOutcome]) -> None:
         # stderr (--json output stays one object), unless a skip reason already said it.
-        if ignored and not any(ignored in (o.reason or "") for o in outcomes):
+        if ignored and not any(o.skip is SkipReason.MEMORY_MODE_OFF for o in outcomes):
             click.echo(f"omp: note: {ignored}", err=True)
     if sweep_all:
         def show(outcome: ReviewOutcome) -> None:  # one line per session, as it goes

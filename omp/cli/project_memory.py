@@ -17,7 +17,8 @@ from omp import errors
 from omp.cli.options import json_option, project_paths, root_option
 from omp.cli.render import echo_json, short_session
 from omp.memory import block, manage
-from omp.memory.store import Housekeeping
+from omp.memory.items import RejectionCode
+from omp.memory.batch import Housekeeping
 from omp.paths import ProjectPaths
 
 
@@ -161,7 +162,7 @@ def add_note_cmd(title: str, body: str, root: Path | None) -> None:
     _report_housekeeping(change.housekeeping)
     result = change.results[0]
     if result.status == "rejected":
-        raise errors.OmpError(f"note not added: {result.reason}", _fix_hint(result.reason))
+        raise errors.OmpError(f"note not added: {result.reason}", _fix_hint(result.code))
     if result.status == "written":
         click.echo(f"added note {result.ref}: {result.text}")
     else:
@@ -171,8 +172,8 @@ def add_note_cmd(title: str, body: str, root: Path | None) -> None:
     _warn(change.warnings)
 
 
-def _fix_hint(reason: str | None) -> str:
-    if reason and "secret" in reason:
+def _fix_hint(code: RejectionCode | None) -> str:
+    if code is RejectionCode.SECRET:
         return "remove the secret from the text and try again (omp never stores one)"
     return "fix the text and try again"
 
@@ -196,7 +197,7 @@ def add_directive_cmd(text: str, scope_global: bool, root: Path | None) -> None:
     result = change.results[0]
     where = "global " if scope_global else ""
     if result.status == "rejected":
-        raise errors.OmpError(f"directive not added: {result.reason}", _fix_hint(result.reason))
+        raise errors.OmpError(f"directive not added: {result.reason}", _fix_hint(result.code))
     if result.status == "duplicate":
         click.echo(f"not added: {result.reason}")
     else:

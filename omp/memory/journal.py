@@ -30,6 +30,7 @@ import contextlib
 import datetime as _dt
 import hashlib
 import os
+import time
 from pathlib import Path
 from typing import Any
 
@@ -209,8 +210,6 @@ class Writer:
 
 def cleanup_journals(paths: ProjectPaths, max_age_days: int = JOURNAL_RETENTION_DAYS) -> int:
     """Delete journals not written for `max_age_days` (SPEC §7.4); returns how many."""
-    import time
-
     cutoff = time.time() - max_age_days * 86400
     removed = 0
     try:

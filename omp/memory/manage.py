@@ -16,13 +16,17 @@ from pathlib import Path
 from typing import Literal
 
 from omp.errors import UsageError
+from omp.fsio import atomic_write
 from omp.memory import block, dedupe, directives as dirs, drafts as drafts_mod, legacy, notes as notes_mod
 from omp.memory.directives import Directive, PendingItem
 from omp.memory.drafts import Draft
 from omp.memory.journal import utc_now
 from omp.memory.neutralise import neutralise_directive, secret_reason
 from omp.memory.notes import Note
-from omp.memory.store import Housekeeping, ItemResult, MemoryBatch, NoteProposal, PromoteOutcome, memory_batch
+from omp.memory.items import ItemKind, ItemResult, NoteProposal, RejectionCode
+from omp.memory.batch import Housekeeping, MemoryBatch
+from omp.memory.promotion import PromoteOutcome, promote_items
+from omp.memory.store import memory_batch
 from omp.paths import GlobalPaths, ProjectPaths
 from omp.project import global_lock
 
@@ -113,7 +117,8 @@ def add_directive(paths: ProjectPaths | None, text: str, scope: Scope = "project
         raise UsageError("the directive is empty", 'pass it: omp project-memory add-directive "TEXT"')
     reason = secret_reason(text)
     if reason:
-        return Change(results=[ItemResult("directive", line, "rejected", f"{reason}; not stored")])
+        return Change(results=[ItemResult(ItemKind.DIRECTIVE, line, "rejected", f"{reason}; not stored",
+                                           code=RejectionCode.SECRET)])
     if scope == "project" and paths is None:
         raise UsageError("no project to add a directive to", "run inside a project, pass --root DIR, or use --global")
     change = Change()
@@ -121,9 +126,9 @@ def add_directive(paths: ProjectPaths | None, text: str, scope: Scope = "project
     def add(active: list[Directive]) -> list[Directive]:
         same = next((d for d in active if dedupe.fold(d.text) == dedupe.fold(line)), None)
         if same is not None:
-            change.results.append(ItemResult("directive", line, "duplicate", f"already active: {same.text}"))
+            change.results.append(ItemResult(ItemKind.DIRECTIVE, line, "duplicate", f"already active: {same.text}"))
             return active
-        change.results.append(ItemResult("directive", line, "written"))
+        change.results.append(ItemResult(ItemKind.DIRECTIVE, line, "written"))
         return [*active, Directive(line, utc_now(), "manual")]
 
     if paths is None:  # --global outside any project
@@ -132,8 +137,6 @@ def add_directive(paths: ProjectPaths | None, text: str, scope: Scope = "project
             current = dirs.read_directives(global_paths.directives)
             updated = add(list(current))
             if updated != current:
-                from omp.fsio import atomic_write
-
                 atomic_write(global_paths.directives, dirs.render_directives(updated))
         return change
     with memory_batch(paths) as batch:
@@ -183,7 +186,7 @@ def promote(paths: ProjectPaths, numbers: list[int], all_items: bool = False, sc
         chosen = _chosen(batch, numbers, all_items, "promote-directive")
         change = Change(housekeeping=batch.housekeeping)
         if chosen:
-            change.outcomes = batch.promote_items(chosen, scope, "promoted by hand")
+            change.outcomes = promote_items(batch, chosen, scope, "promoted by hand")
             batch.pending = [p for p in batch.pending if p not in chosen]
             batch.save_pending()
     if any(o.outcome == "promoted" for o in change.outcomes):

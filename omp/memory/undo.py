@@ -30,7 +30,8 @@ from omp.errors import OmpError, UsageError
 from omp.fsio import create_exclusive
 from omp.memory import dedupe, directives as dirs
 from omp.memory.journal import decode_prior, journal_path, load_journal, remove_empty_parents, save_journal, utc_now
-from omp.memory.store import MemoryBatch, memory_batch
+from omp.memory.batch import MemoryBatch
+from omp.memory.store import memory_batch
 from omp.paths import ProjectPaths, check_session_id
 
 MIN_PREFIX = 7

@@ -25,16 +25,11 @@ import unicodedata
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Literal, Protocol, Sequence
 
+from omp.memory.items import ItemKind, RejectionCode
+
 SCHEMA = "omp.review.v1"
 
-Kind = Literal["directive", "note", "skill_draft", "forget"]
-
-SECTIONS: dict[str, Kind] = {
-    "directives": "directive",
-    "notes": "note",
-    "skill_drafts": "skill_draft",
-    "forget": "forget",
-}
+SECTIONS: dict[str, ItemKind] = {kind.section: kind for kind in ItemKind}  # the answer's keys, in order
 LIMITS: dict[str, int] = {"directives": 5, "notes": 8, "skill_drafts": 2, "forget": 5}
 MAX_CHARS = {
     "directive.text": 300,
@@ -64,7 +59,7 @@ class MessageLike(Protocol):
 class Proposal:
     """One item a review proposes, from the model or from the explicit pass."""
 
-    kind: Kind
+    kind: ItemKind
     where: str  # "directives[0]", or "explicit (user message #12)"
     source: Literal["model", "explicit"]
     evidence: str
@@ -74,6 +69,9 @@ class Proposal:
     slug: str = ""
     description: str = ""
 
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "kind", ItemKind(self.kind))  # "note" is ItemKind.NOTE
+
     def texts(self) -> dict[str, str]:
         """Every non-empty text field, by name (what the safety filter scans)."""
         names = ("text", "title", "body", "slug", "description", "evidence")
@@ -81,22 +79,27 @@ class Proposal:
 
     @property
     def subject(self) -> str:
-        if self.kind in ("directive", "forget"):
+        if self.kind.is_rule:
             return self.text
-        if self.kind == "note":
+        if self.kind is ItemKind.NOTE:
             return self.title
         return self.slug
 
 
 @dataclass(frozen=True)
 class Rejection:
+    """An item refused, and why: `code` for the program, `reason` for a person."""
+
     where: str
-    kind: str
+    kind: ItemKind
+    code: RejectionCode
     reason: str
-    source: str = "model"
+    source: str = "model"  # "model", "explicit" or "store"
 
     def to_json(self) -> dict[str, Any]:
-        return {"item": self.where, "kind": self.kind, "reason": self.reason, "source": self.source}
+        # A store's refusal has always named its kind as the store's result does ("draft").
+        kind = self.kind.result_name if self.source == "store" else self.kind.value
+        return {"item": self.where, "kind": kind, "reason": self.reason, "source": self.source}
 
 
 @dataclass(frozen=True)
@@ -185,8 +188,9 @@ _QUOTES = str.maketrans({
 _SPACE = re.compile(r"\s+")
 
 
-def fold(text: str) -> str:
-    """Unicode (NFKC), typographic quotes, case and whitespace folded away."""
+def fold_for_evidence(text: str) -> str:
+    """Unicode (NFKC), typographic quotes, case and whitespace folded away: how a quote is
+    compared with what was said (SPEC §5.3), and explicit requests and eval labels with text."""
     text = unicodedata.normalize("NFKC", text).translate(_QUOTES).casefold()
     return _SPACE.sub(" ", text).strip()
 
@@ -206,7 +210,7 @@ _STOPWORDS = frozenset(
 
 def significant_words(text: str) -> set[str]:
     """Content words, cut to a 5-letter stem so 'commit' and 'committing' meet."""
-    words = _WORD.findall(fold(text))
+    words = _WORD.findall(fold_for_evidence(text))
     return {w.strip(".-/")[:5] for w in words if len(w) >= 3 and w not in _STOPWORDS}
 
 
@@ -232,7 +236,7 @@ def content_words(text: str) -> set[str]:
     Chinese and Japanese runs, written without spaces, count as their character pairs.
     """
     words: set[str] = set()
-    for token in _TOKEN.findall(fold(text)):
+    for token in _TOKEN.findall(fold_for_evidence(text)):
         runs = _CJK.findall(token)
         if runs:
             for run in runs:
@@ -293,10 +297,10 @@ class EvidenceIndex:
         self.by_origin: dict[str, list[str]] = {}
         for message in messages:
             texts = self.by_origin.setdefault(message.origin, [])
-            texts.extend(fold(segment) for segment in session_segments(message.origin, message.text))
+            texts.extend(fold_for_evidence(segment) for segment in session_segments(message.origin, message.text))
 
     def origins_of(self, quote: str) -> set[str]:
-        folded = fold(quote)
+        folded = fold_for_evidence(quote)
         if not folded:
             return set()
         return {origin for origin, texts in self.by_origin.items() if any(_on_word_boundaries(folded, t) for t in texts)}
@@ -306,47 +310,50 @@ _ORIGIN_NAMES = {"assistant": "the assistant's own words", "tool": "tool output"
 MIN_CONTENT_WORDS = 2
 
 
-def check_evidence(kind: Kind, text: str, evidence: str, index: EvidenceIndex) -> str | None:
-    """Why the evidence does not hold up, or None when it does.
+def check_evidence(kind: ItemKind, text: str, evidence: str,
+                   index: EvidenceIndex) -> tuple[RejectionCode, str] | None:
+    """Why the evidence does not hold up (code and sentence), or None when it does.
 
     `text` is everything the item says (a note's title and body, a draft's slug, description
     and body): the quote must share a content word with it.
     """
-    folded = fold(evidence)
+    folded = fold_for_evidence(evidence)
     # A Chinese or Japanese character carries about as much as a short word: count it twice,
     # so "部署说明" (four characters, two words) is long enough, as "deploy notes" is.
     length = len(folded) + sum(len(run) for run in _CJK.findall(folded))
     if length < MIN_EVIDENCE_CHARS or " " not in folded and not _CJK.search(folded):
-        return f"too short to verify (at least {MIN_EVIDENCE_CHARS} characters and two words)"
+        return RejectionCode.EVIDENCE_TOO_SHORT, f"too short to verify (at least {MIN_EVIDENCE_CHARS} characters and two words)"
     quoted = content_words(evidence)
     if len(quoted) < MIN_CONTENT_WORDS:
-        return f"proves nothing: fewer than {MIN_CONTENT_WORDS} content words (not only words like 'this', 'the', 'ok')"
+        return (RejectionCode.EVIDENCE_PROVES_NOTHING,
+                f"proves nothing: fewer than {MIN_CONTENT_WORDS} content words (not only words like 'this', 'the', 'ok')")
     origins = index.origins_of(evidence)
     if not origins:
-        return "not found in the session (in the text of a message, on word boundaries)"
-    if kind in ("directive", "forget") and "user" not in origins:
+        return RejectionCode.EVIDENCE_NOT_FOUND, "not found in the session (in the text of a message, on word boundaries)"
+    if kind.is_rule and "user" not in origins:
         found = " and ".join(sorted(_ORIGIN_NAMES.get(o, o) for o in origins))
-        return f"not from a user message (found only in {found})"
+        return RejectionCode.EVIDENCE_NOT_FROM_USER, f"not from a user message (found only in {found})"
     if not content_words(text) & quoted:
-        return "the quote shares no words with the item it is meant to support (no content word in common)"
+        return (RejectionCode.EVIDENCE_UNRELATED,
+                "the quote shares no words with the item it is meant to support (no content word in common)")
     return None
 
 
 def same_sentence(quote: str, request: str) -> bool:
     """Is a model item's quote taken from the sentence of an explicit request (its evidence)?"""
-    folded, whole = fold(quote), fold(request)
+    folded, whole = fold_for_evidence(quote), fold_for_evidence(request)
     return bool(folded) and _on_word_boundaries(folded, whole)
 
 
 # ---------------------------------------------------------------------------------------------
 # validation
 
-_FIELDS: dict[Kind, tuple[tuple[str, str, str], ...]] = {
+_FIELDS: dict[ItemKind, tuple[tuple[str, str, str], ...]] = {
     # (answer key, Proposal field, MAX_CHARS key)
-    "directive": (("text", "text", "directive.text"),),
-    "forget": (("target", "text", "forget.target"),),
-    "note": (("title", "title", "note.title"), ("body", "body", "note.body")),
-    "skill_draft": (
+    ItemKind.DIRECTIVE: (("text", "text", "directive.text"),),
+    ItemKind.FORGET: (("target", "text", "forget.target"),),
+    ItemKind.NOTE: (("title", "title", "note.title"), ("body", "body", "note.body")),
+    ItemKind.SKILL_DRAFT: (
         ("slug", "slug", "skill_draft.slug"),
         ("description", "description", "skill_draft.description"),
         ("body", "body", "skill_draft.body"),
@@ -355,28 +362,33 @@ _FIELDS: dict[Kind, tuple[tuple[str, str, str], ...]] = {
 _ONE_LINE_FIELDS = frozenset({"text", "title", "slug", "description"})
 
 
-def _entry(kind: Kind, where: str, entry: Any, index: EvidenceIndex) -> Proposal | Rejection:
+def _entry(kind: ItemKind, where: str, entry: Any, index: EvidenceIndex) -> Proposal | Rejection:
     if not isinstance(entry, dict):
-        return Rejection(where, kind, f"{where}: expected an object, got {type(entry).__name__}")
+        return Rejection(where, kind, RejectionCode.NOT_AN_OBJECT, f"{where}: expected an object, got {type(entry).__name__}")
     values: dict[str, str] = {}
     for key, attr, limit_key in (*_FIELDS[kind], ("evidence", "evidence", "evidence")):
         raw = entry.get(key)
         if raw is None:
-            return Rejection(where, kind, f"{where}.{key}: missing")
+            return Rejection(where, kind, RejectionCode.FIELD_MISSING, f"{where}.{key}: missing")
         if not isinstance(raw, str):
-            return Rejection(where, kind, f"{where}.{key}: expected a string, got {type(raw).__name__}")
+            return Rejection(where, kind, RejectionCode.NOT_A_STRING,
+                             f"{where}.{key}: expected a string, got {type(raw).__name__}")
         value = one_line(raw) if attr in _ONE_LINE_FIELDS or attr == "evidence" else raw.strip()
         if not value:
-            return Rejection(where, kind, f"{where}.{key}: empty")
+            return Rejection(where, kind, RejectionCode.EMPTY, f"{where}.{key}: empty")
         if len(value) > MAX_CHARS[limit_key]:
-            return Rejection(where, kind, f"{where}.{key}: {len(value)} characters, at most {MAX_CHARS[limit_key]}")
+            return Rejection(where, kind, RejectionCode.TOO_LONG,
+                             f"{where}.{key}: {len(value)} characters, at most {MAX_CHARS[limit_key]}")
         values[attr] = value
-    if kind == "skill_draft" and not SLUG_RE.match(values["slug"]):
-        return Rejection(where, kind, f"{where}.slug: {values['slug']!r} is not kebab-case (a-z, 0-9, single dashes)")
+    if kind is ItemKind.SKILL_DRAFT and not SLUG_RE.match(values["slug"]):
+        return Rejection(where, kind, RejectionCode.BAD_SLUG,
+                         f"{where}.slug: {values['slug']!r} is not kebab-case (a-z, 0-9, single dashes)")
     claimed = " ".join(values[name] for name in ("text", "title", "body", "slug", "description") if name in values)
-    problem = check_evidence(kind, claimed.replace("-", " ") if kind == "skill_draft" else claimed, values["evidence"], index)
+    claimed = claimed.replace("-", " ") if kind is ItemKind.SKILL_DRAFT else claimed
+    problem = check_evidence(kind, claimed, values["evidence"], index)
     if problem:
-        return Rejection(where, kind, f"{where}.evidence: {problem}")
+        code, reason = problem
+        return Rejection(where, kind, code, f"{where}.evidence: {reason}")
     return Proposal(kind=kind, where=where, source="model", **values)
 
 
@@ -389,13 +401,15 @@ def validate(answer: dict[str, Any], messages: Sequence[MessageLike]) -> Validat
         if entries is None:
             continue
         if not isinstance(entries, list):
-            result.rejected.append(Rejection(section, kind, f"{section}: expected a list, got {type(entries).__name__}"))
+            result.rejected.append(Rejection(section, kind, RejectionCode.NOT_A_LIST,
+                                             f"{section}: expected a list, got {type(entries).__name__}"))
             continue
         limit = LIMITS[section]
         for position, entry in enumerate(entries):
             where = f"{section}[{position}]"
             if position >= limit:
-                result.rejected.append(Rejection(where, kind, f"{where}: over the limit of {limit} per review"))
+                result.rejected.append(Rejection(where, kind, RejectionCode.OVER_LIMIT,
+                                                 f"{where}: over the limit of {limit} per review"))
                 continue
             checked = _entry(kind, where, entry, index)
             if isinstance(checked, Proposal):

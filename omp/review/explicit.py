@@ -27,9 +27,12 @@ from dataclasses import dataclass, field
 from typing import Iterable
 
 from omp.intents import find_request, requests_in, requests_in_foreign
+from omp.memory.items import ItemKind, RejectionCode
+from omp.memory.neutralise import neutralise_line
 from omp.review.answer import (
-    LIMITS, MAX_CHARS, Kind, MessageLike, Proposal, Rejection, fold, one_line, same_sentence, significant_words,
+    LIMITS, MAX_CHARS, MessageLike, Proposal, Rejection, fold_for_evidence, one_line, same_sentence, significant_words,
 )
+from omp.safety import redact
 
 MAX_EXPLICIT = 20  # explicit items one review proposes (SPEC §5.3), whatever their kind
 _NOT_FROM_USER = {"tool": "tool output", "assistant": "assistant text"}
@@ -45,10 +48,10 @@ class ExplicitScan:
     user_messages: int = 0
 
 
-def parse_request(sentence: str) -> tuple[Kind, str] | None:
+def parse_request(sentence: str) -> tuple[ItemKind, str] | None:
     """(kind, text) when the sentence asks for something to be remembered or forgotten."""
     request = find_request(sentence)
-    return None if request is None else (request.kind, request.text)
+    return None if request is None else (ItemKind(request.kind), request.text)
 
 
 def scan(messages: Iterable[MessageLike]) -> ExplicitScan:
@@ -68,20 +71,22 @@ def scan(messages: Iterable[MessageLike]) -> ExplicitScan:
             continue
         result.user_messages += 1
         for request in requests_in(message.text):
-            kind, text = request.kind, request.text
-            key = (kind, fold(text))
+            kind, text = ItemKind(request.kind), request.text
+            key = (kind, fold_for_evidence(text))
             if key in seen:
                 continue
             seen.add(key)
             where = f"explicit (user message #{seq})"
-            limit_key = "directive.text" if kind == "directive" else "forget.target"
+            limit_key = "directive.text" if kind is ItemKind.DIRECTIVE else "forget.target"
             if len(text) > MAX_CHARS[limit_key]:
                 result.rejected.append(Rejection(
-                    where, kind, f"{where}: {len(text)} characters, at most {MAX_CHARS[limit_key]}", "explicit"))
+                    where, kind, RejectionCode.TOO_LONG,
+                    f"{where}: {len(text)} characters, at most {MAX_CHARS[limit_key]}", "explicit"))
                 continue
             if len(result.proposals) >= MAX_EXPLICIT:
                 result.rejected.append(Rejection(
-                    where, kind, f"{where}: over the limit of {MAX_EXPLICIT} explicit requests per review", "explicit"))
+                    where, kind, RejectionCode.OVER_LIMIT,
+                    f"{where}: over the limit of {MAX_EXPLICIT} explicit requests per review", "explicit"))
                 continue
             evidence = one_line(request.sentence)[: MAX_CHARS["evidence"]]
             result.proposals.append(Proposal(kind=kind, where=where, source="explicit", evidence=evidence, text=text))
@@ -95,15 +100,15 @@ class _Foreign:
 
     origin: str
     seq: int
-    kind: Kind
+    kind: ItemKind
     text: str
 
 
 def _collect_foreign(origin: str, seq: int, text: str, found: list[_Foreign]) -> None:
     for request in requests_in_foreign(text):
-        if any(f.kind == request.kind and fold(f.text) == fold(request.text) for f in found):
+        if any(f.kind == request.kind and fold_for_evidence(f.text) == fold_for_evidence(request.text) for f in found):
             continue
-        found.append(_Foreign(origin, seq, request.kind, request.text))
+        found.append(_Foreign(origin, seq, ItemKind(request.kind), request.text))
         if len(found) >= MAX_NOT_FROM_USER:
             return
 
@@ -119,15 +124,12 @@ def _foreign_rejections(found: list[_Foreign], user_items: list[Proposal]) -> li
         where = f"{label} #{item.seq}"
         reason = (f"{where}: rule request in {label}: rules only come from your own messages "
                   f"(refused: \"{_snippet(item.text)}\")")
-        rejected.append(Rejection(where, item.kind, reason, "explicit"))
+        rejected.append(Rejection(where, item.kind, RejectionCode.RULE_NOT_FROM_USER, reason, "explicit"))
     return rejected
 
 
 def _snippet(text: str) -> str:
     """The refused text, safe to show and log: one line, no invisible characters, no secret."""
-    from omp.memory.neutralise import neutralise_line
-    from omp.safety import redact
-
     shown = redact(neutralise_line(text))[0]
     return shown if len(shown) <= SNIPPET_CHARS else shown[: SNIPPET_CHARS - 1].rstrip() + "…"
 
@@ -136,7 +138,7 @@ def same_subject(a: str, b: str) -> bool:
     """Do two rules talk about the same thing? (Most of the smaller one's content words shared.)"""
     words_a, words_b = significant_words(a), significant_words(b)
     if not words_a or not words_b:
-        return fold(a) == fold(b)
+        return fold_for_evidence(a) == fold_for_evidence(b)
     return len(words_a & words_b) / min(len(words_a), len(words_b)) >= 0.6
 
 
@@ -144,22 +146,19 @@ def merge(explicit: list[Proposal], model: list[Proposal]) -> tuple[list[Proposa
     """Explicit items first; model rules on an explicit item's subject dropped; limits applied."""
     kept: list[Proposal] = list(explicit)
     rejected: list[Rejection] = []
-    rules = [p for p in explicit if p.kind in ("directive", "forget")]
+    rules = [p for p in explicit if p.kind.is_rule]
     for item in model:
-        if item.kind in ("directive", "forget"):
+        if item.kind.is_rule:
             # Same subject, or a quote of the very sentence the user's request came from.
             winner = next((p for p in rules if same_subject(p.text, item.text) or same_sentence(item.evidence, p.evidence)), None)
             if winner is not None:
                 rejected.append(Rejection(
-                    item.where, item.kind,
+                    item.where, item.kind, RejectionCode.EXPLICIT_WINS,
                     f"{item.where}: the user's explicit request ({winner.where}) on the same subject wins",
                 ))
                 continue
         kept.append(item)
     return _apply_limits(kept, rejected)
-
-
-_SECTION_OF: dict[str, str] = {"directive": "directives", "note": "notes", "skill_draft": "skill_drafts", "forget": "forget"}
 
 
 def _apply_limits(items: list[Proposal], rejected: list[Rejection]) -> tuple[list[Proposal], list[Rejection]]:
@@ -171,10 +170,10 @@ def _apply_limits(items: list[Proposal], rejected: list[Rejection]) -> tuple[lis
         if item.source == "explicit":
             kept.append(item)
             continue
-        section = _SECTION_OF[item.kind]
+        section = item.kind.section
         counts[section] = counts.get(section, 0) + 1
         if counts[section] > LIMITS[section]:
-            rejected.append(Rejection(item.where, item.kind,
+            rejected.append(Rejection(item.where, item.kind, RejectionCode.OVER_LIMIT,
                                       f"{item.where}: over the limit of {LIMITS[section]} {section} per review",
                                       item.source))
             continue

@@ -20,8 +20,10 @@ import collections
 import re
 from dataclasses import dataclass, field
 
+from omp.memory.items import RejectionCode
 from omp.memory.neutralise import stored_forms
 from omp.review.answer import Proposal, Rejection
+from omp.safety import find_secrets, injection_reasons
 
 _REDACTED = re.compile(r"\[REDACTED:([a-z0-9-]+)\]", re.I)
 
@@ -34,8 +36,6 @@ class Screened:
 
 
 def _secret_kinds(item: Proposal) -> list[str]:
-    from omp.safety import find_secrets
-
     kinds: list[str] = []
     for name, text in item.texts().items():
         # Exactly what would be stored, too: neutralising can rebuild a token.
@@ -48,8 +48,6 @@ def _secret_kinds(item: Proposal) -> list[str]:
 
 
 def _injection(item: Proposal) -> list[str]:
-    from omp.safety import injection_reasons
-
     reasons: list[str] = []
     for text in item.texts().values():
         for form in stored_forms(text):
@@ -64,12 +62,13 @@ def screen(items: list[Proposal]) -> Screened:
         if kinds:
             result.secrets.update(kinds)
             label = ", ".join(sorted(set(kinds)))
-            result.rejected.append(Rejection(item.where, item.kind, f"{item.where}: contains a secret ({label})", item.source))
+            result.rejected.append(Rejection(item.where, item.kind, RejectionCode.SECRET,
+                                             f"{item.where}: contains a secret ({label})", item.source))
             continue
         reasons = _injection(item)
         if reasons:
             result.rejected.append(Rejection(
-                item.where, item.kind, f"{item.where}: looks like instruction injection ({'; '.join(reasons)})", item.source))
+                item.where, item.kind, RejectionCode.INJECTION, f"{item.where}: looks like instruction injection ({'; '.join(reasons)})", item.source))
             continue
         result.kept.append(item)
     return result

@@ -2,52 +2,54 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+import time
 
-if TYPE_CHECKING:
-    from omp.review.run import ReviewOutcome, SweepResult, UndoOutcome
-
-
-def _items(summary: dict[str, Any], kind: str) -> list[dict[str, Any]]:
-    return [i for i in summary.get("items", []) if i.get("kind") == kind and i.get("status") == "written"]
+from omp.memory.items import ItemKind, ItemResult
+from omp.review.outcome import ReviewOutcome, ReviewSummary, SkipReason
+from omp.review.sweep import SweepResult
+from omp.review.undo import UndoOutcome
 
 
-def outcome_lines(outcome: "ReviewOutcome") -> list[str]:
+def _written(summary: ReviewSummary, kind: ItemKind) -> list[ItemResult]:
+    return [item for item in summary.items if item.kind is kind and item.written]
+
+
+def outcome_lines(outcome: ReviewOutcome) -> list[str]:
     """Lines for stdout; a failure's reason and hint go to stderr (`failure_lines`)."""
     if outcome.failed:
         return []
-    if not outcome.ran:
+    if not outcome.ran or outcome.summary is None:
         return [f"skipped: {outcome.reason}" + (f" (session {outcome.session})" if outcome.session else "")]
     summary, tokens = outcome.summary, outcome.tokens
-    lines = [f"reviewed session {outcome.session}: {summary.get('messages', 0)} message(s)"
+    lines = [f"reviewed session {outcome.session}: {summary.messages} message(s)"
              + (f", {tokens['in']} tokens in / {tokens['out']} out ({tokens['tokenizer']})" if tokens.get("in") else "")]
     if outcome.reason:
         lines.append(f"  ({outcome.reason})")
-    for item in _items(summary, "note"):
-        lines.append(f"  note written: {item.get('ref')} — {item.get('text')}")
-    for item in _items(summary, "directive"):
-        lines.append(f"  directive proposed (pending): {item.get('text')}")
-    for item in _items(summary, "forget"):
-        lines.append(f"  removal proposed (pending): FORGET: {item.get('text')}")
-    for item in _items(summary, "draft"):
-        lines.append(f"  skill draft written: {item.get('ref')}")
-    if summary.get("directives") or summary.get("forget"):
+    for item in _written(summary, ItemKind.NOTE):
+        lines.append(f"  note written: {item.ref} — {item.text}")
+    for item in _written(summary, ItemKind.DIRECTIVE):
+        lines.append(f"  directive proposed (pending): {item.text}")
+    for item in _written(summary, ItemKind.FORGET):
+        lines.append(f"  removal proposed (pending): FORGET: {item.text}")
+    for item in _written(summary, ItemKind.SKILL_DRAFT):
+        lines.append(f"  skill draft written: {item.ref}")
+    if summary.written(ItemKind.DIRECTIVE) or summary.written(ItemKind.FORGET):
         lines.append("  approve or dismiss proposals: omp project-memory pending")
-    if summary.get("duplicates"):
-        lines.append(f"  {summary['duplicates']} duplicate(s) of what memory already holds were skipped")
-    if not any(summary.get(k) for k in ("notes", "directives", "forget", "skill_drafts")):
+    if summary.duplicates:
+        lines.append(f"  {summary.duplicates} duplicate(s) of what memory already holds were skipped")
+    if not summary.wrote_anything:
         lines.append("  nothing new to remember")
     if outcome.rejected:
         lines.append(f"  rejected {len(outcome.rejected)}:")
-        lines.extend(f"    - {r['reason']}" for r in outcome.rejected)
-    if summary.get("pruned_notes"):
-        lines.append(f"  pruned {summary['pruned_notes']} old note(s) (memory-note-auto-keep)")
-    if summary.get("block_error"):
-        lines.append(f"  warning: managed block not refreshed: {summary['block_error']}")
+        lines.extend(f"    - {r.reason}" for r in outcome.rejected)
+    if summary.pruned_notes:
+        lines.append(f"  pruned {summary.pruned_notes} old note(s) (memory-note-auto-keep)")
+    if summary.block_error:
+        lines.append(f"  warning: managed block not refreshed: {summary.block_error}")
     return lines
 
 
-def failure_lines(outcome: "ReviewOutcome") -> list[str]:
+def failure_lines(outcome: ReviewOutcome) -> list[str]:
     if not outcome.failed:
         return []
     lines = [f"omp: review failed: {outcome.reason}" + (f" (session {outcome.session})" if outcome.session else "")]
@@ -56,27 +58,27 @@ def failure_lines(outcome: "ReviewOutcome") -> list[str]:
     return lines
 
 
-def progress_line(outcome: "ReviewOutcome") -> str:
+_PROGRESS_LABELS = ((ItemKind.NOTE, "note(s)"), (ItemKind.DIRECTIVE, "directive(s) proposed"),
+                    (ItemKind.FORGET, "removal(s) proposed"), (ItemKind.SKILL_DRAFT, "skill draft(s)"))
+
+
+def progress_line(outcome: ReviewOutcome) -> str:
     """One line per session as a sweep goes (the details follow in the summary)."""
     summary = outcome.summary
-    if outcome.failed:
+    if outcome.failed or summary is None:
         return f"  {outcome.session}: failed — {outcome.reason}"
-    wrote = [f"{summary[key]} {label}" for key, label in (
-        ("notes", "note(s)"), ("directives", "directive(s) proposed"), ("forget", "removal(s) proposed"),
-        ("skill_drafts", "skill draft(s)")) if summary.get(key)]
+    wrote = [f"{summary.written(kind)} {label}" for kind, label in _PROGRESS_LABELS if summary.written(kind)]
     return f"  {outcome.session}: reviewed — " + (", ".join(wrote) if wrote else "nothing new to remember")
 
 
 def _clock(epoch: float) -> str:
     """A retry time as the user reads a clock: `10:42`, with the date when it is not today."""
-    import time
-
     when, now = time.localtime(epoch), time.localtime()
     same_day = (when.tm_year, when.tm_yday) == (now.tm_year, now.tm_yday)
     return time.strftime("%H:%M" if same_day else "%Y-%m-%d %H:%M", when)
 
 
-def sweep_skip_lines(result: "SweepResult") -> list[str]:
+def sweep_skip_lines(result: SweepResult) -> list[str]:
     """What the sweep left out on purpose, each with the option that includes it."""
     lines = []
     if result.backing_off:
@@ -87,16 +89,16 @@ def sweep_skip_lines(result: "SweepResult") -> list[str]:
         since = _clock(result.memory_on_since) if result.memory_on_since else "?"
         lines.append(f"  {result.older} older session(s) ended before memory mode was turned on ({since}) — "
                      "use --all to review them too (each is a model call)")
-    over = result.skipped.get("over --limit")
+    over = result.skipped.get(SkipReason.OVER_LIMIT)
     if over:
         lines.append(f"  {over} more over --limit — run the sweep again, or raise --limit")
     return lines
 
 
-def sweep_lines(result: "SweepResult") -> list[str]:
+def sweep_lines(result: SweepResult) -> list[str]:
     reviewed = sum(1 for o in result.outcomes if o.ran)
     failed = sum(1 for o in result.outcomes if o.failed)
-    skipped = ", ".join(f"{n} {why}" for why, n in sorted(result.skipped.items()) if why != "over --limit")
+    skipped = ", ".join(f"{n} {why}" for why, n in sorted(result.skipped.items()) if why is not SkipReason.OVER_LIMIT)
     lines = [f"sweep: {reviewed} reviewed, {failed} failed" + (f"; skipped: {skipped}" if skipped else "")]
     lines.extend(sweep_skip_lines(result))
     for outcome in result.outcomes:
@@ -107,7 +109,7 @@ def sweep_lines(result: "SweepResult") -> list[str]:
     return lines
 
 
-def undo_lines(outcome: "UndoOutcome") -> list[str]:
+def undo_lines(outcome: UndoOutcome) -> list[str]:
     lines = [f"undid the review of {outcome.session}: {len(outcome.removed)} item(s) removed, "
              f"{len(outcome.restored)} restored, {len(outcome.kept)} left alone"]
     lines.extend(f"  removed {item}" for item in outcome.removed)

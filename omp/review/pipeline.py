@@ -1,4 +1,4 @@
-"""The review run: `omp memory-review` (SPEC §5).
+"""The review pipeline: one session's review, `omp memory-review` (SPEC §5).
 
 Order of work, for one session:
 
@@ -25,108 +25,37 @@ Order of work, for one session:
 Failures: an unavailable reviewer is retryable (queued with backoff, claim released, exit 1
 with the fix); an answer without a valid omp.review.v1 object is a failed review (claim
 released, reason logged, exit 1). Nothing is written in either case.
+
+The sweep over a project's sessions is `omp.review.sweep`, the clean-up of old claims, journals and
+queue entries `omp.review.housekeeping`, taking a review back `omp.review.undo`.
 """
 
 from __future__ import annotations
 
-import collections
-import time
+import dataclasses
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any
 
 from omp import config, trust
 from omp.errors import OmpError, UsageError
-from omp.fsio import CorruptFileError, OutsideProjectError
-from omp.ledger import CallRecord, log_review, now_iso, record_call
-from omp.paths import ProjectPaths, check_session_id
+from omp.fsio import OutsideProjectError
+from omp.ledger import CallRecord, log_review, record_call
+from omp.paths import ProjectPaths
 from omp.project import ensure_state_dir
 from omp.review import claim as claims
 from omp.review import queue
 from omp.review.answer import Proposal, Rejection, answer_complete, find_answer, validate
 from omp.review.explicit import ExplicitScan, merge, scan
 from omp.review.filters import screen
-from omp.review.prompt import KnownForPrompt, build_frame, transcript_budget
+from omp.memory.items import DirectiveProposal, DraftProposal, ItemKind, ItemResult, NoteProposal
+from omp.review.outcome import ReviewOutcome, ReviewRequest, ReviewSummary, SkipReason
+from omp.review.prompt import KnownForPrompt, build_frame, prompt_room_for_transcript
 from omp.review.reviewers import BACKENDS, ReviewerConfig, ReviewerReply, ReviewerUnavailable, call_reviewer
 
-HOUSEKEEPING_DAYS = 90
-_DAY = 86400.0
-
 
 @dataclass(frozen=True)
-class ReviewRequest:
-    session: str = "latest"
-    model: str | None = None
-    reviewer: str | None = None
-    force: bool = False
-
-
-@dataclass
-class ReviewOutcome:
-    """What one review did. `to_json()` is the `--json` object of SPEC §5."""
-
-    ran: bool
-    reason: str | None
-    session: str | None
-    summary: dict[str, Any] = field(default_factory=dict)
-    rejected: list[dict[str, Any]] = field(default_factory=list)
-    tokens: dict[str, Any] = field(default_factory=dict)
-    failed: bool = False
-    hint: str | None = None
-
-    @property
-    def exit_code(self) -> int:
-        return 1 if self.failed else 0
-
-    @property
-    def status(self) -> str:
-        return "failed" if self.failed else ("ran" if self.ran else "skipped")
-
-    def to_json(self) -> dict[str, Any]:
-        data: dict[str, Any] = {
-            "ran": self.ran,
-            "reason": self.reason,
-            "session": self.session,
-            "summary": self.summary,
-            "rejected": self.rejected,
-            "tokens": self.tokens,
-        }
-        if self.hint:
-            data["hint"] = self.hint
-        return data
-
-
-@dataclass
-class SweepResult:
-    outcomes: list[ReviewOutcome] = field(default_factory=list)
-    skipped: dict[str, int] = field(default_factory=dict)  # quiet skips by reason
-    cleaned: dict[str, int] = field(default_factory=dict)
-    backing_off: int = 0  # queued sessions not yet due (retried with --force)
-    next_retry_at: float | None = None  # the earliest of their retry times
-    older: int = 0  # sessions that ended before memory mode was turned on (reviewed with --all)
-    memory_on_since: float | None = None
-
-    @property
-    def exit_code(self) -> int:
-        return 1 if any(o.failed for o in self.outcomes) else 0
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "sweep": True,
-            "reviewed": sum(1 for o in self.outcomes if o.ran),
-            "failed": sum(1 for o in self.outcomes if o.failed),
-            "skipped": self.skipped,
-            "cleaned": self.cleaned,
-            "backing_off": self.backing_off,
-            "next_retry_at": self.next_retry_at,
-            "older": self.older,
-            "memory_on_since": self.memory_on_since,
-            "outcomes": [o.to_json() for o in self.outcomes],
-        }
-
-
-@dataclass(frozen=True)
-class _Context:
+class ReviewContext:
     paths: ProjectPaths
     settings: dict[str, Any]
     backend: str
@@ -156,7 +85,7 @@ def _safe(text: str | None) -> str | None:
     return redact(text)[0]
 
 
-def _context(paths: ProjectPaths, request: ReviewRequest) -> _Context:
+def review_context(paths: ProjectPaths, request: ReviewRequest) -> ReviewContext:
     settings = {name: s.value for name, s in config.resolve(paths).items()}
     backend = (request.reviewer or settings["memory-reviewer"]).strip().lower()
     if backend not in BACKENDS:
@@ -164,7 +93,7 @@ def _context(paths: ProjectPaths, request: ReviewRequest) -> _Context:
     model = request.model or settings["memory-review-model"]
     if request.model is not None:
         model = config.parse_value(config.KEYS["memory-review-model"], request.model)
-    return _Context(paths, settings, backend, model, request.force, request.force)
+    return ReviewContext(paths, settings, backend, model, request.force, request.force)
 
 
 def _log(ctx_paths: ProjectPaths, outcome: ReviewOutcome, **extra: Any) -> None:
@@ -176,9 +105,9 @@ def _log(ctx_paths: ProjectPaths, outcome: ReviewOutcome, **extra: Any) -> None:
     if outcome.hint:
         entry["hint"] = outcome.hint
     if outcome.summary:
-        entry["summary"] = {k: v for k, v in outcome.summary.items() if k != "items"}
+        entry["summary"] = outcome.summary.to_json(items=False)
     if outcome.rejected:
-        entry["rejected"] = [r["reason"] for r in outcome.rejected]
+        entry["rejected"] = [r.reason for r in outcome.rejected]
     if outcome.tokens:
         entry["tokens"] = outcome.tokens
     ignored = trust.ignored_notice(ctx_paths)
@@ -191,15 +120,20 @@ def _log(ctx_paths: ProjectPaths, outcome: ReviewOutcome, **extra: Any) -> None:
         pass  # a log that cannot be written (or only outside the project) must not fail the review
 
 
-def _skip(ctx: _Context | None, paths: ProjectPaths, session: str | None, reason: str, log: bool = True) -> ReviewOutcome:
-    outcome = ReviewOutcome(False, reason, session)
+def skipped(ctx: ReviewContext | None, paths: ProjectPaths, session: str | None, skip: SkipReason, reason: str,
+            log: bool = True) -> ReviewOutcome:
+    outcome = ReviewOutcome(False, reason, session, skip=skip)
     if log and paths.state.is_dir():
         # A skip never creates R/.omp: a project where omp is off stays untouched.
         _log(paths, outcome, **({"backend": ctx.backend} if ctx else {}))
     return outcome
 
 
-def _mode_off(paths: ProjectPaths) -> str:
+def skipped_mode_off(paths: ProjectPaths, session: str | None) -> ReviewOutcome:
+    return skipped(None, paths, session, SkipReason.MEMORY_MODE_OFF, mode_off_reason(paths))
+
+
+def mode_off_reason(paths: ProjectPaths) -> str:
     """The skip reason; it names an ignored (untrusted) project config and its fix (SPEC §3.1)."""
     ignored = trust.ignored_notice(paths)
     return "memory-mode off" + (f"; {ignored}" if ignored else "")
@@ -214,7 +148,7 @@ def _scan(events: Path, cursor: int) -> tuple[ExplicitScan, int]:
     return result, reader.end_offset
 
 
-def _file_size(path: Path) -> int:
+def file_size(path: Path) -> int:
     try:
         return path.stat().st_size
     except OSError:
@@ -229,17 +163,17 @@ def review_session(paths: ProjectPaths, request: ReviewRequest) -> ReviewOutcome
     """Review one session (SPEC §5). Never raises for a review failure: see `outcome.failed`."""
     settings_mode = config.get_value("memory-mode", paths)
     if settings_mode == "off":
-        return _skip(None, paths, None if request.session == "latest" else request.session, _mode_off(paths))
-    ctx = _context(paths, request)
+        return skipped_mode_off(paths, None if request.session == "latest" else request.session)
+    ctx = review_context(paths, request)
     from omp.sessions import find_session
 
     info = find_session(request.session, paths)
     if getattr(info, "is_reviewer", False):
-        return _skip(ctx, paths, info.id, "this is a session of omp's own reviewer")
-    return _review_logging_errors(ctx, info.id, info.events, log_skips=True)
+        return skipped(ctx, paths, info.id, SkipReason.REVIEWER_SESSION, "this is a session of omp's own reviewer")
+    return review_logging_errors(ctx, info.id, info.events, log_skips=True)
 
 
-def _review_logging_errors(ctx: _Context, session_id: str, events: Path, log_skips: bool) -> ReviewOutcome:
+def review_logging_errors(ctx: ReviewContext, session_id: str, events: Path, log_skips: bool) -> ReviewOutcome:
     """`_review`, with a fault the user must fix (a corrupt store, say) logged before it surfaces."""
     try:
         return _review(ctx, session_id, events, log_skips)
@@ -250,26 +184,26 @@ def _review_logging_errors(ctx: _Context, session_id: str, events: Path, log_ski
         raise
 
 
-def _review(ctx: _Context, session_id: str, events: Path, log_skips: bool) -> ReviewOutcome:
+def _review(ctx: ReviewContext, session_id: str, events: Path, log_skips: bool) -> ReviewOutcome:
     paths = ctx.paths
-    end = _file_size(events)
+    end = file_size(events)
     verdict = claims.peek(paths, session_id, end_offset=end, force=ctx.force, timeout=ctx.timeout)
     if not verdict.take:
-        return _skip(ctx, paths, session_id, verdict.reason or "claimed", log_skips)
+        return skipped(ctx, paths, session_id, _claim_skip(paths, session_id), verdict.reason or "claimed", log_skips)
     entry = queue.get(paths, session_id)
     if entry is not None and not entry.due() and not ctx.ignore_backoff:
         reason = (f"queued for retry at {entry.to_json()['next_try_at_iso']} (attempt {entry.attempts} failed: "
                   f"{entry.last_error}); use --force to retry now")
-        return _skip(ctx, paths, session_id, reason, log_skips)
+        return skipped(ctx, paths, session_id, SkipReason.QUEUED_FOR_RETRY, reason, log_skips)
     found, scan_end = _scan(events, verdict.start_cursor)
     trivial = _trivial(ctx, found, verdict.start_cursor)
     if trivial and not found.proposals:
-        return _skip(ctx, paths, session_id, trivial, log_skips)
+        return skipped(ctx, paths, session_id, SkipReason.TRIVIAL_SESSION, trivial, log_skips)
 
     _preflight(ctx, session_id)
     held = claims.acquire(paths, session_id, end_offset=end, force=ctx.force, timeout=ctx.timeout)
     if isinstance(held, claims.Verdict):
-        return _skip(ctx, paths, session_id, held.reason or "claimed", log_skips)
+        return skipped(ctx, paths, session_id, _claim_skip(paths, session_id), held.reason or "claimed", log_skips)
     try:
         if held.start_cursor != verdict.start_cursor:
             # Another review finished between our look and our claim: start where it stopped.
@@ -277,7 +211,7 @@ def _review(ctx: _Context, session_id: str, events: Path, log_skips: bool) -> Re
             trivial = _trivial(ctx, found, held.start_cursor)
             if trivial and not found.proposals:
                 claims.release(held)
-                return _skip(ctx, paths, session_id, trivial, log_skips)
+                return skipped(ctx, paths, session_id, SkipReason.TRIVIAL_SESSION, trivial, log_skips)
         # A trivial session still gets the explicit pass (it is free); only the model call is
         # skipped, and the outcome says so: "remember that …" in a two-message `copilot -p`.
         model_skipped = f"{trivial}: explicit pass only, no model call" if trivial else None
@@ -287,7 +221,18 @@ def _review(ctx: _Context, session_id: str, events: Path, log_skips: bool) -> Re
         raise
 
 
-def _preflight(ctx: _Context, session_id: str) -> None:
+def _claim_skip(paths: ProjectPaths, session_id: str) -> SkipReason:
+    """Why the claim keeps this review out, from the claim's state (its sentence is for people)."""
+    record = claims.read_record(paths, session_id)
+    state = record.state if isinstance(record, claims.ClaimRecord) else None
+    if state == "done":
+        return SkipReason.ALREADY_REVIEWED
+    if state == "running":
+        return SkipReason.BEING_REVIEWED
+    return SkipReason.CLAIM_CONTENDED
+
+
+def _preflight(ctx: ReviewContext, session_id: str) -> None:
     """Everything that would make the apply step fail, checked before the claim and the reviewer
     (SPEC §5 "Order of work"): a `.omp`, `.github` or store that links out of the project, and a
     store that does not parse. Raises OmpError naming the file and the fix; nothing is claimed,
@@ -300,7 +245,7 @@ def _preflight(ctx: _Context, session_id: str) -> None:
     check_stores(ctx.paths, session_id)
 
 
-def _trivial(ctx: _Context, found: ExplicitScan, cursor: int) -> str | None:
+def _trivial(ctx: ReviewContext, found: ExplicitScan, cursor: int) -> str | None:
     minimum = int(ctx.settings["memory-review-min-messages"])
     if found.messages >= minimum:
         return None
@@ -330,7 +275,7 @@ class _ModelPass:
     packet_end: int | None = None
 
 
-def _run_claimed(ctx: _Context, held: claims.Claim, events: Path, found: ExplicitScan, scan_end: int,
+def _run_claimed(ctx: ReviewContext, held: claims.Claim, events: Path, found: ExplicitScan, scan_end: int,
                  model_skipped: str | None = None) -> ReviewOutcome:
     session_id = held.session_id
     model_pass = _ModelPass(tokens={"tokenizer": None, "budget": ctx.budget, "in": 0, "out": 0})
@@ -349,19 +294,21 @@ def _run_claimed(ctx: _Context, held: claims.Claim, events: Path, found: Explici
         return outcome
     results, pruned, block_error = applied
     queue.remove(ctx.paths, session_id)
-    summary = _summary(found, model_pass, results, pruned, screened.secrets, held, done_at, block_error)
-    if model_skipped:
-        summary["model_skipped"] = model_skipped
-    for item in results:
-        if item.status == "rejected":
-            rejected.append(Rejection(item.kind, item.kind, f"{item.kind} {(_safe(item.text) or '')[:60]!r}: {item.reason}", "store"))  # redact, then cut
+    summary = ReviewSummary(
+        items=tuple(results), explicit=len(found.proposals), proposed_by_model=len(model_pass.proposals),
+        secrets_rejected=sum(screened.secrets.values()), pruned_notes=pruned, messages=found.messages,
+        cursor_from=held.start_cursor, cursor_to=done_at, block_error=block_error, model_skipped=model_skipped,
+    )
+    rejected += [_store_rejection(item) for item in results if item.status == "rejected"]
+    # An ordinary resume is not worth a note. The claim's sentence is all `omp.review.claim` says
+    # about why it took the session (its Verdict has no code yet), hence the one comparison left.
     took_over = held.took_over if held.took_over and held.took_over != "new turns since the last review" else None
     outcome = ReviewOutcome(
         ran=True,
         reason="; ".join(r for r in (took_over, model_skipped) if r) or None,
         session=session_id,
         summary=summary,
-        rejected=[{**r.to_json(), "reason": _safe(r.reason)} for r in rejected],
+        rejected=tuple(dataclasses.replace(r, reason=_safe(r.reason) or "") for r in rejected),
         tokens=model_pass.tokens,
     )
     _log(ctx.paths, outcome, backend=ctx.backend,
@@ -369,14 +316,14 @@ def _run_claimed(ctx: _Context, held: claims.Claim, events: Path, found: Explici
     return outcome
 
 
-def _model_pass(ctx: _Context, held: claims.Claim, events: Path, out: _ModelPass) -> ReviewOutcome | None:
+def _model_pass(ctx: ReviewContext, held: claims.Claim, events: Path, out: _ModelPass) -> ReviewOutcome | None:
     """Build the prompt, call the reviewer, validate. Returns a failed outcome, or None."""
     from omp.packet import build_packet
     from omp.tokens import get_counter
 
     counter = get_counter()
     frame = build_frame(_known_for_prompt(ctx.paths), ctx.budget, counter)
-    packet = build_packet(events, transcript_budget(frame, ctx.budget), cursor=held.start_cursor, counter=counter)
+    packet = build_packet(events, prompt_room_for_transcript(frame, ctx.budget), cursor=held.start_cursor, counter=counter)
     out.packet_end = packet.end_offset
     prompt = frame.assemble(packet.text)
     in_tokens = counter.count(prompt)
@@ -413,7 +360,7 @@ def _model_pass(ctx: _Context, held: claims.Claim, events: Path, out: _ModelPass
     return None
 
 
-def _ledger(ctx: _Context, session_id: str, reply: ReviewerReply | None, in_tokens: int, out_tokens: int,
+def _ledger(ctx: ReviewContext, session_id: str, reply: ReviewerReply | None, in_tokens: int, out_tokens: int,
             tokenizer: str, outcome: str, error: str | None = None) -> None:
     try:
         record_call(ctx.paths, CallRecord(
@@ -425,16 +372,16 @@ def _ledger(ctx: _Context, session_id: str, reply: ReviewerReply | None, in_toke
         pass
 
 
-def _unavailable(ctx: _Context, held: claims.Claim, events: Path, exc: ReviewerUnavailable, in_tokens: int,
+def _unavailable(ctx: ReviewContext, held: claims.Claim, events: Path, exc: ReviewerUnavailable, in_tokens: int,
                  tokenizer: str) -> ReviewOutcome:
     from omp.tokens import get_counter
 
     out_tokens = get_counter().count(exc.reply.text) if exc.reply else 0
     _ledger(ctx, held.session_id, exc.reply, in_tokens, out_tokens, tokenizer, "unavailable", exc.kind)
-    reason = f"reviewer unavailable ({exc.kind}): {_safe(exc.message)}"
+    cause = reason = f"reviewer unavailable ({exc.kind}): {_safe(exc.message)}"
     # Releasing puts back an earlier `done` record; if that already covers the whole session
     # (a forced re-review failed), a queue entry would only make every sweep wake up for nothing.
-    if held.prior_cursor is None or held.prior_cursor < _file_size(events):
+    if held.prior_cursor is None or held.prior_cursor < file_size(events):
         entry = queue.record_failure(ctx.paths, held.session_id, _safe(exc.message) or "", exc.hint, exc.kind)
         reason += f"; queued for retry (attempt {entry.attempts}, next at {entry.to_json()['next_try_at_iso']})"
     else:
@@ -443,26 +390,27 @@ def _unavailable(ctx: _Context, held: claims.Claim, events: Path, exc: ReviewerU
     outcome = ReviewOutcome(
         False, reason, held.session_id,
         tokens={"tokenizer": tokenizer, "budget": ctx.budget, "in": in_tokens, "out": out_tokens},
-        failed=True, hint=exc.hint,
+        failed=True, hint=exc.hint, cause=cause,
     )
     _log(ctx.paths, outcome, backend=ctx.backend, model=ctx.model, error=exc.kind)
     return outcome
 
 
-def _apply(ctx: _Context, held: claims.Claim, items: list[Proposal], done_at: int) -> tuple[list[Any], int, str | None] | None:
+def _apply(ctx: ReviewContext, held: claims.Claim, items: list[Proposal],
+           done_at: int) -> tuple[list[ItemResult], int, str | None] | None:
     """Write everything under one project lock; mark the claim done there. None: claim lost."""
-    from omp.memory.store import DirectiveProposal, DraftProposal, NoteProposal, memory_batch
+    from omp.memory.store import memory_batch
 
     session_id = held.session_id
-    notes = [NoteProposal(p.title, p.body, session_id, p.evidence) for p in items if p.kind == "note"]
-    rules = [DirectiveProposal(p.text, session_id, p.evidence, kind="forget" if p.kind == "forget" else "add")
-             for p in items if p.kind in ("directive", "forget")]
-    drafts = [DraftProposal(p.slug, p.description, p.body, session_id, p.evidence) for p in items if p.kind == "skill_draft"]
+    notes = [NoteProposal(p.title, p.body, session_id, p.evidence) for p in items if p.kind is ItemKind.NOTE]
+    rules = [DirectiveProposal(p.text, session_id, p.evidence, p.kind) for p in items if p.kind.is_rule]
+    drafts = [DraftProposal(p.slug, p.description, p.body, session_id, p.evidence)
+              for p in items if p.kind is ItemKind.SKILL_DRAFT]
     with memory_batch(ctx.paths, journal_session=session_id) as batch:
         # Lock, then re-check: a review declared stale and taken over must not write.
         if not claims.still_held(held):
             return None
-        results = []
+        results: list[ItemResult] = []
         if notes:
             results += batch.add_notes(notes)
         if rules:
@@ -471,12 +419,12 @@ def _apply(ctx: _Context, held: claims.Claim, items: list[Proposal], done_at: in
             results += batch.add_drafts(drafts)
         pruned = len(batch.auto_prune())
         changed = pruned or any(r.status == "written" for r in results)
-        block_error = _sync_block(ctx.paths, lock_held=True) if changed else None
+        block_error = refresh_block(ctx.paths, lock_held=True) if changed else None
         claims.mark_done(held, done_at)
     return results, pruned, block_error
 
 
-def _sync_block(paths: ProjectPaths, lock_held: bool = False) -> str | None:
+def refresh_block(paths: ProjectPaths, lock_held: bool = False) -> str | None:
     """Refresh the managed block; a block that cannot be written is reported, not fatal."""
     try:
         from omp.memory.block import sync_block
@@ -487,195 +435,8 @@ def _sync_block(paths: ProjectPaths, lock_held: bool = False) -> str | None:
     return None
 
 
-def _summary(found: ExplicitScan, model_pass: _ModelPass, results: Iterable[Any], pruned: int,
-             secrets: collections.Counter[str], held: claims.Claim, done_at: int, block_error: str | None) -> dict[str, Any]:
-    counts = collections.Counter((r.kind, r.status) for r in results)
-    summary: dict[str, Any] = {
-        "notes": counts[("note", "written")],
-        "directives": counts[("directive", "written")],
-        "forget": counts[("forget", "written")],
-        "skill_drafts": counts[("draft", "written")],
-        "duplicates": sum(n for (kind, status), n in counts.items() if status == "duplicate"),
-        "explicit": len(found.proposals),
-        "proposed_by_model": len(model_pass.proposals),
-        "secrets_rejected": sum(secrets.values()),
-        "pruned_notes": pruned,
-        "messages": found.messages,
-        "cursor": {"from": held.start_cursor, "to": done_at},
-        "items": [r.to_json() for r in results],
-    }
-    if block_error:
-        summary["block_error"] = block_error
-    return summary
-
-
-# ---------------------------------------------------------------------------------------------
-# sweep
-
-
-def sweep(paths: ProjectPaths, request: ReviewRequest, limit: int | None = None, *,
-          include_older: bool = False, progress: Callable[[ReviewOutcome], None] | None = None) -> SweepResult:
-    """Review every due queued session, then every unreviewed session of this project that
-    ended after memory mode was turned on (all of them with `include_older`) (SPEC §5).
-
-    `--force` here only ignores the retry queue's backoff: a sweep never re-reviews sessions
-    that are done (that would pay for every old session again). Sessions untouched for
-    `HOUSEKEEPING_DAYS` are left alone, and so is housekeeping's cut-off for claims, journals
-    and queue entries, so a cleaned-up claim never makes an old session look unreviewed.
-    `progress` hears of each review as soon as it is over (a sweep of real reviews takes minutes).
-    """
-    result = SweepResult()
-    if config.get_value("memory-mode", paths) == "off":
-        result.outcomes.append(_skip(None, paths, None, _mode_off(paths)))
-        return result
-    base = _context(paths, request)
-    ctx = _Context(paths, base.settings, base.backend, base.model, force=False, ignore_backoff=request.force)
-    if paths.state.is_dir():
-        from omp.project import check_layout
-
-        check_layout(paths)  # a `.omp` linked out of the project: no clean-up, no review, one message
-        result.cleaned = clean_old(paths, ctx.timeout)
-    from omp.hooks import note_memory_on
-
-    ensure_state_dir(paths)
-    result.memory_on_since = None if include_older else note_memory_on(str(paths.root))
-    attempted = 0
-    for session_id, events in _sweep_candidates(paths, request.force, result):
-        if limit is not None and attempted >= limit:
-            result.skipped["over --limit"] = result.skipped.get("over --limit", 0) + 1
-            continue
-        try:
-            outcome = _review_logging_errors(ctx, session_id, events, log_skips=False)
-        except (CorruptFileError, OutsideProjectError) as exc:
-            # A store that does not parse (or leads out of the project) fails every review alike:
-            # stop and say which file.
-            result.outcomes.append(ReviewOutcome(False, exc.message, session_id, failed=True, hint=exc.hint))
-            break
-        except OmpError as exc:
-            outcome = ReviewOutcome(False, exc.message, session_id, failed=True, hint=exc.hint)
-        if outcome.ran or outcome.failed:
-            attempted += 1
-            result.outcomes.append(outcome)
-            if progress is not None:
-                progress(outcome)
-        else:
-            key = _skip_key(outcome.reason or "")
-            result.skipped[key] = result.skipped.get(key, 0) + 1
-    if paths.state.is_dir():
-        log_review(paths, {"event": "sweep", "outcome": "sweep", "reviewed": sum(o.ran for o in result.outcomes),
-                           "failed": sum(o.failed for o in result.outcomes), "skipped": result.skipped,
-                           "cleaned": result.cleaned})
-    return result
-
-
-def _skip_key(reason: str) -> str:
-    for key in ("already reviewed", "being reviewed", "queued for retry", "trivial session", "memory-mode off"):
-        if reason.startswith(key):
-            return key
-    return reason[:60]
-
-
-def _sweep_candidates(paths: ProjectPaths, force: bool, result: SweepResult) -> Iterable[tuple[str, Path]]:
-    """Due queued sessions first (oldest try first), then the project's sessions, newest first."""
-    from omp.sessions import find_session, list_project_sessions
-
-    seen: set[str] = set()
-    for entry in queue.entries(paths):
-        if not (force or entry.due()):
-            seen.add(entry.session)  # waiting for its retry time: not an "unreviewed" session either
-            result.backing_off += 1
-            result.skipped["queued for retry"] = result.skipped.get("queued for retry", 0) + 1
-            if result.next_retry_at is None or entry.next_try_at < result.next_retry_at:
-                result.next_retry_at = entry.next_try_at
-            continue
-        try:
-            info = find_session(entry.session, paths)
-        except OmpError:
-            queue.remove(paths, entry.session)  # the session is gone: nothing left to retry
-            result.skipped["queued session gone"] = result.skipped.get("queued session gone", 0) + 1
-            continue
-        done = claims.done_cursor(paths, info.id)
-        if done is not None and done >= _file_size(info.events):
-            queue.remove(paths, entry.session)  # reviewed meanwhile (by a forced run, say)
-            result.skipped["already reviewed"] = result.skipped.get("already reviewed", 0) + 1
-            continue
-        seen.add(info.id)
-        yield info.id, info.events
-    horizon = time.time() - HOUSEKEEPING_DAYS * _DAY
-    for info in list_project_sessions(paths):
-        if info.id in seen or getattr(info, "is_reviewer", False) or info.mtime < horizon:
-            continue
-        seen.add(info.id)
-        if (result.memory_on_since is not None and info.mtime < result.memory_on_since
-                and not claims.claim_path(paths, info.id).exists()):
-            # Ended before memory mode and never attempted (a review killed midway left a
-            # claim, and is retried): each would be a model call nobody asked for. Only --all.
-            result.older += 1
-            continue
-        done = claims.done_cursor(paths, info.id)
-        if done is not None and done >= _file_size(info.events):
-            result.skipped["already reviewed"] = result.skipped.get("already reviewed", 0) + 1
-            continue
-        yield info.id, info.events
-
-
-def clean_old(paths: ProjectPaths, timeout: float, days: float = HOUSEKEEPING_DAYS) -> dict[str, int]:
-    """Remove claims, journals and queue entries older than `days` (SPEC §7.4)."""
-    from omp.memory.journal import cleanup_journals
-
-    seconds = days * _DAY
-    cleaned = {
-        "claims": claims.clean_old(paths, seconds, timeout),
-        "queue": queue.clean_old(paths, seconds),
-        "journals": cleanup_journals(paths, int(days)),
-    }
-    return {k: v for k, v in cleaned.items() if v}
-
-
-# ---------------------------------------------------------------------------------------------
-# undo
-
-
-@dataclass(frozen=True)
-class UndoOutcome:
-    session: str
-    removed: list[str]
-    restored: list[str]
-    kept: list[dict[str, str]]  # {"item", "why"}: items of the review left alone
-    gone: list[str]
-    old_journal: bool = False
-    block_error: str | None = None
-
-    def to_json(self) -> dict[str, Any]:
-        return dict(self.__dict__)
-
-
-def undo_session(paths: ProjectPaths, session_id: str, force: bool = False) -> UndoOutcome:
-    """Take back, item by item, what the reviews of `session_id` added (`omp.memory.undo`),
-    then re-render the managed block. `force` also removes notes and drafts edited since."""
-    from omp.memory.undo import undo_review
-    from omp.project import project_lock
-
-    check_session_id(session_id)
-    with project_lock(paths):
-        report = undo_review(paths, session_id, force=force)
-        block_error = _sync_block(paths, lock_held=True)
-    outcome = UndoOutcome(report.session, list(report.removed), list(report.restored),
-                          [{"item": k.item, "why": k.why} for k in report.kept], list(report.gone),
-                          report.old_journal, block_error)
-    log_review(paths, {"session": report.session, "outcome": "undone", "removed": len(report.removed),
-                       "restored": len(report.restored), "kept": len(report.kept)})
-    return outcome
-
-
-__all__ = [
-    "ReviewOutcome",
-    "ReviewRequest",
-    "SweepResult",
-    "UndoOutcome",
-    "clean_old",
-    "now_iso",
-    "review_session",
-    "sweep",
-    "undo_session",
-]
+def _store_rejection(item: ItemResult) -> Rejection:
+    """A proposal a store refused, as a rejection (its text redacted, then cut)."""
+    assert item.code is not None, "every refusal of a store carries its code"
+    name = item.kind.result_name
+    return Rejection(name, item.kind, item.code, f"{name} {(_safe(item.text) or '')[:60]!r}: {item.reason}", "store")

@@ -1,0 +1,155 @@
+"""What a review proposes and the stores answer: one vocabulary from the parsed answer to the
+summary (STYLE.md, "Outcomes are data").
+
+- `ItemKind`: the four kinds of item, from the answer's sections to the stores' results, the
+  summary's counts and the journal. Its value is the word `--json` and the review log write.
+- `RejectionCode`: why an item was refused, as a stable code (pipx's error codes are the
+  model). The sentence that goes with it is for people; control flow reads the code.
+- The proposal types a store accepts (`NoteProposal`, `DirectiveProposal`, `DraftProposal`),
+  the `ItemResult` it returns for each, and `KnownItems`, what memory already holds.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+from typing import Any, Literal
+
+Status = Literal["written", "duplicate", "rejected"]
+
+
+class ItemKind(str, enum.Enum):
+    DIRECTIVE = "directive"
+    NOTE = "note"
+    SKILL_DRAFT = "skill_draft"
+    FORGET = "forget"
+
+    def __str__(self) -> str:
+        return self.value
+
+    @property
+    def section(self) -> str:
+        """The answer's key for this kind, which is also its limit's and the summary's count key."""
+        return _SECTIONS[self]
+
+    @property
+    def is_rule(self) -> bool:
+        """Directives and forget requests: evidence from a user message, a human approves them."""
+        return self in (ItemKind.DIRECTIVE, ItemKind.FORGET)
+
+    @property
+    def result_name(self) -> str:
+        """The word a store's `ItemResult` has always written for this kind (`--json` summary
+        items): "draft" for a skill draft, kept so that output stays byte-compatible."""
+        return "draft" if self is ItemKind.SKILL_DRAFT else self.value
+
+    @property
+    def pending_kind(self) -> Literal["add", "forget"]:
+        """The pending queue's word for a rule (`pending.json`, the journal, decisions.jsonl)."""
+        return "forget" if self is ItemKind.FORGET else "add"
+
+
+_SECTIONS = {
+    ItemKind.DIRECTIVE: "directives",
+    ItemKind.NOTE: "notes",
+    ItemKind.SKILL_DRAFT: "skill_drafts",
+    ItemKind.FORGET: "forget",
+}
+
+
+class RejectionCode(str, enum.Enum):
+    """Why an item was refused. Stable: tests pin the set (tests/test_outcome_codes.py)."""
+
+    # the answer's shape (SPEC §5.3)
+    NOT_A_LIST = "not-a-list"
+    NOT_AN_OBJECT = "not-an-object"
+    FIELD_MISSING = "field-missing"
+    NOT_A_STRING = "not-a-string"
+    EMPTY = "empty"
+    TOO_LONG = "too-long"
+    BAD_SLUG = "bad-slug"
+    OVER_LIMIT = "over-limit"
+    # the evidence (SPEC §5.3)
+    EVIDENCE_TOO_SHORT = "evidence-too-short"
+    EVIDENCE_PROVES_NOTHING = "evidence-proves-nothing"
+    EVIDENCE_NOT_FOUND = "evidence-not-found"
+    EVIDENCE_NOT_FROM_USER = "evidence-not-from-user"
+    EVIDENCE_UNRELATED = "evidence-unrelated"
+    # the explicit pass
+    RULE_NOT_FROM_USER = "rule-not-from-user"
+    EXPLICIT_WINS = "explicit-wins"
+    # safety (SPEC §6)
+    SECRET = "secret"
+    INJECTION = "injection"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+# ---------------------------------------------------------------------------------------------
+# what a store accepts, and what it answers
+
+
+@dataclass(frozen=True)
+class NoteProposal:
+    title: str
+    body: str = ""
+    session: str | None = None
+    evidence: str | None = None
+
+
+@dataclass(frozen=True)
+class DirectiveProposal:
+    text: str  # for ItemKind.FORGET: what to forget
+    session: str | None = None
+    evidence: str | None = None
+    kind: ItemKind = ItemKind.DIRECTIVE  # DIRECTIVE or FORGET
+
+    def __post_init__(self) -> None:
+        if ItemKind(self.kind) not in (ItemKind.DIRECTIVE, ItemKind.FORGET):
+            raise ValueError(f"a directive proposal is a directive or a forget request, not {self.kind!r}")
+        object.__setattr__(self, "kind", ItemKind(self.kind))
+
+
+@dataclass(frozen=True)
+class DraftProposal:
+    slug: str
+    description: str
+    body: str
+    session: str | None = None
+    evidence: str | None = None
+
+
+@dataclass(frozen=True)
+class ItemResult:
+    kind: ItemKind
+    text: str  # the text as stored (or as it would have been stored)
+    status: Status
+    reason: str | None = None  # why it was rejected, or what it duplicates
+    ref: str | None = None  # note id, draft slug
+    path: str | None = None  # the file written, relative to the project root
+    code: RejectionCode | None = None  # why it was rejected, as a code
+
+    @property
+    def written(self) -> bool:
+        return self.status == "written"
+
+    def to_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"kind": self.kind.result_name, "text": self.text, "status": self.status}
+        for name in ("reason", "ref", "path"):
+            value = getattr(self, name)
+            if value is not None:
+                data[name] = value
+        return data
+
+
+@dataclass(frozen=True)
+class KnownItems:
+    """What memory already holds: for dedupe, and to list in the review prompt."""
+
+    directives: tuple[str, ...]
+    global_directives: tuple[str, ...]
+    pending: tuple[str, ...]  # checklist labels ("FORGET: x" for removal proposals)
+    notes: tuple[tuple[str, str], ...]  # (id, title), newest first
+    drafts: tuple[str, ...]  # slugs
+    tombstones: tuple[str, ...]  # dismissed / expired texts ("FORGET: x" for removal proposals)
