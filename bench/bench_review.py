@@ -272,13 +272,14 @@ def quote_of(message: str, limit: int = 120) -> str:
 
 
 def write_answer(path: Path, evidence: str, tag: str) -> Path:
-    # A directive must share words with its quote (omp checks that), so it is built from them.
+    # A directive and a note must share words with their quote (omp checks that), so both use them.
     words = [w for w in re.findall(r"[A-Za-z]{4,}", evidence)][:3] or ["this"]
     answer = {
         "schema": "omp.review.v1",
         "directives": [{"text": f"Keep {' '.join(words)} documented in the changelog", "evidence": evidence}],
         "notes": [{"title": f"The {tag} service streams its session logs",
-                   "body": f"Session logs of {tag} are read line by line, never whole.", "evidence": evidence}],
+                   "body": f"Session logs of {tag} are read line by line, never whole: {' '.join(words)}.",
+                   "evidence": evidence}],
         "skill_drafts": [],
         "forget": [],
     }
