@@ -422,13 +422,20 @@ class SessionReader:
 
     def iter_messages(self) -> Iterator[Message]:
         """Every message after the cursor, in order, tool output as an excerpt."""
+        for _, message in self.iter_indexed():
+            yield message
+
+    def iter_indexed(self) -> Iterator[tuple[Entry, Message]]:
+        """Every message after the cursor with where it is: one pass that feeds both the
+        explicit pass (the messages) and the packet (the entries, SPEC §12: the file is read once)."""
         tool_names: dict[str, str] = {}
         with self._open() as handle:
-            for _, line in self._lines(handle):
+            for offset, line in self._lines(handle):
                 raw = self._parse(line, tool_names)
                 if raw is not None:
+                    seq = self.messages
                     self.messages += 1
-                    yield Message(raw.origin, message_text(raw), self.messages - 1)
+                    yield Entry(seq, raw.origin, offset, raw.tool_name), Message(raw.origin, message_text(raw), seq)
 
     def iter_entries(self) -> Iterator[Entry]:
         """Position and origin of every message, decoding as little as possible.

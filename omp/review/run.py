@@ -39,6 +39,7 @@ from omp import config, trust
 from omp.errors import OmpError, UsageError
 from omp.fsio import CorruptFileError, OutsideProjectError
 from omp.ledger import CallRecord, log_review, now_iso, record_call
+from omp.packet import SessionIndex, SessionIndexer, build_packet
 from omp.paths import ProjectPaths, check_session_id
 from omp.project import ensure_state_dir
 from omp.review import claim as claims
@@ -48,6 +49,7 @@ from omp.review.explicit import ExplicitScan, merge, scan
 from omp.review.filters import screen
 from omp.review.prompt import KnownForPrompt, build_frame, transcript_budget
 from omp.review.reviewers import BACKENDS, ReviewerConfig, ReviewerReply, ReviewerUnavailable, call_reviewer
+from omp.sessions import SessionReader
 
 HOUSEKEEPING_DAYS = 90
 _DAY = 86400.0
@@ -205,13 +207,12 @@ def _mode_off(paths: ProjectPaths) -> str:
     return "memory-mode off" + (f"; {ignored}" if ignored else "")
 
 
-def _scan(events: Path, cursor: int) -> tuple[ExplicitScan, int]:
-    """Stream the messages since `cursor` once: count them and run the explicit pass."""
-    from omp.sessions import SessionReader
-
-    reader = SessionReader(events, cursor)
-    result = scan(reader.iter_messages())
-    return result, reader.end_offset
+def _scan(events: Path, cursor: int) -> tuple[ExplicitScan, SessionIndex]:
+    """Stream the messages since `cursor` once: count them, run the explicit pass, and keep the
+    index the packet is built from (the file is read once, SPEC §12)."""
+    indexer = SessionIndexer(SessionReader(events, cursor))
+    result = scan(indexer.messages())
+    return result, indexer.index
 
 
 def _file_size(path: Path) -> int:
@@ -261,7 +262,7 @@ def _review(ctx: _Context, session_id: str, events: Path, log_skips: bool) -> Re
         reason = (f"queued for retry at {entry.to_json()['next_try_at_iso']} (attempt {entry.attempts} failed: "
                   f"{entry.last_error}); use --force to retry now")
         return _skip(ctx, paths, session_id, reason, log_skips)
-    found, scan_end = _scan(events, verdict.start_cursor)
+    found, scanned = _scan(events, verdict.start_cursor)
     trivial = _trivial(ctx, found, verdict.start_cursor)
     if trivial and not found.proposals:
         return _skip(ctx, paths, session_id, trivial, log_skips)
@@ -273,7 +274,7 @@ def _review(ctx: _Context, session_id: str, events: Path, log_skips: bool) -> Re
     try:
         if held.start_cursor != verdict.start_cursor:
             # Another review finished between our look and our claim: start where it stopped.
-            found, scan_end = _scan(events, held.start_cursor)
+            found, scanned = _scan(events, held.start_cursor)
             trivial = _trivial(ctx, found, held.start_cursor)
             if trivial and not found.proposals:
                 claims.release(held)
@@ -281,7 +282,7 @@ def _review(ctx: _Context, session_id: str, events: Path, log_skips: bool) -> Re
         # A trivial session still gets the explicit pass (it is free); only the model call is
         # skipped, and the outcome says so: "remember that …" in a two-message `copilot -p`.
         model_skipped = f"{trivial}: explicit pass only, no model call" if trivial else None
-        return _run_claimed(ctx, held, events, found, scan_end, model_skipped)
+        return _run_claimed(ctx, held, events, found, scanned, model_skipped)
     except BaseException:
         claims.release(held)
         raise
@@ -330,12 +331,13 @@ class _ModelPass:
     packet_end: int | None = None
 
 
-def _run_claimed(ctx: _Context, held: claims.Claim, events: Path, found: ExplicitScan, scan_end: int,
+def _run_claimed(ctx: _Context, held: claims.Claim, events: Path, found: ExplicitScan, scanned: SessionIndex,
                  model_skipped: str | None = None) -> ReviewOutcome:
     session_id = held.session_id
+    scan_end = scanned.end_offset
     model_pass = _ModelPass(tokens={"tokenizer": None, "budget": ctx.budget, "in": 0, "out": 0})
     if ctx.backend != "offline" and model_skipped is None:
-        failure = _model_pass(ctx, held, events, model_pass)
+        failure = _model_pass(ctx, held, events, model_pass, scanned)
         if failure is not None:
             return failure
     merged, merge_rejected = merge(found.proposals, model_pass.proposals)
@@ -369,14 +371,15 @@ def _run_claimed(ctx: _Context, held: claims.Claim, events: Path, found: Explici
     return outcome
 
 
-def _model_pass(ctx: _Context, held: claims.Claim, events: Path, out: _ModelPass) -> ReviewOutcome | None:
+def _model_pass(ctx: _Context, held: claims.Claim, events: Path, out: _ModelPass,
+                scanned: SessionIndex) -> ReviewOutcome | None:
     """Build the prompt, call the reviewer, validate. Returns a failed outcome, or None."""
-    from omp.packet import build_packet
     from omp.tokens import get_counter
 
     counter = get_counter()
     frame = build_frame(_known_for_prompt(ctx.paths), ctx.budget, counter)
-    packet = build_packet(events, transcript_budget(frame, ctx.budget), cursor=held.start_cursor, counter=counter)
+    packet = build_packet(events, transcript_budget(frame, ctx.budget), cursor=held.start_cursor, counter=counter,
+                          index=scanned)
     out.packet_end = packet.end_offset
     prompt = frame.assemble(packet.text)
     in_tokens = counter.count(prompt)
