@@ -108,8 +108,8 @@ wanted = {("run.py", "_scan"): "explicit pass (stream every message)",
           ("packet.py", "build_packet"): "packet (scan, choose, redact, count)",
           ("reviewers.py", "call_reviewer"): "reviewer call",
           ("run.py", "_apply"): "write under the project lock",
-          ("safety.py", "find_secrets"): "secret detection (inside the stages above)",
-          ("safety.py", "_detect_secrets_scanner"): "loading detect-secrets (inside secret detection)",
+          ("secrets.py", "find_secrets"): "secret detection (inside the stages above)",
+          ("secrets.py", "_detect_secrets_scanner"): "loading detect-secrets (inside secret detection)",
           ("run.py", "review_session"): "review_session (the stages below, and more)"}
 out = {}
 for (filename, _line, name), (_cc, _nc, _tt, cumulative, _callers) in stats.items():

@@ -25,7 +25,7 @@ costs about as much as reading it once and memory stays flat:
    boundary effects push it over, the lowest-priority message is shrunk or dropped until it
    fits. The packet never exceeds its budget.
 
-Secrets are redacted (omp.safety) on each message's whole text *before* any cut, so a cut can
+Secrets are redacted (omp.safety.secrets) on each message's whole text *before* any cut, so a cut can
 never leave half a secret behind. The budget passed in is the transcript's own: the review step
 subtracts its prompt frame from `memory-review-max-input-tokens` first.
 """
@@ -37,8 +37,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, Iterator, Protocol
 
-from omp.safety import redact
-from omp.sessions import (
+from omp.safety.secrets import redact
+from omp.sessions.events import (
     ORIGINS,
     Entry,
     Message,
@@ -529,7 +529,7 @@ def build_packet(
 
 @dataclass
 class Preview:
-    session: Any  # omp.sessions.SessionInfo
+    session: Any  # omp.sessions.discovery.SessionInfo
     packet: Packet
     max_input_tokens: int
     prompt_reserve: int  # tokens kept for the prompt around the transcript
@@ -590,7 +590,7 @@ def preview(spec: str, project: Any, force: bool = False) -> Preview:
     from omp.config import get_value
     from omp.review.claim import done_cursor
     from omp.review.explicit import scan
-    from omp.sessions import find_session
+    from omp.sessions.discovery import find_session
     from omp.tokens import get_counter
 
     session = find_session(spec, project)

@@ -22,7 +22,7 @@ from test_safety import PEM_BLOCK, SECRET_PARTS, SECRETS
 
 import omp.tokens as tokens_module
 from omp.packet import CONTEXT_SHARE, PAIR_LEVELS, Packet, build_packet
-from omp.sessions import SessionReader
+from omp.sessions.events import SessionReader
 from omp.tokens import TokenCounter, estimate_tokens, get_counter
 
 LABEL = re.compile(r"^\[(user|assistant|tool) #(\d+)\]$", re.M)

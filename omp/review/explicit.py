@@ -126,7 +126,7 @@ def _foreign_rejections(found: list[_Foreign], user_items: list[Proposal]) -> li
 def _snippet(text: str) -> str:
     """The refused text, safe to show and log: one line, no invisible characters, no secret."""
     from omp.memory.neutralise import neutralise_line
-    from omp.safety import redact
+    from omp.safety.secrets import redact
 
     shown = redact(neutralise_line(text))[0]
     return shown if len(shown) <= SNIPPET_CHARS else shown[: SNIPPET_CHARS - 1].rstrip() + "…"

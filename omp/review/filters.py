@@ -34,7 +34,7 @@ class Screened:
 
 
 def _secret_kinds(item: Proposal) -> list[str]:
-    from omp.safety import find_secrets
+    from omp.safety.secrets import find_secrets
 
     kinds: list[str] = []
     for name, text in item.texts().items():
@@ -48,7 +48,7 @@ def _secret_kinds(item: Proposal) -> list[str]:
 
 
 def _injection(item: Proposal) -> list[str]:
-    from omp.safety import injection_reasons
+    from omp.safety.injection import injection_reasons
 
     reasons: list[str] = []
     for text in item.texts().values():

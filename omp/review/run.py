@@ -49,7 +49,7 @@ from omp.review.explicit import ExplicitScan, merge, scan
 from omp.review.filters import screen
 from omp.review.prompt import KnownForPrompt, build_frame, transcript_budget
 from omp.review.reviewers import BACKENDS, ReviewerConfig, ReviewerReply, ReviewerUnavailable, call_reviewer
-from omp.sessions import SessionReader
+from omp.sessions.events import SessionReader
 
 HOUSEKEEPING_DAYS = 90
 _DAY = 86400.0
@@ -153,7 +153,7 @@ def _safe(text: str | None) -> str | None:
     """Never let a secret reach a log line or the terminal (reviewer stderr can hold one)."""
     if not text:
         return text
-    from omp.safety import redact
+    from omp.safety.secrets import redact
 
     return redact(text)[0]
 
@@ -232,7 +232,7 @@ def review_session(paths: ProjectPaths, request: ReviewRequest) -> ReviewOutcome
     if settings_mode == "off":
         return _skip(None, paths, None if request.session == "latest" else request.session, _mode_off(paths))
     ctx = _context(paths, request)
-    from omp.sessions import find_session
+    from omp.sessions.discovery import find_session
 
     info = find_session(request.session, paths)
     if getattr(info, "is_reviewer", False):
@@ -580,7 +580,7 @@ def _skip_key(reason: str) -> str:
 
 def _sweep_candidates(paths: ProjectPaths, force: bool, result: SweepResult) -> Iterable[tuple[str, Path]]:
     """Due queued sessions first (oldest try first), then the project's sessions, newest first."""
-    from omp.sessions import find_session, list_project_sessions
+    from omp.sessions.discovery import find_session, list_project_sessions
 
     seen: set[str] = set()
     for entry in queue.entries(paths):
