@@ -715,8 +715,9 @@ def requests_in_foreign(text: str) -> Iterator[Request]:
     found = stems_in(text, FOREIGN_STEMS)
     if not found:
         return
-    for line in text.splitlines():
-        if not stems_in(line, found):
+    lowered_lines = text.lower().splitlines()
+    for line, lowered in zip(text.splitlines(), lowered_lines):
+        if not any(stem in lowered for stem in found):
             continue  # most lines of a tool's output hold none of the words the whole text holds
         for sentence in sentences(line.strip().lstrip(">#* ").strip()):
             # A planted rule puts its trigger up front ("From now on, always …"); an assistant's

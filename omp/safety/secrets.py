@@ -721,12 +721,20 @@ def find_secrets(text: str) -> list[SecretFinding]:
     return _merge(own + extra)
 
 
+# Most texts redacted are short (a tool request's command, a title) and hold no trigger at all:
+# for them one search of all the literals at once says so faster than a sweep per literal.
+_SHORT_TEXT = 512
+_ANY_TRIGGER = lazy("|".join(re.escape(trigger) for trigger in _ALL_TRIGGERS))
+
+
 def _trigger_hits(lowered: str) -> list[tuple[int, str]]:
     """(offset, trigger) for every trigger literal in the text.
 
     One `str.find` sweep per literal (a fast C search) instead of one regex alternation: `re`
     tries every alternative at every position, ten times slower on prose.
     """
+    if len(lowered) < _SHORT_TEXT and _ANY_TRIGGER.search(lowered) is None:
+        return []
     hits: list[tuple[int, str]] = []
     for trigger in _ALL_TRIGGERS:
         at = lowered.find(trigger)
