@@ -598,8 +598,9 @@ def preview(spec: str, project: Any, force: bool = False) -> Preview:
     counter = get_counter()
     budget, reserve = transcript_budget(max_input, counter)
     cursor = None if force else done_cursor(project, session.id)
-    packet = build_packet(session.events, budget, cursor=cursor or 0, counter=counter)
-    found = scan(SessionReader(session.events, cursor or 0).iter_messages())
+    indexer = SessionIndexer(SessionReader(session.events, cursor or 0))
+    found = scan(indexer.messages())  # the file is read once, as a review reads it
+    packet = build_packet(session.events, budget, cursor=cursor or 0, counter=counter, index=indexer.index)
     minimum = int(get_value("memory-review-min-messages", project))
     model_skipped = None
     if found.messages < minimum:
