@@ -276,17 +276,44 @@ def excerpt_tool(raw: RawMessage, clean: Callable[[str], str] | None = None) -> 
     margin wider than any secret: nothing is scanned twice, and the megabytes in between not
     at all.
     """
-    text = raw.text.strip()
+    longest = TOOL_HEAD_CHARS + TOOL_TAIL_CHARS + 2 * EXCERPT_MARGIN_CHARS
+    start, end = _strip_bounds(raw.text) if len(raw.text) > longest else (0, 0)
     skipped = 0
-    if len(text) > TOOL_HEAD_CHARS + TOOL_TAIL_CHARS + 2 * EXCERPT_MARGIN_CHARS:
-        head = text[: TOOL_HEAD_CHARS + EXCERPT_MARGIN_CHARS]
-        tail = text[-(TOOL_TAIL_CHARS + EXCERPT_MARGIN_CHARS) :]
-        skipped = len(text) - len(head) - len(tail) - 1  # the joining newline is omitted too
+    if end - start > longest:
+        # `raw.text.strip()` without the copy: the output may be tens of megabytes.
+        head = raw.text[start : start + TOOL_HEAD_CHARS + EXCERPT_MARGIN_CHARS]
+        tail = raw.text[end - (TOOL_TAIL_CHARS + EXCERPT_MARGIN_CHARS) : end]
+        skipped = end - start - len(head) - len(tail) - 1  # the joining newline is omitted too
         text = f"{head}\n{tail}"
+    else:
+        text = raw.text[start:end] if end else raw.text.strip()
     if clean is not None:
         text = clean(text)
     body, _ = cut_head_tail(text, TOOL_HEAD_CHARS, TOOL_TAIL_CHARS, already_omitted=skipped)
     return f"{tool_header(raw.tool_name, raw.tool_failed, len(raw.text))}\n{body}"
+
+
+def _decode_line(line: bytes) -> Any:
+    """`json.loads(line.strip())` without copying the line first: it may be tens of megabytes.
+    (JSON's own whitespace is all a line ever has around it; the strip is for the rest.)"""
+    try:
+        return json.loads(line)
+    except ValueError:
+        return json.loads(line.strip())
+
+
+_NOT_SPACE = re.compile(r"\S")
+
+
+def _strip_bounds(text: str) -> tuple[int, int]:
+    """Where `text.strip()` would start and end (0, 0 when it is all whitespace)."""
+    first = _NOT_SPACE.search(text)
+    if first is None:
+        return 0, 0
+    end = len(text)
+    while text[end - 1].isspace():
+        end -= 1
+    return first.start(), end
 
 
 def message_text(raw: RawMessage) -> str:
@@ -445,11 +472,10 @@ class SessionReader:
             if kind == b"hook.end" and b"additionalContext" in line:
                 self._remember_context(line)
             return None
-        stripped = line.strip()
-        if not stripped:
+        if line.isspace():
             return None
         try:
-            event = json.loads(stripped)
+            event = _decode_line(line)
         except ValueError:
             self.bad_lines += 1
             return None
