@@ -37,6 +37,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, Iterator, Protocol
 
+from omp.intents import asks_to_keep
 from omp.safety.secrets import redact
 from omp.sessions.events import (
     ORIGINS,
@@ -49,6 +50,7 @@ from omp.sessions.events import (
     excerpt_tool,
     read_message_at,
 )
+from omp.tokens import get_counter, start_loading
 
 
 class Counter(Protocol):
@@ -169,8 +171,6 @@ class SessionIndexer:
         self._must_keep: set[int] = set()
 
     def messages(self) -> Iterator[Message]:
-        from omp.intents import asks_to_keep  # the grammar is compiled on first use; listing sessions never needs it
-
         for entry, message in self.reader.iter_indexed():
             self._entries.append(entry)
             if entry.origin == "user" and asks_to_keep(message.text):
@@ -295,8 +295,6 @@ def _priority_pairs(builder: _Builder, entries: list[Entry], must_keep: set[int]
     Without `must_keep` (the index did not see the texts), each user message is read back once,
     not kept: memory stays flat however many there are.
     """
-    from omp.intents import asks_to_keep  # the grammar is compiled on first use; listing sessions never needs it
-
     pairs: list[tuple[Entry, Entry | None]] = []
     answered: Entry | None = None
     for entry in entries:
@@ -471,8 +469,6 @@ def build_packet(
     without it the packet makes its own.
     """
     if counter is None:
-        from omp.tokens import get_counter, start_loading  # tiktoken, only when no counter is given
-
         start_loading()  # overlaps the scan below
     budget = max(0, int(budget_tokens))
     if index is None:
@@ -591,7 +587,6 @@ def preview(spec: str, project: Any, force: bool = False) -> Preview:
     from omp.review.claim import done_cursor
     from omp.review.explicit import scan
     from omp.sessions.discovery import find_session
-    from omp.tokens import get_counter
 
     session = find_session(spec, project)
     max_input = int(get_value("memory-review-max-input-tokens", project))
