@@ -49,7 +49,7 @@ if mode == "floor":
             n += 1
     out = {"lines": n}
 elif mode == "parse":
-    from omp.sessions import SessionReader
+    from omp.sessions.events import SessionReader
     t1 = time.perf_counter()
     reader = SessionReader(path)
     counts = {}
@@ -73,7 +73,7 @@ elif mode == "packet":
 else:  # "info": the review's transcript budget and the session's user message numbers
     from omp.config import KEYS
     from omp.packet import transcript_budget
-    from omp.sessions import SessionReader
+    from omp.sessions.events import SessionReader
     from omp.tokens import get_counter
     t1 = time.perf_counter()
     max_input = int(KEYS["memory-review-max-input-tokens"].default)

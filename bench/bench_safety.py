@@ -28,7 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
 from safety_corpus import BENIGN_NOTES, CONTROLS, PLANTED, SECRETS, SecretCase  # noqa: E402
 
-from omp import safety  # noqa: E402
+from omp.safety import secrets as safety  # noqa: E402
 from omp.review.answer import Proposal  # noqa: E402
 from omp.review.filters import screen  # noqa: E402
 

@@ -177,6 +177,7 @@ def generate(
     cwd: str = "/home/dev/proj",
     session_id: str | None = None,
     big_user_message_kb: int = 0,
+    big_tool_output_kb: int = 0,
 ) -> dict[str, Any]:
     """Write the session; return what was written (bytes, messages per origin, session id)."""
     rng = random.Random(seed)
@@ -202,7 +203,9 @@ def generate(
         for turn in range(user_messages):
             remaining_turns = user_messages - turn
             budget = max(2000, (target - w.bytes) // remaining_turns)
-            _turn(w, words, rng, turn, budget, cwd, counts, asks, big_user_message_kb if turn == user_messages // 2 else 0)
+            middle = turn == user_messages // 2
+            _turn(w, words, rng, turn, budget, cwd, counts, asks, big_user_message_kb if middle else 0,
+                  big_tool_output_kb if middle else 0)
         w.hook("sessionEnd", {"reason": "complete", "sessionId": session_id, "cwd": cwd})
         w.emit("session.shutdown", {"accountingSnapshot": {"totalPremiumRequestCost": 0.0, "totalUserRequests": user_messages}})
     return {"path": str(out_path), "bytes": out_path.stat().st_size, "session_id": session_id, "messages": counts,
@@ -210,7 +213,7 @@ def generate(
 
 
 def _turn(w: Writer, words: Words, rng: random.Random, turn: int, budget: int, cwd: str,
-          counts: dict[str, int], asks: dict[str, int], big_kb: int) -> None:
+          counts: dict[str, int], asks: dict[str, int], big_kb: int, big_tool_kb: int = 0) -> None:
     interaction = str(uuid.UUID(int=rng.getrandbits(128), version=4))
     pick = rng.random()
     if pick < EXPLICIT_SHARE:
@@ -252,7 +255,8 @@ def _turn(w: Writer, words: Words, rng: random.Random, turn: int, budget: int, c
         counts["assistant"] += 1
         w.emit("tool.execution_start", {"toolCallId": call_id, "toolName": name, "arguments": arguments, "turnId": f"{turn}.{step}"})
         w.hook("preToolUse", {"sessionId": w.session_id, "cwd": cwd, "toolName": name})
-        output = words.tool_output(int(per_tool * rng.uniform(0.5, 1.5)))
+        size = big_tool_kb * 1024 if big_tool_kb and step == 0 else int(per_tool * rng.uniform(0.5, 1.5))
+        output = words.tool_output(size)
         result: dict[str, Any] = {"content": output}
         if rng.random() < 0.1:
             result["detailedContent"] = output
@@ -280,13 +284,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cwd", default="/home/dev/proj", help="session.start context.cwd and gitRoot")
     parser.add_argument("--session-id", default=None)
     parser.add_argument("--big-user-message-kb", type=int, default=0, help="one user message of this size, mid-session")
+    parser.add_argument("--big-tool-output-kb", type=int, default=0, help="one tool output of this size, mid-session")
     args = parser.parse_args(argv)
     out: Path = args.out
     folder = None
     if out.suffix != ".jsonl":
         folder, out = out, out / "events.jsonl"
     users = args.user_messages if args.user_messages is not None else max(1, round(13 * args.mb))
-    info = generate(out, args.mb, users, args.seed, args.cwd, args.session_id, args.big_user_message_kb)
+    info = generate(out, args.mb, users, args.seed, args.cwd, args.session_id, args.big_user_message_kb,
+                    args.big_tool_output_kb)
     if folder is not None:
         (folder / "workspace.yaml").write_text(
             f"id: {info['session_id']}\ncwd: {args.cwd}\ngit_root: {args.cwd}\nbranch: main\n", encoding="utf-8"

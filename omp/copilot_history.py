@@ -174,7 +174,7 @@ def forget_session(copilot_home: Path, session_id: str, global_home: Path | None
 
 def _store_reviewer_ids(store: Path) -> set[str]:
     """Ids in the store whose `sessions.cwd` is a reviewer's temporary folder (read-only)."""
-    from omp.sessions import is_reviewer_cwd
+    from omp.sessions.discovery import is_reviewer_cwd
 
     if not store.is_file():
         return set()
@@ -193,7 +193,7 @@ def _store_reviewer_ids(store: Path) -> set[str]:
 
 def reviewer_sessions(copilot_home: Path) -> list[str]:
     """omp's own reviewer sessions still in Copilot's history (session-state and the store)."""
-    from omp.sessions import session_info
+    from omp.sessions.discovery import session_info
 
     found = _store_reviewer_ids(copilot_home / STORE_NAME)
     state = copilot_home / "session-state"

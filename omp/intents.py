@@ -35,10 +35,13 @@ on* families is cut from its start ("From now on, sign every commit" → "Sign e
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from dataclasses import dataclass
 from typing import Iterator, Literal
+
+from omp.lazyre import LazyPattern, lazy
 
 RequestKind = Literal["directive", "forget"]
 
@@ -57,20 +60,20 @@ class Request:
 # ---------------------------------------------------------------------------------------------
 # 1. what the user said
 
-_FENCE = re.compile(r"^\s*(```|~~~)")
-_QUOTE_LINE = re.compile(r"^\s*>")
-_COMMENT_LINE = re.compile(r"^\s*(?:#(?!\d)(?![#\s]*\w+\s*:\s*$)|//|/\*|\*/|<!--|--\s|;;|%\s|rem\s)", re.I)
-_HEADING = re.compile(r"^\s{0,3}#{1,6}\s+\S")
-_LOG_LINE = re.compile(
+_FENCE = lazy(r"^\s*(```|~~~)")
+_QUOTE_LINE = lazy(r"^\s*>")
+_COMMENT_LINE = lazy(r"^\s*(?:#(?!\d)(?![#\s]*\w+\s*:\s*$)|//|/\*|\*/|<!--|--\s|;;|%\s|rem\s)", re.I)
+_HEADING = lazy(r"^\s{0,3}#{1,6}\s+\S")
+_LOG_LINE = lazy(
     r"^\s*(?:\[?\d{4}-\d\d-\d\d[T ]\d\d:\d\d|\d\d:\d\d:\d\d|(?:ERROR|WARN(?:ING)?|INFO|DEBUG|TRACE|FATAL)\b[:\]]?"
     r"|Traceback \(most recent|File \"|at [\w.$<>]+\(|\$ |[\w./-]+:\d+(?::\d+)?:|npm (?:ERR|WARN)|E\s{2,})"
 )
-_CODE_LINE = re.compile(
+_CODE_LINE = lazy(
     r"^\s*(?:def |class |import |from \S+ import |return\b|const |let |var |function\b|public |private |fn |func "
     r"|package |#include|@\w+\(|if \(|for \(|while \(|\}|\{$)|[;{]\s*$|^\s*[\w.\[\]]+\s*=\s*\S"
 )
 # A line that introduces pasted material: what follows it is not the user speaking.
-_PASTE_INTRO = re.compile(
+_PASTE_INTRO = lazy(
     r"(?:\b(?:here(?:'s| is| are)|below is|pasted|paste|copied|copy of|this is (?:the|what|from|an?)|contents? of"
     r"|from the (?:docs?|readme|page|wiki|website|site|article|issue|email|file|manual)"
     r"|(?:readme|page|docs?|article|file|log|output|email|issue|wiki|site|website|comment|message|post|answer)"
@@ -84,12 +87,12 @@ _PASTE_INTRO = re.compile(
     re.I,
 )
 # "Here's our team policy, please remember it:" introduces the user's own list, not a paste.
-_ASKS_TO_KEEP = re.compile(r"\b(?:please )?(?:remember|keep in mind|note|follow)\b|记住|覚えて|merk|recuerda|retiens|lembr", re.I)
-_SEPARATOR = re.compile(r"^\s*(?:-{3,}|\*{3,}|={3,}|_{3,})\s*$")
-_FILE_LABEL = re.compile(r"^\s*(?:[-=]{3,}\s*)?[\w./-]+\.(?:md|txt|rst|py|js|ts|json|ya?ml|toml|html?|sh|cfg|ini)\s*(?:[-=]{3,})?\s*:?\s*$", re.I)
+_ASKS_TO_KEEP = lazy(r"\b(?:please )?(?:remember|keep in mind|note|follow)\b|记住|覚えて|merk|recuerda|retiens|lembr", re.I)
+_SEPARATOR = lazy(r"^\s*(?:-{3,}|\*{3,}|={3,}|_{3,})\s*$")
+_FILE_LABEL = lazy(r"^\s*(?:[-=]{3,}\s*)?[\w./-]+\.(?:md|txt|rst|py|js|ts|json|ya?ml|toml|html?|sh|cfg|ini)\s*(?:[-=]{3,})?\s*:?\s*$", re.I)
 
-_INLINE_CODE = re.compile(r"`[^`\n]+`")
-_QUOTED = re.compile(r"\"[^\"\n]{2,}\"|“[^”\n]{2,}”|„[^“”\n]{2,}[“”]|«[^»\n]{2,}»|「[^」\n]{1,}」|『[^』\n]{1,}』")
+_INLINE_CODE = lazy(r"`[^`\n]+`")
+_QUOTED = lazy(r"\"[^\"\n]{2,}\"|“[^”\n]{2,}”|„[^“”\n]{2,}[“”]|«[^»\n]{2,}»|「[^」\n]{1,}」|『[^』\n]{1,}』")
 
 
 def spoken_lines(text: str) -> list[str]:
@@ -149,9 +152,9 @@ def _mask(text: str) -> str:
 # ---------------------------------------------------------------------------------------------
 # 2. sentences
 
-_LIST_MARK = re.compile(r"^(?:[-*•+]\s+|\d{1,3}[.)]\s+|[a-z][.)]\s+|\(\d{1,3}\)\s+|[①-⑳]\s*)")
+_LIST_MARK = lazy(r"^(?:[-*•+]\s+|\d{1,3}[.)]\s+|[a-z][.)]\s+|\(\d{1,3}\)\s+|[①-⑳]\s*)")
 # After . ! ? (but not inside "e.g." or a version number), and after CJK sentence ends.
-_SENTENCE_END = re.compile(r"(?<![.\s][a-z]\.)(?<!\be\.g\.)(?<!\bi\.e\.)(?<=[.!?])\s+(?=\S)|(?<=[。！？!?])(?=\S)")
+_SENTENCE_END = lazy(r"(?<![.\s][a-z]\.)(?<!\be\.g\.)(?<!\bi\.e\.)(?<=[.!?])\s+(?=\S)|(?<=[。！？!?])(?=\S)")
 
 
 def sentences(line: str) -> Iterator[str]:
@@ -172,7 +175,7 @@ def sentences(line: str) -> Iterator[str]:
             yield sentence
 
 
-_QUOTE_CHARS = re.compile(r"[\"“”„«»「」『』]")
+_QUOTE_CHARS = lazy(r"[\"“”„«»「」『』]")
 
 
 def _blank_spans(piece: str, seen: str) -> str:
@@ -282,47 +285,54 @@ _FORGET = (
     r"|(?:esqueça|esquece|esqueca)(?P<fconn_pt>\s+(?:que|a regra))?"
     r"|(?:忘掉|忘记|忘了吧|不用再记|不用记)|(?:忘れて(?:ください|下さい)?)"
 )
-_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff]")
+_CJK = lazy(r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff]")  # 4 ms to compile: see _has_cjk
+
+
+def _has_cjk(text: str) -> bool:
+    """Does `text` hold a Chinese or Japanese character? (An ASCII text is told in O(1).)"""
+    return not text.isascii() and _CJK.search(text) is not None
+
+
 _FLAGS = re.I | re.S
 
 
-def _family(trigger: str) -> re.Pattern[str]:
+def _family(trigger: str) -> LazyPattern:
     # \b does not work next to CJK characters; (?<![^\W\d_]) is "not after a letter" for Latin
     # words and harmless for CJK triggers, which have no letter boundaries.
-    return re.compile(rf"(?P<trigger>(?<![A-Za-zÀ-ÿ0-9_'’])(?:{trigger})(?:(?<=[^A-Za-zÀ-ÿ])|(?![A-Za-zÀ-ÿ0-9_])))", _FLAGS)
+    return lazy(rf"(?P<trigger>(?<![A-Za-zÀ-ÿ0-9_'’])(?:{trigger})(?:(?<=[^A-Za-zÀ-ÿ])|(?![A-Za-zÀ-ÿ0-9_])))", _FLAGS)
 
 
-_TRIGGERS: tuple[tuple[str, re.Pattern[str]], ...] = (
+_TRIGGERS: tuple[tuple[str, LazyPattern], ...] = (
     ("forget", _family(_FORGET)),
     ("remember", _family(_REMEMBER)),
     ("from_now", _family(_FROM_NOW)),
     ("always", _family(_ALWAYS)),
 )
-_PREFIX_OK = re.compile(
+_PREFIX_OK = lazy(
     rf"^{_FILLERS}{_LABEL}{_FILLERS}(?P<cond>{_CONDITION})?{_FILLERS}(?P<polite>{_POLITE})*(?P<subject>{_SUBJECT})?"
     rf"(?P<polite2>{_POLITE})*(?:also\s+|auch\s+|también\s+|aussi\s+|também\s+|也|还)?$",
     _FLAGS,
 )
 # A Japanese or Chinese sentence that asks (a request or prohibition form), or a Chinese
 # imperative adverb: then "always/never" may stand after the topic.
-_CJK_IMPERATIVE = re.compile(
+_CJK_IMPERATIVE = lazy(
     r"(?:ください|下さい|して|しないで|しないこと|すること|禁止|ましょう|てね|でね|るな|ないように)[。！!.]?\s*$"
     r"|^(?:千万|绝对不要|绝对不能|永远不要|一定要|务必|不要再|别再|决不|绝不)")
-_JA_POLITE_TAIL = re.compile(r"^(?:もらえますか|もらえる|もらえない|くれますか|くれる|くれない|いただけますか|いただけません|ください|下さい|ね|よ|くれ)[かね]?[?？。！!]*$")
+_JA_POLITE_TAIL = lazy(r"^(?:もらえますか|もらえる|もらえない|くれますか|くれる|くれない|いただけますか|いただけません|ください|下さい|ね|よ|くれ)[かね]?[?？。！!]*$")
 # "…, OK?", "…，记住了吗？": a tag that asks for agreement does not make the request a question.
-_TAG_QUESTION = re.compile(
+_TAG_QUESTION = lazy(
     r"[,，、]?\s*(?:ok|okay|right|got it|alright|understood|yes|verstanden|klar|ja|vale|entendido|d'accord|compris|entendu"
     r"|beleza|entendeu|certo|combinado|记住了吗|记住了没|好吗|好不好|可以吗|行吗|懂了吗|明白吗|知道了吗|わかった|分かった|いい|覚えた|了解)"
     r"\s*[?？]\s*$", re.I)
-_V2_TRIGGER = re.compile(r"^(?:ab jetzt|ab sofort|von nun an|von jetzt an|künftig|zukünftig|in zukunft|fortan|ab heute)$", re.I)
-_CJK_NOT_A_RULE = re.compile(r"^(?:忘|出错|失败|报错|崩溃|不行|没有|搞不|失敗|エラー|落ちる|壊れ)")
-_CJK_PREFIX_OK = re.compile(rf"^{_FILLERS}{_LABEL}{_FILLERS}(?P<cond>{_CONDITION})?(?P<polite>{_POLITE})?(?P<subject>{_SUBJECT})?[，,、：:]?\s*$", _FLAGS)
+_V2_TRIGGER = lazy(r"^(?:ab jetzt|ab sofort|von nun an|von jetzt an|künftig|zukünftig|in zukunft|fortan|ab heute)$", re.I)
+_CJK_NOT_A_RULE = lazy(r"^(?:忘|出错|失败|报错|崩溃|不行|没有|搞不|失敗|エラー|落ちる|壊れ)")
+_CJK_PREFIX_OK = lazy(rf"^{_FILLERS}{_LABEL}{_FILLERS}(?P<cond>{_CONDITION})?(?P<polite>{_POLITE})?(?P<subject>{_SUBJECT})?[，,、：:]?\s*$", _FLAGS)
 
 # Not a rule though a trigger word is there.
-_NOT_A_RULE_AFTER = re.compile(
+_NOT_A_RULE_AFTER = lazy(
     r"^(?:when|what|how|why|where|who|whether|which|mind|minding|it\b|about it|me\b|this\b\s*$|that\b\s*$"
     r"|cuando|qué|como|cómo|quand|quoi|comment|wann|was|wie|warum|quando|o que|como)", re.I)
-_ALWAYS_NEXT_BAD = re.compile(
+_ALWAYS_NEXT_BAD = lazy(
     r"^(?:the|a|an|this|that|same|so|seen|heard|been|done|had|got|thought|happens|happened|works|worked|fails|failed|was|were|is|are"
     r"|mind|again!?$|ever$|sure|forget|forgets|forgot|gets?|good|bad|too|wrong|right|crash(?:es|ed)?|breaks?|broke"
     r"|falla|fallan|falló|funciona|funcionan|funcionó|rompe|falha|falham|quebra|échoue|échouent|marche|fonctionne|plante"
@@ -331,41 +341,41 @@ _ALWAYS_NEXT_BAD = re.compile(
     # "Siempre me olvido …", "sempre me esqueço …": what happens to the speaker, not a rule.
     r"|me olvido|me olvida|me equivoco|me pasa|me esqueço|me esquece|me engano|me acontece|m'arrive|j'oublie)\b", re.I)
 # A forget request that is a correction of the conversation, not of memory.
-_FORGET_CONVERSATION = re.compile(
+_FORGET_CONVERSATION = lazy(
     r"^(?:(?:the|my) (?:last|previous|earlier|first) (?:message|comment|request|question|instruction|sentence|part|one|answer)"
     r"|what i (?:just )?(?:said|asked|wrote)|my (?:last|previous)|that last|la dernière|o que eu disse|lo que dije|was ich gesagt)", re.I)
 # "In the future this will be replaced": a prediction, not a rule.
-_PREDICTION = re.compile(r"^(?:this|that|it|there|they|these|those)\b.*\b(?:will|'ll|is going to|are going to)\b|^(?:with|to|and|into|from|on)\b", re.I)
-_PAST_AFTER_SUBJECT = re.compile(r"^(?:had|was|were|did|got|used|seemed|wanted|forgot|forget|\w+ed)\b", re.I)
-_DETERMINER = re.compile(r"^(?:the|a|an|this|that|these|those|my|your|our|it|el|la|los|las|le|les|der|die|das|o|a|os|as)\b", re.I)
+_PREDICTION = lazy(r"^(?:this|that|it|there|they|these|those)\b.*\b(?:will|'ll|is going to|are going to)\b|^(?:with|to|and|into|from|on)\b", re.I)
+_PAST_AFTER_SUBJECT = lazy(r"^(?:had|was|were|did|got|used|seemed|wanted|forgot|forget|\w+ed)\b", re.I)
+_DETERMINER = lazy(r"^(?:the|a|an|this|that|these|those|my|your|our|it|el|la|los|las|le|les|der|die|das|o|a|os|as)\b", re.I)
 # "Usa siempre pnpm", "Benutze immer pnpm", "Utilise toujours pnpm": an imperative verb, then the word.
-_VERB_FIRST_TRIGGER = re.compile(r"^(?:immer|niemals|nie|siempre|nunca|jamás|toujours|jamais|sempre)$", re.I)
-_VERB_FIRST = re.compile(
+_VERB_FIRST_TRIGGER = lazy(r"^(?:immer|niemals|nie|siempre|nunca|jamás|toujours|jamais|sempre)$", re.I)
+_VERB_FIRST = lazy(
     rf"^{_FILLERS}(?P<cond>{_CONDITION})?(?:{_POLITE})?(?!(?:es|das|der|die|er|sie|ist|war|hat|it|il|elle|ce|c'est|ça|cela|est|está|esto|eso|isso|isto|ele|ela"
     r"|é|era|foi|fue|ser|être|sein|ich|je|yo|eu|wir|nous|nosotros|nós|on|man|que|qui|y|et|und|e|no|ne|não|nicht)\s)"
     r"(?P<verb>[^\W\d_]{2,})\s+$", _FLAGS)
-_ECHO_FORGET = re.compile(r"^(?:it|this|that|everything|all that|about it|me|mind|lo|le|la|es|das|isso)\s*[.!]?$", re.I)
+_ECHO_FORGET = lazy(r"^(?:it|this|that|everything|all that|about it|me|mind|lo|le|la|es|das|isso)\s*[.!]?$", re.I)
 
 # --- questions
-_QUESTION_START = re.compile(
+_QUESTION_START = lazy(
     r"^(?:do(?!\s+not\b|n't|n’t)|does|did|is|are|was|were|have|has|had|what|why|how|when|where|who|which|should|shall|may|might|am"
     r"|do you remember|did you|erinnerst du|weißt du|weisst du|hast du|ist|sind|was|warum|wie|wo|wann|wer"
     r"|recuerdas|te acuerdas|sabes|qué|por qué|cómo|dónde|cuándo"
     r"|tu te souviens|te souviens-tu|est-ce que|pourquoi|comment|où|quand|qu'est-ce"
     r"|você (?:se )?lembra|lembra (?:de )?(?:qual|o que|quando|como)|por que|o que|onde|quando|qual"
     r"|你还记得|你记得|还记得|为什么|怎么|什么|覚えてる|覚えています)(?![A-Za-zÀ-ÿ'’])", re.I)
-_QUESTION_END = re.compile(r"[?？]\s*$|(?:吗|么|呢|か)\s*[。.]?\s*$")
-_POLITE_ASK = re.compile(
+_QUESTION_END = lazy(r"[?？]\s*$|(?:吗|么|呢|か)\s*[。.]?\s*$")
+_POLITE_ASK = lazy(
     r"^(?:{f})(?:could|can|would|will) you(?: please| kindly| also)?\s+|please\b|\bbitte\b|por favor|s'il (?:te|vous) plaît"
     r"|\b(?:could|can|would|will) you(?: please| kindly)?\s+(?!remember (?:what|when|how|why|where|who|which))"
     r"|^(?:{f})(?:kannst|könntest|können|könnten) (?:du|Sie)|^(?:{f})¿?(?:puedes|podrías|podria|podrías|puede|podría)\b"
     r"|^(?:{f})(?:peux|pourrais|pouvez|pourriez)-(?:tu|vous)|^(?:{f})(?:você )?(?:pode|poderia|podes)\b"
     r"|能不能|能否|可不可以|可以.*吗|麻烦|帮我|请"
     r"|てくれ|てもら|ていただ|ください|下さい".replace("{f}", _FILLERS), re.I)
-_CANNOT_BE_POLITE = re.compile(r"^(?:{f})(?:why|what|how|when|where|who|which|warum|was|wie|por qué|qué|pourquoi|quoi|por que)\b|^(?:{f})(?:do|did|does) you remember|^(?:{f})remember (?:what|when|how|why|where|who|which)\b|你还记得|还记得|覚えてる[？?]|覚えていますか".replace("{f}", _FILLERS), re.I)
+_CANNOT_BE_POLITE = lazy(r"^(?:{f})(?:why|what|how|when|where|who|which|warum|was|wie|por qué|qué|pourquoi|quoi|por que)\b|^(?:{f})(?:do|did|does) you remember|^(?:{f})remember (?:what|when|how|why|where|who|which)\b|你还记得|还记得|覚えてる[？?]|覚えていますか".replace("{f}", _FILLERS), re.I)
 
 # --- one-off scope
-_ONE_OFF = re.compile(
+_ONE_OFF = lazy(
     r"\b(?:this|the current|the next|your next|that) (?:answer|reply|response|question|message|time|run|commit|pr|pull request"
     r"|task|session|conversation|chat|turn|once|build|step|query|output|table|prompt|request|one|go|attempt|iteration|test run)s?\b"
     r"|\bfor (?:now|the moment|the time being|today|this|the rest of (?:this|the|our) (?:session|conversation|chat))\b"
@@ -390,11 +400,11 @@ def family_kind(family: str) -> RequestKind:
     return "forget" if family == "forget" else "directive"
 
 
-_REPORTED = re.compile(
+_REPORTED = lazy(
     r"\b(?:says?|said|wrote|writes|reads|told|tells|claims?|sagt|sagte|schreibt|dice|dijo|escribe|dit|écrit|diz|disse|escreve)\b"
     r"|说|写着|言って|書いて", re.I)
 # "Whenever you touch the schema, run the migrations": a condition, then an imperative.
-_STANDING_CONDITION = re.compile(
+_STANDING_CONDITION = lazy(
     rf"^{_FILLERS}(?:whenever|every time|each time|any time|immer wenn|jedes mal,? wenn|cada vez que|siempre que"
     r"|chaque fois que|à chaque fois que|toutes les fois que|sempre que|toda vez que)\b[^,，]{3,160}[,，]\s*"
     r"(?!(?:it|i|we|they|he|she|there|this|that|the|es|ich|wir|das|der|die|il|je|on|nous|ça|c'|yo|eso|esto|ele|ela|eu|isso)\b)"
@@ -432,7 +442,7 @@ def _polite_question(masked: str) -> bool:
 def _at(sentence: str, masked: str, family: str, match: re.Match[str]) -> Request | None:
     start, end = match.span("trigger")
     before = masked[:start]
-    cjk = bool(_CJK.search(match.group("trigger")))
+    cjk = _has_cjk(match.group("trigger"))
     if cjk and family in ("remember", "forget") and (
             not sentence[end:].strip(_TRAILING + "ね。よ") or _JA_POLITE_TAIL.match(sentence[end:].strip())):
         # Japanese (and at times Chinese) puts the verb last: "…ことを覚えておいてください".
@@ -516,10 +526,10 @@ def _tidy(text: str) -> str:
     return " ".join(text.split()).rstrip(_TRAILING)
 
 
-_FILLERS_RE = re.compile(rf"^{_FILLERS}{_LABEL}{_FILLERS}", _FLAGS)
-_ONLY_FILLERS_RE = re.compile(rf"^{_FILLERS}", _FLAGS)
-_POLITE_START = re.compile(rf"^(?:{_POLITE})+", _FLAGS)
-_POLITE_RE = re.compile(rf"(?:{_POLITE})+", _FLAGS)
+_FILLERS_RE = lazy(rf"^{_FILLERS}{_LABEL}{_FILLERS}", _FLAGS)
+_ONLY_FILLERS_RE = lazy(rf"^{_FILLERS}", _FLAGS)
+_POLITE_START = lazy(rf"^(?:{_POLITE})+", _FLAGS)
+_POLITE_RE = lazy(rf"(?:{_POLITE})+", _FLAGS)
 
 
 def _strip_fillers_span(before: str) -> str:
@@ -546,7 +556,7 @@ def _capitalise(text: str) -> str:
 def _rule_like(text: str) -> bool:
     """Enough to be a rule: two words, or a CJK phrase of a few characters."""
     text = text.strip(_TRAILING)
-    if _CJK.search(text):
+    if _has_cjk(text):
         return len(text) >= 4
     return len(text.split()) >= 2 and len(text) >= MIN_RULE_CHARS
 
@@ -616,24 +626,24 @@ def _bounded(text: str) -> str:
 
 
 # "We use yarn here. Remember that." — the request points back at the sentence before it.
-_BARE_REMEMBER_CJK = re.compile(
+_BARE_REMEMBER_CJK = lazy(
     r"^(?:请)?(?:记住|记下|记一下)(?:这个|这一点|这条)?(?:了|吧|哦|啊)?$|^(?:これを|それを)?覚えて(?:おいて|おいてね|おいてください|ね)?$")
-_JA_POLITE_SUFFIX = re.compile(r"(?:もらえますか|もらえる|くれますか|くれる|いただけますか)$")
-_BARE_REMEMBER_WORDS = re.compile(
+_JA_POLITE_SUFFIX = lazy(r"(?:もらえますか|もらえる|くれますか|くれる|いただけますか)$")
+_BARE_REMEMBER_WORDS = lazy(
     r"^(?:please\s+)?(?:remember (?:that|this|it)|keep (?:that|this|it) in mind|note (?:that|this)|memori[sz]e (?:that|this)"
     r"|make a note of (?:that|this|it)|merk dir das|denk daran|behalte das|recuerda eso|recuérdalo|ten eso en cuenta"
     r"|retiens ça|retiens-le|souviens-toi de ça|lembre disso|lembra disso|guarde isso)(?:\s+(?:please|bitte|por favor))?$",
     re.I)
 
 
-_LIST_INTRO = re.compile(
+_LIST_INTRO = lazy(
     r"(?:remember|keep in mind|note|rules?|policy|conventions?|from now on|going forward|always|merk|denk|recuerda|ten en cuenta"
     r"|retiens|souviens|n'oublie|lembr|guarde|anote|记住|记一下|以后|覚えて|今後)[^:：]{0,40}[:：]\s*$", re.I)
 
 
 def _points_back(sentence: str) -> bool:
     bare = _strip_fillers(_TAG_QUESTION.sub("", sentence)).strip(" .!?。！？ね:：")
-    if _CJK.search(bare):
+    if _has_cjk(bare):
         bare = _JA_POLITE_SUFFIX.sub("", bare)
         return bool(_BARE_REMEMBER_CJK.match(bare))
     return bool(_BARE_REMEMBER_WORDS.match(bare))
@@ -641,7 +651,17 @@ def _points_back(sentence: str) -> bool:
 
 def requests_in(text: str) -> Iterator[Request]:
     """Every explicit request of a user message, in order (pasted material left out)."""
-    text = _bounded(text)
+    return iter(_requests_of(_bounded(text)))
+
+
+# A review asks twice about each user message, in a row (is it one the packet must keep, and
+# what does it request): the second time is free. Keys are bounded texts (`_bounded`).
+@functools.lru_cache(maxsize=2)
+def _requests_of(text: str) -> tuple[Request, ...]:
+    return tuple(_find_requests(text))
+
+
+def _find_requests(text: str) -> Iterator[Request]:
     if not might_ask(text):
         return
     listed = False  # after "Please remember the following:", each list item is a request
@@ -695,8 +715,9 @@ def requests_in_foreign(text: str) -> Iterator[Request]:
     found = stems_in(text, FOREIGN_STEMS)
     if not found:
         return
-    for line in text.splitlines():
-        if not stems_in(line, found):
+    lowered_lines = text.lower().splitlines()
+    for line, lowered in zip(text.splitlines(), lowered_lines):
+        if not any(stem in lowered for stem in found):
             continue  # most lines of a tool's output hold none of the words the whole text holds
         for sentence in sentences(line.strip().lstrip(">#* ").strip()):
             # A planted rule puts its trigger up front ("From now on, always …"); an assistant's
@@ -710,7 +731,7 @@ def requests_in_foreign(text: str) -> Iterator[Request]:
 # ---------------------------------------------------------------------------------------------
 # corrections, for the packet's priorities (SPEC §4.3)
 
-_CORRECTION = re.compile(
+_CORRECTION = lazy(
     rf"^{_FILLERS}(?:no\b|nope\b|nah\b|not (?:that|this|what|quite|the)\b|wrong\b|that'?s (?:wrong|not|incorrect)|that is (?:wrong|not)"
     r"|this is (?:wrong|not)|incorrect\b|actually\b|wait\b|stop\b|undo\b|revert\b|i (?:said|meant|asked|told you)\b"
     r"|you (?:misunderstood|broke|changed|removed|forgot|deleted|ignored)\b|don'?t do that|why did you\b|instead\b|rather\b"

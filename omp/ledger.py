@@ -120,7 +120,7 @@ def scrubbed(value: Any) -> Any:
     Reviewer errors, rejection reasons and session-derived text all reach the logs; redacting
     here, where every line is written, covers the ones a caller forgot.
     """
-    from omp.safety import redact
+    from omp.safety.secrets import redact
 
     if isinstance(value, str):
         return redact(value)[0]

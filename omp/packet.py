@@ -3,8 +3,12 @@
 The reviewer sees this packet, never the raw file. How it is built, so that a 100 MB session
 costs about as much as reading it once and memory stays flat:
 
-1. **Scan** (one streaming pass): for each message keep only where it is and its origin
-   (`SessionReader.iter_entries`); tool output lines, most of the bytes, are not even decoded.
+1. **Scan** (one streaming pass): for each message keep only where it is and its origin. A
+   review reads the file once: the pass that feeds the explicit pass every message also
+   indexes them for the packet (`SessionIndexer`), and notes which user messages are
+   corrections or explicit requests. Alone (`omp memory-review --dry-run` aside, the benches),
+   the packet scans with `SessionReader.iter_entries`, which does not even decode tool output
+   lines, most of the bytes.
 2. **Choose.** Round zero: every user correction and explicit request (`omp.intents`; each
    user message is read back once to tell), each with the assistant message it answers, at
    the most generous size at which all of them fit. Then, in priority order user › assistant ›
@@ -21,7 +25,7 @@ costs about as much as reading it once and memory stays flat:
    boundary effects push it over, the lowest-priority message is shrunk or dropped until it
    fits. The packet never exceeds its budget.
 
-Secrets are redacted (omp.safety) on each message's whole text *before* any cut, so a cut can
+Secrets are redacted (omp.safety.secrets) on each message's whole text *before* any cut, so a cut can
 never leave half a secret behind. The budget passed in is the transcript's own: the review step
 subtracts its prompt frame from `memory-review-max-input-tokens` first.
 """
@@ -31,10 +35,11 @@ from __future__ import annotations
 import collections
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any, Protocol
+from typing import IO, Any, Iterator, Protocol
 
-from omp.safety import redact
-from omp.sessions import (
+from omp.intents import asks_to_keep
+from omp.safety.secrets import redact
+from omp.sessions.events import (
     ORIGINS,
     Entry,
     Message,
@@ -45,6 +50,7 @@ from omp.sessions import (
     excerpt_tool,
     read_message_at,
 )
+from omp.tokens import get_counter, start_loading
 
 
 class Counter(Protocol):
@@ -134,6 +140,56 @@ def label(origin: str, seq: int) -> str:
 def header(kept: int, seen: int) -> str:
     """The packet's first line when messages were left out: the numbering shows where."""
     return f"[{kept} of {seen} messages; #N is a message's position in the conversation, missing numbers were left out]"
+
+
+# --------------------------------------------------------------------------------------------
+# The first pass
+
+
+@dataclass
+class SessionIndex:
+    """What the packet keeps of its first pass: where each message is, never its text."""
+
+    entries: list[Entry]
+    cursor: int
+    end_offset: int
+    bad_lines: int
+    skipped_events: int
+    partial_tail: bool
+    # The user corrections and explicit requests (their seqs), found while the text went by;
+    # None: not looked at, so the packet reads each user message back to tell.
+    must_keep: set[int] | None = None
+
+
+class SessionIndexer:
+    """One pass over a session for a review: `messages()` streams every message to the explicit
+    pass, and the index the packet needs is kept on the way (the file is read once)."""
+
+    def __init__(self, reader: SessionReader) -> None:
+        self.reader = reader
+        self._entries: list[Entry] = []
+        self._must_keep: set[int] = set()
+
+    def messages(self) -> Iterator[Message]:
+        for entry, message in self.reader.iter_indexed():
+            self._entries.append(entry)
+            if entry.origin == "user" and asks_to_keep(message.text):
+                self._must_keep.add(entry.seq)
+            yield message
+
+    @property
+    def index(self) -> SessionIndex:
+        """Valid once `messages()` has been read to its end."""
+        reader = self.reader
+        return SessionIndex(self._entries, reader.cursor, reader.end_offset, reader.bad_lines,
+                            reader.skipped_events, reader.partial_tail, self._must_keep)
+
+
+def index_entries(reader: SessionReader) -> SessionIndex:
+    """The packet's own first pass: positions and origins, tool output lines not decoded."""
+    entries = list(reader.iter_entries())
+    return SessionIndex(entries, reader.cursor, reader.end_offset, reader.bad_lines, reader.skipped_events,
+                        reader.partial_tail)
 
 
 # --------------------------------------------------------------------------------------------
@@ -232,22 +288,25 @@ def _cap(origin: str, budget: int) -> int:
     return max(_floor(origin, budget), int(budget * CAP_SHARE[origin]))
 
 
-def _priority_pairs(builder: _Builder, entries: list[Entry]) -> list[tuple[Entry, Entry | None]]:
+def _priority_pairs(builder: _Builder, entries: list[Entry], must_keep: set[int] | None) -> list[tuple[Entry, Entry | None]]:
     """Every user correction and explicit request, with the assistant message it answers
     (the one just before it), newest first.
 
-    Each user message is read back once, not kept: memory stays flat however many there are.
+    Without `must_keep` (the index did not see the texts), each user message is read back once,
+    not kept: memory stays flat however many there are.
     """
-    from omp.intents import asks_to_keep
-
     pairs: list[tuple[Entry, Entry | None]] = []
     answered: Entry | None = None
     for entry in entries:
         if entry.origin == "assistant":
             answered = entry
         elif entry.origin == "user":
-            raw = read_message_at(builder.handle, entry.offset)
-            if raw is not None and asks_to_keep(raw.text):
+            if must_keep is not None:
+                keep = entry.seq in must_keep
+            else:
+                raw = read_message_at(builder.handle, entry.offset)
+                keep = raw is not None and asks_to_keep(raw.text)
+            if keep:
                 pairs.append((entry, answered))
             answered = None  # an assistant message answers only the user message right after it
     return pairs[::-1]
@@ -329,7 +388,7 @@ def _grow(candidates: list[_Candidate], cap: int, remaining: int) -> int:
     return remaining
 
 
-def _choose(builder: _Builder, entries: list[Entry], budget: int) -> dict[int, _Candidate]:
+def _choose(builder: _Builder, entries: list[Entry], budget: int, must_keep: set[int] | None = None) -> dict[int, _Candidate]:
     """Allot tokens to messages (SPEC §4.3).
 
     Round zero: every correction and explicit request with the assistant turn it answers.
@@ -339,7 +398,7 @@ def _choose(builder: _Builder, entries: list[Entry], budget: int) -> dict[int, _
     chosen messages grow, newest first, up to a per-origin cap.
     """
     chosen: dict[int, _Candidate] = {}
-    remaining = budget - _take_pairs(builder, _priority_pairs(builder, entries), budget, chosen)
+    remaining = budget - _take_pairs(builder, _priority_pairs(builder, entries, must_keep), budget, chosen)
     by_origin: dict[str, list[Entry]] = {origin: [] for origin in ORIGINS}
     for entry in entries:
         by_origin[entry.origin].append(entry)
@@ -402,25 +461,29 @@ def build_packet(
     budget_tokens: int,
     cursor: int = 0,
     counter: Counter | None = None,
+    index: SessionIndex | None = None,
 ) -> Packet:
-    """The packet for `events_path` from byte offset `cursor`, at most `budget_tokens` tokens."""
-    if counter is None:
-        from omp.tokens import get_counter, start_loading
+    """The packet for `events_path` from byte offset `cursor`, at most `budget_tokens` tokens.
 
+    `index`: the first pass a review already made (`SessionIndexer`, from the same cursor);
+    without it the packet makes its own.
+    """
+    if counter is None:
         start_loading()  # overlaps the scan below
     budget = max(0, int(budget_tokens))
-    reader = SessionReader(Path(events_path), cursor)
-    entries = list(reader.iter_entries())  # pass 1: positions and origins only
+    if index is None:
+        index = index_entries(SessionReader(Path(events_path), cursor))  # pass 1: positions and origins only
+    entries = index.entries
     if counter is None:
         counter = get_counter()
-    stats = PacketStats(bad_lines=reader.bad_lines, skipped_events=reader.skipped_events, partial_tail=reader.partial_tail)
+    stats = PacketStats(bad_lines=index.bad_lines, skipped_events=index.skipped_events, partial_tail=index.partial_tail)
     stats.seen.update(entry.origin for entry in entries)
 
     with Path(events_path).open("rb") as handle:
         builder = _Builder(handle, counter)
         # The header line is paid for up front; without it every message could be kept.
         header_tokens = counter.count(header(len(entries), len(entries))) + SEPARATOR_TOKENS
-        chosen = _choose(builder, entries, max(0, budget - header_tokens))
+        chosen = _choose(builder, entries, max(0, budget - header_tokens), index.must_keep)
         text, messages, redactions = _render(builder, chosen, len(entries))
         tokens = counter.count(text)
         while tokens > budget and chosen:
@@ -451,8 +514,8 @@ def build_packet(
         tokenizer=counter.name,
         budget=budget,
         stats=stats,
-        cursor=reader.cursor,
-        end_offset=reader.end_offset,
+        cursor=index.cursor,
+        end_offset=index.end_offset,
     )
 
 
@@ -462,7 +525,7 @@ def build_packet(
 
 @dataclass
 class Preview:
-    session: Any  # omp.sessions.SessionInfo
+    session: Any  # omp.sessions.discovery.SessionInfo
     packet: Packet
     max_input_tokens: int
     prompt_reserve: int  # tokens kept for the prompt around the transcript
@@ -523,16 +586,16 @@ def preview(spec: str, project: Any, force: bool = False) -> Preview:
     from omp.config import get_value
     from omp.review.claim import done_cursor
     from omp.review.explicit import scan
-    from omp.sessions import find_session
-    from omp.tokens import get_counter
+    from omp.sessions.discovery import find_session
 
     session = find_session(spec, project)
     max_input = int(get_value("memory-review-max-input-tokens", project))
     counter = get_counter()
     budget, reserve = transcript_budget(max_input, counter)
     cursor = None if force else done_cursor(project, session.id)
-    packet = build_packet(session.events, budget, cursor=cursor or 0, counter=counter)
-    found = scan(SessionReader(session.events, cursor or 0).iter_messages())
+    indexer = SessionIndexer(SessionReader(session.events, cursor or 0))
+    found = scan(indexer.messages())  # the file is read once, as a review reads it
+    packet = build_packet(session.events, budget, cursor=cursor or 0, counter=counter, index=indexer.index)
     minimum = int(get_value("memory-review-min-messages", project))
     model_skipped = None
     if found.messages < minimum:

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import pytest
 
 from omp.evaluate import load_corpus
@@ -121,3 +124,12 @@ def test_the_cheap_first_look_never_misses_a_request_of_the_corpus() -> None:
         for role, content in case.messages:
             if role == "user" and list(requests_in(content)):
                 assert might_ask(content), case.id
+
+
+def test_importing_the_grammar_compiles_none_of_it() -> None:
+    """SPEC §12: the review's start-up. The grammar's patterns compile on first use."""
+    program = ("import omp.intents as grammar, omp.lazyre as lazyre\n"
+               "patterns = [v for v in vars(grammar).values() if isinstance(v, lazyre.LazyPattern)]\n"
+               "print(len(patterns), sum(p._compiled is not None for p in patterns))")
+    out = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, check=True).stdout.split()
+    assert int(out[0]) > 40 and out[1] == "0"

@@ -21,8 +21,9 @@ from sessions_support import (
 from test_safety import PEM_BLOCK, SECRET_PARTS, SECRETS
 
 import omp.tokens as tokens_module
-from omp.packet import CONTEXT_SHARE, PAIR_LEVELS, Packet, build_packet
-from omp.sessions import SessionReader
+from omp.packet import CONTEXT_SHARE, PAIR_LEVELS, Packet, SessionIndexer, build_packet
+from omp.review.explicit import scan
+from omp.sessions.events import SessionReader
 from omp.tokens import TokenCounter, estimate_tokens, get_counter
 
 LABEL = re.compile(r"^\[(user|assistant|tool) #(\d+)\]$", re.M)
@@ -324,6 +325,43 @@ def _corrections_and_requests(path: Path) -> list[tuple[int, int | None]]:
                 pairs.append((message.seq, answered))
             answered = None
     return pairs
+
+
+@ONE_WORKER
+@pytest.mark.parametrize("budget", [1_000, 24_000])
+def test_a_review_reads_the_session_once_for_the_explicit_pass_and_the_packet(
+        large_session: tuple[Path, dict], budget: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """SPEC §12: one pass over the file. The explicit pass's stream indexes the messages for
+    the packet, and the packet built from that index is the one the packet's own scan builds."""
+    path, _info = large_session
+    alone = build_packet(path, budget, counter=ESTIMATE)
+    opened: list[int] = []
+    real_open = SessionReader._open
+
+    def counting_open(self: SessionReader):  # type: ignore[no-untyped-def]
+        opened.append(self.cursor)
+        return real_open(self)
+
+    monkeypatch.setattr(SessionReader, "_open", counting_open)
+    indexer = SessionIndexer(SessionReader(path))
+    found = scan(indexer.messages())
+    packet = build_packet(path, budget, counter=ESTIMATE, index=indexer.index)
+    assert opened == [0], "the session is streamed once"
+    assert packet.to_dict() == alone.to_dict()
+    assert found.messages == len(indexer.index.entries) == sum(alone.stats.seen.values())
+    assert indexer.index.must_keep == {user for user, _ in _corrections_and_requests(path)}
+
+
+def test_the_index_of_one_pass_matches_the_packets_own_scan(tmp_path: Path) -> None:
+    path = write(tmp_path, conversation("/p", ["No, the other one.", "From now on use pnpm.", "thanks"])
+                 + [assistant("ok", [tool_request("c9", command="make check")]), tool_result("c9", "all good")])
+    indexer = SessionIndexer(SessionReader(path, 0))
+    messages = list(indexer.messages())
+    entries = list(SessionReader(path, 0).iter_entries())
+    assert [(e.seq, e.origin, e.offset) for e in indexer.index.entries] == [(e.seq, e.origin, e.offset) for e in entries]
+    assert [m.seq for m in messages] == [e.seq for e in entries]
+    users = [m for m in messages if m.origin == "user"]
+    assert indexer.index.must_keep == {users[0].seq, users[1].seq}
 
 
 @ONE_WORKER

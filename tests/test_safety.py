@@ -10,7 +10,8 @@ import uuid
 
 import pytest
 
-from omp.safety import contains_secret, find_secrets, injection_reasons, redact
+from omp.safety.injection import injection_reasons
+from omp.safety.secrets import contains_secret, find_secrets, redact
 
 # Fake credentials of the real formats (none of them is live).
 SECRETS = {
@@ -165,7 +166,7 @@ def test_own_patterns_work_without_detect_secrets() -> None:
     """If detect-secrets cannot be imported, redaction still covers the SPEC's kinds."""
     program = (
         "import sys; sys.modules['detect_secrets'] = None\n"
-        "import json, omp.safety as s\n"
+        "import json, omp.safety.secrets as s\n"
         "texts = json.loads(sys.stdin.read())\n"
         "print(json.dumps([s.redact(t)[0] for t in texts]))\n"
     )
@@ -183,7 +184,7 @@ def test_own_patterns_work_without_detect_secrets() -> None:
 
 def test_importing_safety_does_not_import_detect_secrets() -> None:
     proc = subprocess.run(
-        [sys.executable, "-c", "import sys, omp.safety; print('detect_secrets' in sys.modules)"],
+        [sys.executable, "-c", "import sys, omp.safety.secrets; print('detect_secrets' in sys.modules)"],
         capture_output=True,
         text=True,
         check=True,

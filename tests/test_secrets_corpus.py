@@ -187,7 +187,7 @@ def test_crash_logs_redact_the_command_line_and_the_traceback(monkeypatch: pytes
 @pytest.mark.parametrize("case", SECRETS, ids=lambda c: c.name)
 def test_each_class_is_redacted_and_refused_on_its_own(case: SecretCase) -> None:
     from omp.memory.neutralise import secret_reason
-    from omp.safety import redact
+    from omp.safety.secrets import redact
 
     redacted, counts = redact(case.text)
     assert sum(counts.values()) >= 1 and _leaks(redacted, [case]) == []
@@ -196,7 +196,7 @@ def test_each_class_is_redacted_and_refused_on_its_own(case: SecretCase) -> None
 
 @pytest.mark.parametrize(("name", "text"), CONTROLS, ids=[name for name, _ in CONTROLS])
 def test_controls_are_never_redacted(name: str, text: str) -> None:
-    from omp.safety import redact
+    from omp.safety.secrets import redact
 
     assert redact(text)[0] == text
 

@@ -25,7 +25,8 @@ from sessions_support import (
 
 from omp.errors import OmpError, UsageError
 from omp.paths import ProjectPaths
-from omp.sessions import SessionReader, find_session, list_project_sessions
+from omp.sessions.discovery import find_session, list_project_sessions
+from omp.sessions.events import SessionReader
 
 
 def read_all(path: Path, cursor: int = 0) -> tuple[list, SessionReader]:

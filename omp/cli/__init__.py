@@ -76,7 +76,7 @@ def _crash_report(exc: BaseException) -> str:
         + "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
     )
     try:
-        from omp.safety import redact
+        from omp.safety.secrets import redact
 
         return redact(text)[0]
     except Exception:  # a broken detector must not leak: keep only what holds no user text

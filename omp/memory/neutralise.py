@@ -9,7 +9,7 @@ Two different jobs:
   the managed block; invisible and bidirectional control characters are removed. This is pure
   standard library: the managed block re-applies it when rendering, on the hook's fast path.
 - *checking* refuses text that carries a secret or an instruction-injection pattern. It uses
-  `omp.safety` (detect-secrets underneath), imported only when a check runs.
+  `omp.safety.secrets` and `omp.safety.injection` (detect-secrets underneath), imported only when a check runs.
 """
 
 from __future__ import annotations
@@ -107,7 +107,7 @@ def stored_forms(text: str) -> list[str]:
 
 def secret_reason(*texts: str | None) -> str | None:
     """Why the texts may not be stored because of a secret, or None. Never echoes the secret."""
-    from omp.safety import find_secrets
+    from omp.safety.secrets import find_secrets
 
     kinds: list[str] = []
     for text in texts:
@@ -121,7 +121,7 @@ def secret_reason(*texts: str | None) -> str | None:
 
 def injection_reason(*texts: str | None) -> str | None:
     """Why the texts look like an instruction-injection attempt, or None."""
-    from omp.safety import injection_reasons
+    from omp.safety.injection import injection_reasons
 
     reasons: list[str] = []
     for text in texts:

@@ -32,7 +32,7 @@ from omp.memory.neutralise import neutralise_line
 from omp.review.answer import (
     LIMITS, MAX_CHARS, MessageLike, Proposal, Rejection, fold_for_evidence, one_line, same_sentence, significant_words,
 )
-from omp.safety import redact
+from omp.safety.secrets import redact
 
 MAX_EXPLICIT = 20  # explicit items one review proposes (SPEC §5.3), whatever their kind
 _NOT_FROM_USER = {"tool": "tool output", "assistant": "assistant text"}

@@ -23,7 +23,8 @@ from dataclasses import dataclass, field
 from omp.memory.items import RejectionCode
 from omp.memory.neutralise import stored_forms
 from omp.review.answer import Proposal, Rejection
-from omp.safety import find_secrets, injection_reasons
+from omp.safety.injection import injection_reasons
+from omp.safety.secrets import find_secrets
 
 _REDACTED = re.compile(r"\[REDACTED:([a-z0-9-]+)\]", re.I)
 

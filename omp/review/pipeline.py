@@ -42,6 +42,7 @@ from omp.errors import OmpError, UsageError
 from omp.fsio import OutsideProjectError
 from omp.ledger import CallRecord, log_review, record_call
 from omp.paths import ProjectPaths
+from omp.packet import SessionIndex, SessionIndexer, build_packet
 from omp.project import ensure_state_dir
 from omp.review import claim as claims
 from omp.review import queue
@@ -52,6 +53,7 @@ from omp.memory.items import DirectiveProposal, DraftProposal, ItemKind, ItemRes
 from omp.review.outcome import ReviewOutcome, ReviewRequest, ReviewSummary, SkipReason
 from omp.review.prompt import KnownForPrompt, build_frame, prompt_room_for_transcript
 from omp.review.reviewers import BACKENDS, ReviewerConfig, ReviewerReply, ReviewerUnavailable, call_reviewer
+from omp.sessions.events import SessionReader
 
 
 @dataclass(frozen=True)
@@ -80,7 +82,7 @@ def _safe(text: str | None) -> str | None:
     """Never let a secret reach a log line or the terminal (reviewer stderr can hold one)."""
     if not text:
         return text
-    from omp.safety import redact
+    from omp.safety.secrets import redact
 
     return redact(text)[0]
 
@@ -139,13 +141,12 @@ def mode_off_reason(paths: ProjectPaths) -> str:
     return "memory-mode off" + (f"; {ignored}" if ignored else "")
 
 
-def _scan(events: Path, cursor: int) -> tuple[ExplicitScan, int]:
-    """Stream the messages since `cursor` once: count them and run the explicit pass."""
-    from omp.sessions import SessionReader
-
-    reader = SessionReader(events, cursor)
-    result = scan(reader.iter_messages())
-    return result, reader.end_offset
+def _scan(events: Path, cursor: int) -> tuple[ExplicitScan, SessionIndex]:
+    """Stream the messages since `cursor` once: count them, run the explicit pass, and keep the
+    index the packet is built from (the file is read once, SPEC §12)."""
+    indexer = SessionIndexer(SessionReader(events, cursor))
+    result = scan(indexer.messages())
+    return result, indexer.index
 
 
 def file_size(path: Path) -> int:
@@ -165,7 +166,7 @@ def review_session(paths: ProjectPaths, request: ReviewRequest) -> ReviewOutcome
     if settings_mode == "off":
         return skipped_mode_off(paths, None if request.session == "latest" else request.session)
     ctx = review_context(paths, request)
-    from omp.sessions import find_session
+    from omp.sessions.discovery import find_session
 
     info = find_session(request.session, paths)
     if getattr(info, "is_reviewer", False):
@@ -195,7 +196,7 @@ def _review(ctx: ReviewContext, session_id: str, events: Path, log_skips: bool) 
         reason = (f"queued for retry at {entry.to_json()['next_try_at_iso']} (attempt {entry.attempts} failed: "
                   f"{entry.last_error}); use --force to retry now")
         return skipped(ctx, paths, session_id, SkipReason.QUEUED_FOR_RETRY, reason, log_skips)
-    found, scan_end = _scan(events, verdict.start_cursor)
+    found, scanned = _scan(events, verdict.start_cursor)
     trivial = _trivial(ctx, found, verdict.start_cursor)
     if trivial and not found.proposals:
         return skipped(ctx, paths, session_id, SkipReason.TRIVIAL_SESSION, trivial, log_skips)
@@ -207,7 +208,7 @@ def _review(ctx: ReviewContext, session_id: str, events: Path, log_skips: bool) 
     try:
         if held.start_cursor != verdict.start_cursor:
             # Another review finished between our look and our claim: start where it stopped.
-            found, scan_end = _scan(events, held.start_cursor)
+            found, scanned = _scan(events, held.start_cursor)
             trivial = _trivial(ctx, found, held.start_cursor)
             if trivial and not found.proposals:
                 claims.release(held)
@@ -215,7 +216,7 @@ def _review(ctx: ReviewContext, session_id: str, events: Path, log_skips: bool) 
         # A trivial session still gets the explicit pass (it is free); only the model call is
         # skipped, and the outcome says so: "remember that …" in a two-message `copilot -p`.
         model_skipped = f"{trivial}: explicit pass only, no model call" if trivial else None
-        return _run_claimed(ctx, held, events, found, scan_end, model_skipped)
+        return _run_claimed(ctx, held, events, found, scanned, model_skipped)
     except BaseException:
         claims.release(held)
         raise
@@ -275,12 +276,13 @@ class _ModelPass:
     packet_end: int | None = None
 
 
-def _run_claimed(ctx: ReviewContext, held: claims.Claim, events: Path, found: ExplicitScan, scan_end: int,
+def _run_claimed(ctx: ReviewContext, held: claims.Claim, events: Path, found: ExplicitScan, scanned: SessionIndex,
                  model_skipped: str | None = None) -> ReviewOutcome:
     session_id = held.session_id
+    scan_end = scanned.end_offset
     model_pass = _ModelPass(tokens={"tokenizer": None, "budget": ctx.budget, "in": 0, "out": 0})
     if ctx.backend != "offline" and model_skipped is None:
-        failure = _model_pass(ctx, held, events, model_pass)
+        failure = _model_pass(ctx, held, events, model_pass, scanned)
         if failure is not None:
             return failure
     merged, merge_rejected = merge(found.proposals, model_pass.proposals)
@@ -316,14 +318,15 @@ def _run_claimed(ctx: ReviewContext, held: claims.Claim, events: Path, found: Ex
     return outcome
 
 
-def _model_pass(ctx: ReviewContext, held: claims.Claim, events: Path, out: _ModelPass) -> ReviewOutcome | None:
+def _model_pass(ctx: ReviewContext, held: claims.Claim, events: Path, out: _ModelPass,
+                scanned: SessionIndex) -> ReviewOutcome | None:
     """Build the prompt, call the reviewer, validate. Returns a failed outcome, or None."""
-    from omp.packet import build_packet
     from omp.tokens import get_counter
 
     counter = get_counter()
     frame = build_frame(_known_for_prompt(ctx.paths), ctx.budget, counter)
-    packet = build_packet(events, prompt_room_for_transcript(frame, ctx.budget), cursor=held.start_cursor, counter=counter)
+    packet = build_packet(events, prompt_room_for_transcript(frame, ctx.budget), cursor=held.start_cursor, counter=counter,
+                          index=scanned)
     out.packet_end = packet.end_offset
     prompt = frame.assemble(packet.text)
     in_tokens = counter.count(prompt)

@@ -19,7 +19,7 @@ from omp.review import queue
 from omp.review.housekeeping import DAY, HOUSEKEEPING_DAYS, clean_old
 from omp.review.outcome import ReviewOutcome, ReviewRequest, SkipReason
 from omp.review.pipeline import ReviewContext, file_size, review_context, review_logging_errors, skipped_mode_off
-from omp.sessions import find_session, list_project_sessions
+from omp.sessions.discovery import find_session, list_project_sessions
 
 
 @dataclass

@@ -1,4 +1,4 @@
-"""Secret and instruction-injection detection (SPEC §6).
+"""Secret detection and redaction (SPEC §6.1).
 
 Secrets are found by two detectors whose findings are merged:
 
@@ -29,7 +29,8 @@ detect-secrets reports *what* it found, not always *where* (a GitHub token comes
 a JWT without its signature), so each of its findings is located in the line and widened to
 the whole token; when it cannot be located, the whole line is redacted rather than risk a leak.
 
-`injection_reasons` lists instruction-injection patterns in proposed memory text (SPEC §6.2).
+Our patterns are compiled on first use (`omp.lazyre`): most texts hold the triggers of only a
+few of them, and compiling all at import cost about 25 ms of every review.
 """
 
 from __future__ import annotations
@@ -37,15 +38,15 @@ from __future__ import annotations
 import bisect
 import collections
 import re
-import unicodedata
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Iterator
+
+from omp.lazyre import LazyPattern, lazy
 
 __all__ = [
     "SecretFinding",
     "contains_secret",
     "find_secrets",
-    "injection_reasons",
     "redact",
     "redaction_marker",
 ]
@@ -78,7 +79,7 @@ def _lowered(text: str) -> str:
 @dataclass(frozen=True)
 class _Pattern:
     kind: str
-    regex: re.Pattern[str]
+    regex: LazyPattern
     triggers: tuple[str, ...]  # lower-case literals found in every match
     before: int = 0  # how far before its trigger a match may start
     reach: int = 1200  # how far after its trigger a match may end
@@ -98,7 +99,7 @@ class _Pattern:
         return SecretFinding(self.kind, start, end) if end > start else None
 
 
-_PLACEHOLDER_RE = re.compile(
+_PLACEHOLDER_RE = lazy(
     r"""^(?:
         \$\{?[A-Za-z_][A-Za-z0-9_]*\}?     # $VAR, ${VAR}
       | \$\(.*\)                           # $(command)
@@ -114,8 +115,8 @@ _PLACEHOLDER_RE = re.compile(
     )$""",
     re.VERBOSE,
 )
-_CALL_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_.]*\(")
-_IDENTIFIER_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*(?:\[.*)?")
+_CALL_RE = lazy(r"[A-Za-z_][A-Za-z0-9_.]*\(")
+_IDENTIFIER_RE = lazy(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*(?:\[.*)?")
 
 
 def _is_placeholder(value: str) -> bool:
@@ -167,7 +168,7 @@ def _cli_value(match: re.Match[str]) -> bool:
 
 # What follows "the password is" in prose or code without being a password: a word
 # ("wrong", "None"), a dotted name (`token is Name.Other` in a lexer).
-_PROSE_WORDS = re.compile(r"^(?:[A-Za-z]+|[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+)[.,;:!?)\]]*$")
+_PROSE_WORDS = lazy(r"^(?:[A-Za-z]+|[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+)[.,;:!?)\]]*$")
 
 
 def _prose_secret(match: re.Match[str]) -> bool:
@@ -207,65 +208,65 @@ def _env_assignment(match: re.Match[str]) -> bool:
 
 
 _PATTERNS: tuple[_Pattern, ...] = (
-    _Pattern("github-token", re.compile(r"\bgh[pousr]_[A-Za-z0-9]{30,255}\b"), ("ghp_", "gho_", "ghs_", "ghu_", "ghr_")),
-    _Pattern("github-token", re.compile(r"\bgithub_pat_[A-Za-z0-9_]{40,255}\b"), ("github_pat_",)),
-    _Pattern("anthropic-key", re.compile(r"\bsk-ant-[A-Za-z0-9]{2,10}-[A-Za-z0-9_-]{20,}"), ("sk-",)),
+    _Pattern("github-token", lazy(r"\bgh[pousr]_[A-Za-z0-9]{30,255}\b"), ("ghp_", "gho_", "ghs_", "ghu_", "ghr_")),
+    _Pattern("github-token", lazy(r"\bgithub_pat_[A-Za-z0-9_]{40,255}\b"), ("github_pat_",)),
+    _Pattern("anthropic-key", lazy(r"\bsk-ant-[A-Za-z0-9]{2,10}-[A-Za-z0-9_-]{20,}"), ("sk-",)),
     _Pattern(
         "openai-key",
         # sk-…, sk-proj-…, sk-svcacct-…: long, with digits (a hyphenated word is not a key).
-        re.compile(r"\bsk-(?!ant-)(?:proj-|svcacct-|admin-|None-)?(?=[A-Za-z0-9_-]{0,200}\d)[A-Za-z0-9_-]{20,}"),
+        lazy(r"\bsk-(?!ant-)(?:proj-|svcacct-|admin-|None-)?(?=[A-Za-z0-9_-]{0,200}\d)[A-Za-z0-9_-]{20,}"),
         ("sk-",),
     ),
     _Pattern(
         "aws-access-key",
-        re.compile(r"\b(?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[A-Z0-9]{16}\b"),
+        lazy(r"\b(?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[A-Z0-9]{16}\b"),
         ("akia", "asia", "abia", "acca", "a3t"),
     ),
     _Pattern(
         "aws-secret-key",
-        re.compile(
+        lazy(
             r"(?i)aws[A-Za-z0-9_.-]{0,30}(?:secret|access)[A-Za-z0-9_.-]{0,30}[\"']?\s*(?:=|:|=>)\s*"
             r"[\"']?(?P<secret>[A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=])"
         ),
         ("aws",),
     ),
-    _Pattern("gcp-api-key", re.compile(r"AIza[0-9A-Za-z_-]{35}(?![0-9A-Za-z_-])"), ("aiza",)),
-    _Pattern("azure-storage-key", re.compile(r"(?i)AccountKey=(?P<secret>[A-Za-z0-9+/=]{20,})"), ("accountkey=",)),
+    _Pattern("gcp-api-key", lazy(r"AIza[0-9A-Za-z_-]{35}(?![0-9A-Za-z_-])"), ("aiza",)),
+    _Pattern("azure-storage-key", lazy(r"(?i)AccountKey=(?P<secret>[A-Za-z0-9+/=]{20,})"), ("accountkey=",)),
     _Pattern(
         "azure-sas-token",
-        re.compile(r"(?i)(?:SharedAccessSignature=|sig=)(?P<secret>[A-Za-z0-9%+/=]{20,})"),
+        lazy(r"(?i)(?:SharedAccessSignature=|sig=)(?P<secret>[A-Za-z0-9%+/=]{20,})"),
         ("sharedaccesssignature=", "sig="),
     ),
-    _Pattern("azure-key", re.compile(r"(?i)SharedAccessKey=(?P<secret>[A-Za-z0-9+/=]{20,})"), ("sharedaccesskey=",)),
-    _Pattern("slack-token", re.compile(r"\bxox[abposre]-[A-Za-z0-9-]{10,}"), ("xox",)),
-    _Pattern("slack-token", re.compile(r"\bxapp-\d-[A-Za-z0-9-]{10,}"), ("xapp-",)),
-    _Pattern("stripe-webhook-secret", re.compile(r"\bwhsec_[A-Za-z0-9+/=]{20,}"), ("whsec_",)),
-    _Pattern("gcp-oauth-token", re.compile(r"\bya29\.[0-9A-Za-z_-]{20,}"), ("ya29.",)),
+    _Pattern("azure-key", lazy(r"(?i)SharedAccessKey=(?P<secret>[A-Za-z0-9+/=]{20,})"), ("sharedaccesskey=",)),
+    _Pattern("slack-token", lazy(r"\bxox[abposre]-[A-Za-z0-9-]{10,}"), ("xox",)),
+    _Pattern("slack-token", lazy(r"\bxapp-\d-[A-Za-z0-9-]{10,}"), ("xapp-",)),
+    _Pattern("stripe-webhook-secret", lazy(r"\bwhsec_[A-Za-z0-9+/=]{20,}"), ("whsec_",)),
+    _Pattern("gcp-oauth-token", lazy(r"\bya29\.[0-9A-Za-z_-]{20,}"), ("ya29.",)),
     _Pattern(
         "slack-webhook",
-        re.compile(r"hooks\.slack\.com/services/(?P<secret>[A-Za-z0-9_/-]{20,})"),
+        lazy(r"hooks\.slack\.com/services/(?P<secret>[A-Za-z0-9_/-]{20,})"),
         ("hooks.slack.com",),
     ),
-    _Pattern("stripe-key", re.compile(r"\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}"), ("sk_live_", "sk_test_", "rk_live_", "rk_test_")),
-    _Pattern("gitlab-token", re.compile(r"\bglpat-[A-Za-z0-9_-]{20,}"), ("glpat-",)),
+    _Pattern("stripe-key", lazy(r"\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}"), ("sk_live_", "sk_test_", "rk_live_", "rk_test_")),
+    _Pattern("gitlab-token", lazy(r"\bglpat-[A-Za-z0-9_-]{20,}"), ("glpat-",)),
     # Not in detect-secrets 1.5.0: Hugging Face tokens, Discord webhook URLs, Telegram bot tokens.
-    _Pattern("huggingface-token", re.compile(r"\bhf_[A-Za-z0-9]{30,}\b"), ("hf_",)),
+    _Pattern("huggingface-token", lazy(r"\bhf_[A-Za-z0-9]{30,}\b"), ("hf_",)),
     _Pattern(
         "discord-webhook",
-        re.compile(r"discord(?:app)?\.com/api/webhooks/\d{5,30}/(?P<secret>[A-Za-z0-9_-]{20,})"),
+        lazy(r"discord(?:app)?\.com/api/webhooks/\d{5,30}/(?P<secret>[A-Za-z0-9_-]{20,})"),
         ("discord.com/api/webhooks", "discordapp.com/api/webhooks"),
     ),
-    _Pattern("telegram-bot-token", re.compile(r"\b\d{8,10}:(?P<secret>AA[0-9A-Za-z_-]{32,36})(?![0-9A-Za-z_-])"), (":aa",),
+    _Pattern("telegram-bot-token", lazy(r"\b\d{8,10}:(?P<secret>AA[0-9A-Za-z_-]{32,36})(?![0-9A-Za-z_-])"), (":aa",),
              before=11),
-    _Pattern("npm-token", re.compile(r"\bnpm_[A-Za-z0-9]{36}\b"), ("npm_",)),
-    _Pattern("pypi-token", re.compile(r"pypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{50,}"), ("pypi-",)),
-    _Pattern("jwt", re.compile(r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{0,1024}"), ("eyj",)),
+    _Pattern("npm-token", lazy(r"\bnpm_[A-Za-z0-9]{36}\b"), ("npm_",)),
+    _Pattern("pypi-token", lazy(r"pypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{50,}"), ("pypi-",)),
+    _Pattern("jwt", lazy(r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{0,1024}"), ("eyj",)),
     _Pattern(
         "url-credentials",
         # scheme://user:password@host in any scheme (redis://:pw@, mysql://, amqp://); only the
         # password is redacted. The password runs to the LAST "@" before the host, so one holding
         # "@", ":" or "/" is hidden whole; a port followed by a path ("host:8080/a@b") is not one.
-        re.compile(
+        lazy(
             r"\b[A-Za-z][A-Za-z0-9+.-]{1,20}://[^\s:/@'\"<>]{0,256}:(?P<secret>[^\s'\"<>]{1,256})@"
             r"[A-Za-z0-9\[]"
         ),
@@ -278,7 +279,7 @@ _PATTERNS: tuple[_Pattern, ...] = (
         "url-credentials",
         # A token as the whole user part: Sentry DSNs (https://<32 hex>@o1.ingest.sentry.io/2),
         # https://<token>@host. Long and with a digit, so "git@github.com" stays.
-        re.compile(
+        lazy(
             r"\b[A-Za-z][A-Za-z0-9+.-]{1,20}://(?P<secret>[A-Za-z0-9_.~%-]{16,256})@[A-Za-z0-9\[]"
         ),
         ("://",),
@@ -289,7 +290,7 @@ _PATTERNS: tuple[_Pattern, ...] = (
     _Pattern(
         "authorization-header",
         # Authorization: Basic dXNlcjpwYXNz / Bearer … / token … — the scheme word is kept.
-        re.compile(
+        lazy(
             r"(?i)authorization[\"']?\s*[:=]\s*[\"']?(?:(?:basic|bearer|token|digest|negotiate|apikey)\s+)?"
             r"(?P<secret>[A-Za-z0-9._~+/-]{8,}=*)(?![A-Za-z0-9._~+/=-])"
         ),
@@ -298,28 +299,28 @@ _PATTERNS: tuple[_Pattern, ...] = (
     ),
     _Pattern(
         "basic-auth",
-        re.compile(r"(?i)\bbasic\s+(?P<secret>[A-Za-z0-9+/]{12,}={0,2})(?![A-Za-z0-9+/=])"),
+        lazy(r"(?i)\bbasic\s+(?P<secret>[A-Za-z0-9+/]{12,}={0,2})(?![A-Za-z0-9+/=])"),
         ("basic",),
         check=_is_base64_credentials,
     ),
     _Pattern(
         "cli-credentials",
         # curl -u user:pw, curl --user user:pw (wget/http use the same form).
-        re.compile(r"(?:-u|--user)(?:\s+|=)[\"']?[^\s:\"'`]{1,100}:(?P<secret>[^\s\"'`]{1,200})"),
+        lazy(r"(?:-u|--user)(?:\s+|=)[\"']?[^\s:\"'`]{1,100}:(?P<secret>[^\s\"'`]{1,200})"),
         ("-u", "--"),
         check=_cli_user_value,
     ),
     _Pattern(
         "cli-credentials",
         # mysql -pPW (the password glued to -p), mysqldump, mariadb, mysqladmin.
-        re.compile(r"\b(?i:mysql|mysqldump|mysqladmin|mariadb)\b[^\n|;&]{0,200}?\s-p(?P<secret>[^\s\"'`]{2,200})"),
+        lazy(r"\b(?i:mysql|mysqldump|mysqladmin|mariadb)\b[^\n|;&]{0,200}?\s-p(?P<secret>[^\s\"'`]{2,200})"),
         ("mysql", "mariadb"),
         check=_not_placeholder,
     ),
     _Pattern(
         "cli-credentials",
         # docker/podman/helm login … -p X, sshpass -p X (the password as the next word).
-        re.compile(
+        lazy(
             r"(?i:\b(?:docker|podman|helm|buildah|skopeo|oras)\b[^\n|;&]{0,60}?\blogin\b|\bsshpass\b)"
             r"[^\n|;&]{0,200}?\s-p\s+[\"']?(?P<secret>[^\s\"'`]{2,200})"
         ),
@@ -331,7 +332,7 @@ _PATTERNS: tuple[_Pattern, ...] = (
     _Pattern(
         "cli-credentials",
         # --password X, --password=X, --token X, --api-key X, --client-secret X, …
-        re.compile(
+        lazy(
             r"(?i)--(?:db-)?(?:password|passwd|pass|pwd|token|secret|api-?key|access-?token|auth-?token"
             r"|client-?secret|secret-?key)(?:=|\s+)[\"']?(?P<secret>[^\s\"'`]{3,300})"
         ),
@@ -341,7 +342,7 @@ _PATTERNS: tuple[_Pattern, ...] = (
     _Pattern(
         "password-in-prose",
         # "the password is hunter2", "the token is `abc123…`"
-        re.compile(
+        lazy(
             r"(?i)\b(?:password|passphrase|passcode|passwd|pwd|secret|token|api key)\s+(?:is|was|will be)\s+"
             r"(?P<q>[\"'`]?)(?P<secret>[^\s\"'`]{4,200})(?P=q)"
         ),
@@ -351,13 +352,13 @@ _PATTERNS: tuple[_Pattern, ...] = (
     _Pattern(
         "aws-secret-key",
         # A 40-character AWS secret key near the word "secret" (mixed case: a hex SHA is not one).
-        re.compile(r"(?i:secret)[^\n]{0,60}?(?<![A-Za-z0-9/+=])(?P<secret>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])"),
+        lazy(r"(?i:secret)[^\n]{0,60}?(?<![A-Za-z0-9/+=])(?P<secret>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])"),
         ("secret",),
         check=_aws_secret_shape,
     ),
     _Pattern(
         "bearer-token",
-        re.compile(r"(?i)bearer\s+(?P<secret>[A-Za-z0-9._~+/-]{20,}=*)(?![A-Za-z0-9._~+/=-])"),
+        lazy(r"(?i)bearer\s+(?P<secret>[A-Za-z0-9._~+/-]{20,}=*)(?![A-Za-z0-9._~+/=-])"),
         ("bearer",),
         check=_has_digit,
     ),
@@ -373,7 +374,7 @@ _KEY_PREFIXES = (
     "api", "auth", "access", "secret", "private", "client", "account", "service", "signing",
     "encryption", "master", "license", "subscription", "app", "db", "database", "session",
 )
-_ASSIGNMENT_RE = re.compile(
+_ASSIGNMENT_RE = lazy(
     r"(?i)(?P<keyword>password|passwd|passphrase|pass|pwd|secret|token|credentials?|key)(?![A-Za-z0-9_])"
     r"[\"'\]]?[ \t]*(?:=|:=|:|=>)[ \t]*"
     r"(?:(?P<quote>[\"'`])(?P<quoted>[^\"'`\n]{1,512})(?P=quote)|(?P<bare>[^\s\"'`,;]{1,512}))"
@@ -400,7 +401,7 @@ def _assignment_finding(text: str, hit: int) -> SecretFinding | None:
 # SECRET_KEY_BASE=…, MY_API_TOKEN_V2: … Matched from the start of the name, found by walking
 # back from the keyword; a lower-case keyword is never one (most hits, in prose), so it costs
 # nothing there.
-_ENV_ASSIGNMENT_RE = re.compile(
+_ENV_ASSIGNMENT_RE = lazy(
     r"(?P<name>[A-Z0-9_]*(?:PASSWORD|PASSWD|PASSPHRASE|SECRET|TOKEN|KEY|PWD|CREDENTIALS?)[A-Z0-9_]*)"
     r"[\"']?[ \t]*(?:=|:=|:|=>)[ \t]*"
     r"(?:(?P<q>[\"'])(?P<quoted>[^\"'\n]{4,512})(?P=q)|(?P<secret>[^\s\"'`,;]{4,512}))"
@@ -450,13 +451,13 @@ def _bare_value_is_secret(value: str) -> bool:
     return len(value) >= 6
 
 
-_PEM_BEGIN_RE = re.compile(r"-----BEGIN[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----")
-_PEM_END_RE = re.compile(r"-----END[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----")
+_PEM_BEGIN_RE = lazy(r"-----BEGIN[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----")
+_PEM_END_RE = lazy(r"-----END[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----")
 # What follows a PEM header when its END line is missing (a truncated paste): whole lines of
 # base64 or header fields, separated by newlines or literal "\n" escapes (a key inside a JSON
 # string). A blank line or a line of prose ends it.
 _PEM_LINE_END = r"(?=[ \t]*(?:\r?\n|\\n|[\"']|$))"
-_PEM_BODY_RE = re.compile(
+_PEM_BODY_RE = lazy(
     r"(?:[ \t]*(?:\r?\n|\\n)[ \t]*(?:[A-Za-z0-9+/=]+|(?:Proc-Type|DEK-Info|Comment):[^\n\\]*)" + _PEM_LINE_END + ")*"
 )
 _PEM_MAX_BODY = 16384
@@ -561,7 +562,7 @@ _DS_KEYWORD_TRIGGERS = ("pass", "pwd", "secret", "key", "contrase")
 _DS_TRIGGERS = frozenset(_DS_FORMAT_TRIGGERS + _DS_KEYWORD_TRIGGERS)
 _OWN_TRIGGERS = _own_triggers()
 _ALL_TRIGGERS = tuple(sorted(_DS_TRIGGERS | set(_OWN_TRIGGERS)))
-_DS_KEYWORD_FOLLOW_RE = re.compile(r"[^\s=:]{0,40}\s*(?:=|:|!=|<-)")
+_DS_KEYWORD_FOLLOW_RE = lazy(r"[^\s=:]{0,40}\s*(?:=|:|!=|<-)")
 # Longer lines are shown to detect-secrets as a window around each trigger, so one huge line
 # (a minified file, a 600 KB paste) never goes through it whole.
 _LONG_LINE = 2000
@@ -638,7 +639,7 @@ def _window(text: str, at: int, line_start: int, line_stop: int) -> tuple[int, i
 
 
 # Characters a finding is widened over, per kind, when detect-secrets reports only part of it.
-_TOKEN_CHARS = re.compile(r"[A-Za-z0-9_\-.+/=~]")
+_TOKEN_CHARS = re.compile(r"[A-Za-z0-9_\-.+/=~]")  # tiny, and matched char by char: compiled now
 _PASSWORD_CHARS = re.compile(r"[^\s:/@'\"<>]")
 
 
@@ -720,12 +721,20 @@ def find_secrets(text: str) -> list[SecretFinding]:
     return _merge(own + extra)
 
 
+# Most texts redacted are short (a tool request's command, a title) and hold no trigger at all:
+# for them one search of all the literals at once says so faster than a sweep per literal.
+_SHORT_TEXT = 512
+_ANY_TRIGGER = lazy("|".join(re.escape(trigger) for trigger in _ALL_TRIGGERS))
+
+
 def _trigger_hits(lowered: str) -> list[tuple[int, str]]:
     """(offset, trigger) for every trigger literal in the text.
 
     One `str.find` sweep per literal (a fast C search) instead of one regex alternation: `re`
     tries every alternative at every position, ten times slower on prose.
     """
+    if len(lowered) < _SHORT_TEXT and _ANY_TRIGGER.search(lowered) is None:
+        return []
     hits: list[tuple[int, str]] = []
     for trigger in _ALL_TRIGGERS:
         at = lowered.find(trigger)
@@ -776,217 +785,3 @@ def redact(text: str) -> tuple[str, collections.Counter[str]]:
         position = finding.end
     parts.append(text[position:])
     return "".join(parts), counts
-
-
-# --------------------------------------------------------------------------------------------
-# Instruction injection (SPEC §6.2)
-
-_INSTRUCTION_FILES = (
-    r"(?:\.github/copilot-instructions\.md|copilot-instructions\.md|\.github/instructions/"
-    r"|(?<![A-Za-z0-9_])AGENTS\.md|(?<![A-Za-z0-9_])CLAUDE\.md|(?<![A-Za-z0-9_])GEMINI\.md"
-    r"|\.instructions\.md|\.cursorrules|\.github/hooks/|\.copilot/hooks/)"
-)
-_SECRET_VARIABLE = r"\$\{?[A-Za-z_]*(?:token|secret|key|passw(?:or)?d|pass|credential|auth)[A-Za-z_]*\}?"
-
-_SHELL = r"(?:sudo\s+)?(?:ba|z|da|k|fi)?sh\b"
-_FETCH = r"(?:curl|wget|iwr|irm|invoke-webrequest|invoke-restmethod)\b"
-
-_INJECTION_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
-    (
-        "asks to ignore previous instructions",
-        re.compile(
-            r"(?i)\b(?:ignore|skip|override|bypass|disregard|forget)\s+(?:all\s+|any\s+|the\s+|your\s+|of\s+|these\s+|those\s+)*"
-            r"(?:previous|prior|above|earlier|preceding|former|system|original|existing|other)\s+"
-            r"(?:instructions?|prompts?|rules|messages?|directions|context|guidelines|directives)"
-            # "ignore the instructions above", "disregard all rules given before"
-            r"|\b(?:ignore|skip|override|bypass|disregard|forget)\s+(?:all\s+|any\s+|the\s+|your\s+|of\s+|these\s+|those\s+)*"
-            r"(?:instructions?|prompts?|rules|directions|guidelines|directives)\s+(?:\w+\s+){0,3}?"
-            r"(?:above|before|earlier|so\s+far|previously|you\s+(?:were|have\s+been)\s+given)"
-            # "ignore your instructions", "ignore all your rules"
-            r"|\b(?:ignore|disregard|override|bypass)\s+(?:all\s+(?:of\s+)?)?your\s+(?:own\s+)?"
-            r"(?:instructions?|rules|guidelines|directives|system\s+prompt|programming)"
-        ),
-    ),
-    (
-        "asks to disregard earlier instructions",
-        re.compile(
-            r"(?i)\b(?:disregard|forget)\s+(?:all\s+|any\s+|everything\s+|of\s+)*"
-            r"(?:the\s+|your\s+)?(?:above|previous|prior|earlier|preceding|system\s+prompt|instructions)"
-            # "disregard what you were told", "ignore everything you have been told"
-            r"|\b(?:disregard|ignore|forget)\s+(?:everything\s+|all\s+|anything\s+)?(?:what|that|which)?\s*"
-            r"you(?:'ve|'re|\s+have|\s+were|\s+had|\s+are)?\s+(?:been\s+|being\s+)?(?:told|given|instructed|asked|taught)"
-        ),
-    ),
-    (
-        # The explicit pass hears requests in seven languages (SPEC §5.3), so the filter reads the
-        # same seven: "ignore (all) previous instructions" in zh, ja, de, es, fr, pt.
-        "asks to ignore previous instructions",
-        re.compile(
-            r"(?:忽略|无视|無視|忽視|不要理会|别管)[^。！\n]{0,12}?(?:之前|以前|先前|上面|上述|前面|所有|全部|一切)"
-            r"[^。！\n]{0,8}?(?:指令|指示|说明|說明|规则|規則|提示)"
-            r"|(?:以前|前|上|これまで|今まで|すべて|全て)の[^。\n]{0,10}?(?:指示|命令|ルール|指令|プロンプト)[^。\n]{0,6}?(?:を)?無視"
-            r"|(?i:\b(?:ignoriere|ignorieren\s+sie|vergiss|vergessen\s+sie|missachte)\s+(?:\w+\s+){0,3}?"
-            r"(?:vorherigen|bisherigen|obigen|früheren|vorigen|alle[nm]?)\s+(?:\w+\s+)?(?:anweisungen|instruktionen|regeln|befehle))"
-            r"|(?i:\b(?:ignora|ignore[sz]?|olvida|oublie[sz]?|esque[cç]a|desconsidere|descarta)\s+(?:\w+\s+){0,3}?"
-            r"(?:instrucciones|instructions|instru[cç][oõ]es|reglas|r[eè]gles|regras|consignes|[oó]rdenes|ordens)"
-            r"(?:\s+\w+){0,2}?\s+(?:anteriores|pr[eé]c[eé]dentes|previas|pr[eé]vias|ci-dessus|de\s+arriba|acima|antérieures))"
-        ),
-    ),
-    (
-        "tries to give the assistant a new role",
-        re.compile(r"(?i)\byou\s+are\s+now\b|\bfrom\s+now\s+on,?\s+you\s+are\b|\bpretend\s+(?:to\s+be|you\s+are)\b"),
-    ),
-    (
-        "claims to be new system instructions",
-        re.compile(r"(?i)\b(?:new|updated|real|actual|system)\s+(?:system\s+)?(?:instructions?|prompt)\s*:|\bnew\s+system\s+prompt\b"),
-    ),
-    (
-        "asks to reveal the system prompt",
-        re.compile(r"(?i)\b(?:reveal|print|show|output|repeat|leak)\s+(?:me\s+)?(?:your|the)\s+(?:system\s+prompt|instructions)"),
-    ),
-    (
-        "sends a secret variable over the network",
-        re.compile(
-            r"(?i)\b(?:curl|wget|invoke-webrequest|invoke-restmethod|iwr|irm|nc|ncat|netcat|scp|httpie)\b"
-            r"[^\n]{0,300}?" + _SECRET_VARIABLE
-        ),
-    ),
-    (
-        "sends local credentials or the environment over the network",
-        re.compile(
-            r"(?i)\b(?:env|printenv|set)\b\s*\|\s*(?:curl|wget|nc|ncat)\b"
-            r"|\b(?:curl|wget)\b[^\n]{0,300}?(?:~|\$HOME)/\.(?:ssh|aws|netrc|git-credentials|npmrc|pypirc|docker)"
-        ),
-    ),
-    (
-        "uploads local files",
-        # curl -F f=@file, --form, -T/--upload-file, --data-binary @file, -d @file, wget --post-file
-        re.compile(
-            r"(?i)\bcurl\b[^\n]{0,300}?(?:\s(?:-F|--form)\s*['\"]?[^\s=]*=\s*@|\s(?:-T|--upload-file)(?:\s|=)"
-            r"|\s(?:-d|--data|--data-binary|--data-raw|--data-urlencode)\s*['\"]?@)"
-            r"|\bwget\b[^\n]{0,300}?--(?:post|body)-file"
-            r"|\b(?:scp|rsync)\b[^\n]{0,200}?(?:~|\$HOME|/etc|\.ssh|\.aws|\.env)\S*\s+\S+@\S+:"
-        ),
-    ),
-    (
-        "pipes downloaded code into a shell",
-        re.compile(
-            r"(?i)\b" + _FETCH + r"[^\n|]{0,300}\|\s*(?:sudo\s+)?(?:(?:ba|z|da|k|fi)?sh|python3?|perl|ruby|node)\b"
-            r"|\|\s*(?:iex|invoke-expression)\b"
-            # sh -c "$(curl …)", eval "$(wget …)", bash <(curl …), source <(curl …), . <(curl …)
-            r"|(?:\b(?:ba|z|da|k|fi)?sh\s+-c|\b(?:python3?|perl|ruby|node)\s+-[ce]|\beval|\bsource|\bexec|(?:^|\s)\.)"
-            r"\s*['\"]?\s*(?:\$\(|`)\s*" + _FETCH
-            + r"|(?:\b(?:ba|z|da|k|fi)?sh|\bsource|\bpython3?|(?:^|\s)\.)\s+<\(\s*" + _FETCH
-            + r"|\biex\s*\(?\s*(?:\(\s*)?(?:new-object|iwr|irm|invoke-webrequest|invoke-restmethod)"
-        ),
-    ),
-    (
-        "downloads a program and runs it",
-        # curl -o x URL && sh x, wget URL; chmod +x x && ./x
-        re.compile(
-            r"(?i)\b" + _FETCH + r"[^\n]{0,300}?(?:&&|;|\|\|)\s*(?:" + _SHELL
-            + r"|chmod\s+(?:[ugoa]*\+[rwx]*x|[0-7]*[1357][0-7]{0,2})\b|\./|(?:python3?|perl|ruby|node)\s+\S)"
-        ),
-    ),
-    (
-        "edits an instruction file",
-        re.compile(
-            r"(?i)\b(?:edit|modify|write|writes|append|add|change|update|overwrite|replace|rewrite|delete|remove|"
-            r"insert|put|prepend|tee|patch|create|cp|mv|ln|sed|truncate|rm|copy|move)\b[^\n]{0,80}?" + _INSTRUCTION_FILES
-            + r"|>{1,2}\s*['\"]?[^\s'\"]{0,200}?" + _INSTRUCTION_FILES
-        ),
-    ),
-)
-
-_BIDI = set(range(0x202A, 0x202F)) | set(range(0x2066, 0x206A)) | {0x200E, 0x200F, 0x061C}
-_TAGS = range(0xE0000, 0xE0080)
-_VARIATION_SELECTORS = set(range(0xFE00, 0xFE10)) | set(range(0xE0100, 0xE01F0)) | set(range(0x180B, 0x1810))
-# Letters and marks that render as nothing or as blank space (used to hide payloads, or to make
-# a line look empty): Braille blank, Hangul fillers, Khmer inherent vowels, combining grapheme joiner.
-_BLANK_LOOKING = {0x2800, 0x3164, 0xFFA0, 0x115F, 0x1160, 0x17B4, 0x17B5, 0x034F, 0x180E}
-_UNICODE_PREFILTER = re.compile(
-    "[\u034f\u115f\u1160\u17b4\u17b5\u180b-\u180f\u2800\u3164\ufe00-\ufe0f\uffa0\U000e0100-\U000e01ef]"
-)
-
-
-def _emoji_presentation(text: str, index: int) -> bool:
-    """A lone U+FE0E/U+FE0F right after a symbol is ordinary emoji styling ("✔️"), not a payload."""
-    code = ord(text[index])
-    if code not in (0xFE0E, 0xFE0F) or index == 0:
-        return False
-    before = unicodedata.category(text[index - 1])
-    after = ord(text[index + 1]) if index + 1 < len(text) else 0
-    return before in ("So", "Sm", "Nd", "Po") and after not in _VARIATION_SELECTORS
-
-
-def _unicode_reasons(text: str) -> list[str]:
-    # Fast path, checked in C: nothing unprintable but tab/newline, and none of the printable
-    # invisible characters (variation selectors, blank-looking letters).
-    if text.replace("\n", "").replace("\t", "").replace("\r", "").isprintable() and not _UNICODE_PREFILTER.search(text):
-        return []
-    bidi: set[int] = set()
-    invisible: set[int] = set()
-    selectors: set[int] = set()
-    blank: set[int] = set()
-    control: set[int] = set()
-    tags = False
-    for index, char in enumerate(text):
-        code = ord(char)
-        if code in _BIDI:
-            bidi.add(code)
-        elif code in _TAGS:
-            tags = True
-        elif code in _VARIATION_SELECTORS:
-            if not _emoji_presentation(text, index):
-                selectors.add(code)
-        elif code in _BLANK_LOOKING:
-            blank.add(code)
-        elif char in "\t\n\r":
-            continue
-        else:
-            category = unicodedata.category(char)
-            if category == "Cf":
-                invisible.add(code)
-            elif category in ("Cc", "Co", "Cs", "Cn") or category in ("Zl", "Zp"):
-                control.add(code)
-    reasons = []
-    if bidi:
-        reasons.append("bidirectional control characters (" + _codes(bidi) + ")")
-    if invisible:
-        reasons.append("invisible characters (" + _codes(invisible) + ")")
-    if tags:
-        reasons.append("invisible Unicode tag characters")
-    if selectors:
-        reasons.append("variation selectors that can hide text (" + _codes(selectors) + ")")
-    if blank:
-        reasons.append("blank-looking characters (" + _codes(blank) + ")")
-    if control:
-        reasons.append("control characters (" + _codes(control) + ")")
-    return reasons
-
-
-def _codes(codes: set[int]) -> str:
-    return ", ".join(f"U+{c:04X} {unicodedata.name(chr(c), '').lower()}".strip() for c in sorted(codes)[:4])
-
-
-def fold_for_matching(text: str) -> str:
-    """NFKC (fullwidth and styled letters become plain ones) with invisible characters removed.
-
-    Patterns are matched on this, so "Ｉｇｎｏｒｅ ａｌｌ ｐｒｅｖｉｏｕｓ ｉｎｓｔｒｕｃｔｉｏｎｓ" or
-    "ig\u200bnore previous instructions" reads as what it shows.
-    """
-    folded = unicodedata.normalize("NFKC", text)
-    if folded.isascii():
-        return folded
-    return "".join(
-        " " if ord(ch) in _BLANK_LOOKING or unicodedata.category(ch) == "Zs" else ch
-        for ch in folded
-        if not (unicodedata.category(ch) == "Cf" or ord(ch) in _VARIATION_SELECTORS)
-    )
-
-
-def injection_reasons(text: str) -> list[str]:
-    """Why `text` looks like an instruction injection; [] means clean."""
-    folded = fold_for_matching(text)
-    reasons = [reason for reason, pattern in _INJECTION_PATTERNS if pattern.search(folded)]
-    return reasons + _unicode_reasons(text)

@@ -1,7 +1,8 @@
-"""Finding Copilot sessions and stream-reading their `events.jsonl` (SPEC §4.1, §4.2).
+"""Reading a Copilot session's `events.jsonl` as a stream (SPEC §4.2).
 
 A session lives in `C/session-state/<id>/events.jsonl`, one JSON event per line
-(`COPILOT.md` §4). Conversation text comes from three event types:
+(`COPILOT.md` §4); finding it is `omp.sessions.discovery`'s job. Conversation text comes from
+three event types:
 
 - `user.message` → `data.content` (as typed; `transformedContent` is what the model saw, with
   injected context, and is ignored);
@@ -22,12 +23,6 @@ cursor a later review resumes from) stops before it.
 Most of a session's bytes are tool output and events nobody reads, so the reader looks at the
 event type at the start of each line (Copilot writes `{"type":"…",` first) and parses only the
 lines that can hold conversation.
-
-Reviewer sessions: omp's own reviewer runs Copilot in a fresh empty folder made by
-`tempfile.mkdtemp(prefix="omp-review-")` (omp/review/reviewers.py), so its session's
-`session.start` `context.cwd` is a folder whose name starts with `omp-review-`. Such sessions
-are flagged `is_reviewer` and never chosen as `latest` (their cwd is outside every project
-anyway; the name makes it certain even for a project under the temp folder).
 """
 
 from __future__ import annotations
@@ -41,14 +36,10 @@ from pathlib import Path
 from typing import IO, Any, Callable, Iterator, Literal
 
 from omp.errors import OmpError
-from omp.paths import ProjectPaths, check_session_id, copilot_home as default_copilot_home
+from omp.safety.secrets import redact
 
 Origin = Literal["user", "assistant", "tool"]
 ORIGINS: tuple[Origin, ...] = ("user", "assistant", "tool")
-
-REVIEWER_DIR_PREFIX = "omp-review-"
-LOCKS_DIR_NAME = ".session-operation-locks"
-MIN_PREFIX = 7
 
 TOOL_HEAD_CHARS = 700
 TOOL_TAIL_CHARS = 500
@@ -56,8 +47,6 @@ EXCERPT_MARGIN_CHARS = 32 * 1024  # kept around a tool excerpt's cuts before cle
 TOOL_SUMMARY_PART_CHARS = 200
 SUMMARY_MARGIN_CHARS = 8 * 1024  # scanned beyond a summary part's cut before it is cut
 MAX_LINE_BYTES = 64 * 1024 * 1024  # a longer line is skipped (counted bad), never held whole
-HEAD_SCAN_LINES = 20  # session.start is the first line; a few more in case something precedes it
-HEAD_SCAN_BYTES = 256 * 1024
 
 # What omp itself injects into a session (the sessionStart nudge and memory block, see
 # omp/hooks.py NUDGE and omp/memory/block.py): a user message that starts with one of these is
@@ -84,15 +73,6 @@ class Message:
     seq: int  # 0-based position in the conversation, counting only messages (from the cursor)
 
 
-@dataclass
-class SessionInfo:
-    id: str
-    dir: Path
-    events: Path
-    cwd: str | None
-    git_root: str | None
-    mtime: float
-    is_reviewer: bool
 
 
 # --------------------------------------------------------------------------------------------
@@ -120,8 +100,6 @@ def _redacted(value: Any) -> Any:
     """Secrets in a whole part redacted, so the cut that follows never keeps half of one."""
     if not isinstance(value, str) or not value:
         return value
-    from omp.safety import redact  # not at the top: listing sessions never needs it
-
     # Only the start is ever shown; a margin far wider than any secret is enough (a 100 KB
     # heredoc command is not scanned whole, twice per review).
     return redact(value[: TOOL_SUMMARY_PART_CHARS + SUMMARY_MARGIN_CHARS])[0]
@@ -298,17 +276,44 @@ def excerpt_tool(raw: RawMessage, clean: Callable[[str], str] | None = None) -> 
     margin wider than any secret: nothing is scanned twice, and the megabytes in between not
     at all.
     """
-    text = raw.text.strip()
+    longest = TOOL_HEAD_CHARS + TOOL_TAIL_CHARS + 2 * EXCERPT_MARGIN_CHARS
+    start, end = _strip_bounds(raw.text) if len(raw.text) > longest else (0, 0)
     skipped = 0
-    if len(text) > TOOL_HEAD_CHARS + TOOL_TAIL_CHARS + 2 * EXCERPT_MARGIN_CHARS:
-        head = text[: TOOL_HEAD_CHARS + EXCERPT_MARGIN_CHARS]
-        tail = text[-(TOOL_TAIL_CHARS + EXCERPT_MARGIN_CHARS) :]
-        skipped = len(text) - len(head) - len(tail) - 1  # the joining newline is omitted too
+    if end - start > longest:
+        # `raw.text.strip()` without the copy: the output may be tens of megabytes.
+        head = raw.text[start : start + TOOL_HEAD_CHARS + EXCERPT_MARGIN_CHARS]
+        tail = raw.text[end - (TOOL_TAIL_CHARS + EXCERPT_MARGIN_CHARS) : end]
+        skipped = end - start - len(head) - len(tail) - 1  # the joining newline is omitted too
         text = f"{head}\n{tail}"
+    else:
+        text = raw.text[start:end] if end else raw.text.strip()
     if clean is not None:
         text = clean(text)
     body, _ = cut_head_tail(text, TOOL_HEAD_CHARS, TOOL_TAIL_CHARS, already_omitted=skipped)
     return f"{tool_header(raw.tool_name, raw.tool_failed, len(raw.text))}\n{body}"
+
+
+def _decode_line(line: bytes) -> Any:
+    """`json.loads(line.strip())` without copying the line first: it may be tens of megabytes.
+    (JSON's own whitespace is all a line ever has around it; the strip is for the rest.)"""
+    try:
+        return json.loads(line)
+    except ValueError:
+        return json.loads(line.strip())
+
+
+_NOT_SPACE = re.compile(r"\S")
+
+
+def _strip_bounds(text: str) -> tuple[int, int]:
+    """Where `text.strip()` would start and end (0, 0 when it is all whitespace)."""
+    first = _NOT_SPACE.search(text)
+    if first is None:
+        return 0, 0
+    end = len(text)
+    while text[end - 1].isspace():
+        end -= 1
+    return first.start(), end
 
 
 def message_text(raw: RawMessage) -> str:
@@ -422,13 +427,20 @@ class SessionReader:
 
     def iter_messages(self) -> Iterator[Message]:
         """Every message after the cursor, in order, tool output as an excerpt."""
+        for _, message in self.iter_indexed():
+            yield message
+
+    def iter_indexed(self) -> Iterator[tuple[Entry, Message]]:
+        """Every message after the cursor with where it is: one pass that feeds both the
+        explicit pass (the messages) and the packet (the entries, SPEC §12: the file is read once)."""
         tool_names: dict[str, str] = {}
         with self._open() as handle:
-            for _, line in self._lines(handle):
+            for offset, line in self._lines(handle):
                 raw = self._parse(line, tool_names)
                 if raw is not None:
+                    seq = self.messages
                     self.messages += 1
-                    yield Message(raw.origin, message_text(raw), self.messages - 1)
+                    yield Entry(seq, raw.origin, offset, raw.tool_name), Message(raw.origin, message_text(raw), seq)
 
     def iter_entries(self) -> Iterator[Entry]:
         """Position and origin of every message, decoding as little as possible.
@@ -441,7 +453,7 @@ class SessionReader:
         tool_names: dict[str, str] = {}
         with self._open() as handle:
             for offset, line in self._lines(handle):
-                kind = _line_type(line)
+                kind = line_type(line)
                 if kind == b"tool.execution_complete":
                     seq = self.messages
                     self.messages += 1
@@ -454,17 +466,16 @@ class SessionReader:
                     yield Entry(seq, raw.origin, offset, raw.tool_name)
 
     def _parse(self, line: bytes, tool_names: dict[str, str] | None, kind: bytes | None = None) -> RawMessage | None:
-        kind = kind if kind is not None else _line_type(line)
+        kind = kind if kind is not None else line_type(line)
         if kind is not None and kind not in _CONVERSATION_TYPES:
             self.skipped_events += 1
             if kind == b"hook.end" and b"additionalContext" in line:
                 self._remember_context(line)
             return None
-        stripped = line.strip()
-        if not stripped:
+        if line.isspace():
             return None
         try:
-            event = json.loads(stripped)
+            event = _decode_line(line)
         except ValueError:
             self.bad_lines += 1
             return None
@@ -520,7 +531,7 @@ def read_message_at(handle: IO[bytes], offset: int, tool_name: str | None = None
 _TYPE_PREFIX = b'{"type":"'
 
 
-def _line_type(line: bytes) -> bytes | None:
+def line_type(line: bytes) -> bytes | None:
     """The event type, read from the start of the line without decoding it (None: unknown)."""
     if line.startswith(_TYPE_PREFIX):  # how Copilot writes every line
         end = line.find(b'"', len(_TYPE_PREFIX), 120)
@@ -544,194 +555,3 @@ def _skip_rest_of_line(handle: IO[bytes]) -> int:
         skipped += len(chunk)
         if not chunk or chunk.endswith(b"\n"):
             return skipped
-
-
-# --------------------------------------------------------------------------------------------
-# Finding sessions
-
-
-def _session_state(copilot_home: Path | None) -> Path:
-    return (copilot_home if copilot_home is not None else default_copilot_home()) / "session-state"
-
-
-def read_session_start(events: Path) -> dict[str, Any] | None:
-    """The `session.start` event's data, from the first lines only (never the whole file)."""
-    try:
-        handle = open_regular(events)
-    except OSError:
-        return None
-    read = 0
-    with handle:
-        for _ in range(HEAD_SCAN_LINES):
-            line = handle.readline(HEAD_SCAN_BYTES)
-            read += len(line)
-            if not line or read > HEAD_SCAN_BYTES:
-                return None
-            if _line_type(line) != b"session.start":
-                continue
-            try:
-                event = json.loads(line)
-            except ValueError:
-                return None
-            data = event.get("data") if isinstance(event, dict) else None
-            return data if isinstance(data, dict) else None
-    return None
-
-
-def _workspace_fields(folder: Path) -> dict[str, str]:
-    """`cwd` and `git_root` from `workspace.yaml` (flat `key: value` lines), if present."""
-    fields: dict[str, str] = {}
-    try:
-        with open_regular(folder / "workspace.yaml") as raw:
-            handle = (line.decode("utf-8", errors="replace") for line in raw)
-            for _, line in zip(range(50), handle):
-                key, sep, value = line.partition(":")
-                if sep and key.strip() in ("cwd", "git_root"):
-                    value = value.strip().strip("'\"")
-                    if value:
-                        fields[key.strip()] = value
-    except OSError:
-        pass
-    return fields
-
-
-def session_info(folder: Path, events: Path | None = None, mtime: float | None = None) -> SessionInfo:
-    events = events or folder / "events.jsonl"
-    if mtime is None:
-        try:
-            mtime = events.stat().st_mtime
-        except OSError:
-            mtime = 0.0
-    start = read_session_start(events) or {}
-    context = start.get("context")
-    context = context if isinstance(context, dict) else {}
-    cwd = context.get("cwd") if isinstance(context.get("cwd"), str) else None
-    git_root = context.get("gitRoot") if isinstance(context.get("gitRoot"), str) else None
-    if cwd is None and git_root is None:
-        fields = _workspace_fields(folder)
-        cwd, git_root = fields.get("cwd"), fields.get("git_root")
-    return SessionInfo(
-        id=folder.name,
-        dir=folder,
-        events=events,
-        cwd=cwd,
-        git_root=git_root,
-        mtime=mtime,
-        is_reviewer=is_reviewer_cwd(cwd),
-    )
-
-
-def is_reviewer_cwd(cwd: str | None) -> bool:
-    if not cwd:
-        return False
-    return os.path.basename(os.path.normpath(cwd)).startswith(REVIEWER_DIR_PREFIX)
-
-
-def _inside(path: str | None, root: Path) -> bool:
-    if not path:
-        return False
-    root_text = os.path.normpath(str(root))
-    for candidate in {os.path.normpath(path), os.path.realpath(path)}:
-        if candidate == root_text or candidate.startswith(root_text.rstrip(os.sep) + os.sep):
-            return True
-    return False
-
-
-def belongs_to(info: SessionInfo, project: ProjectPaths) -> bool:
-    root = project.root
-    roots = {root, Path(os.path.realpath(root))}
-    return any(_inside(info.cwd, r) or _inside(info.git_root, r) for r in roots)
-
-
-def _candidates(copilot_home: Path | None) -> list[tuple[float, Path, Path]]:
-    """(mtime, folder, events) of every session folder with an events.jsonl, newest first."""
-    state = _session_state(copilot_home)
-    found: list[tuple[float, Path, Path]] = []
-    try:
-        entries = list(os.scandir(state))
-    except FileNotFoundError:
-        return []
-    except OSError as exc:
-        raise OmpError(f"cannot list {state}: {exc.strerror}", "check its permissions") from exc
-    for entry in entries:
-        if entry.name == LOCKS_DIR_NAME or entry.name.startswith("."):
-            continue
-        try:
-            if not entry.is_dir():
-                continue
-            events = Path(entry.path) / "events.jsonl"
-            info = events.stat()
-        except OSError:
-            continue  # no events.jsonl: the run failed before its first turn
-        if not stat.S_ISREG(info.st_mode):
-            continue  # a FIFO or a device: opening it could block for ever (SPEC §4.1)
-        mtime = info.st_mtime
-        found.append((mtime, Path(entry.path), events))
-    found.sort(key=lambda item: (item[0], item[1].name), reverse=True)
-    return found
-
-
-def _project_sessions(project: ProjectPaths, copilot_home: Path | None) -> Iterator[SessionInfo]:
-    for mtime, folder, events in _candidates(copilot_home):
-        info = session_info(folder, events, mtime)
-        if not info.is_reviewer and belongs_to(info, project):
-            yield info
-
-
-def list_project_sessions(project: ProjectPaths, copilot_home: Path | None = None) -> list[SessionInfo]:
-    """This project's sessions, newest first (reviewer sessions and lock folders left out)."""
-    return list(_project_sessions(project, copilot_home))
-
-
-def find_session(spec: str, project: ProjectPaths, copilot_home: Path | None = None) -> SessionInfo:
-    """A session by full id, unique prefix (≥ 7 characters) or `latest` (of this project)."""
-    if spec == "latest":
-        for info in _project_sessions(project, copilot_home):
-            return info
-        raise OmpError(
-            f"no Copilot session of {project.root} found in {_session_state(copilot_home)}",
-            "run Copilot in this project first, or pass --session ID",
-        )
-    check_session_id(spec)  # refuses '..', '/', and the rest before any path is built
-    state = _session_state(copilot_home)
-    folder = state / spec
-    if spec != LOCKS_DIR_NAME and folder.is_dir():
-        return _with_events(folder)
-    if len(spec) < MIN_PREFIX:
-        raise OmpError(
-            f"no session {spec!r} in {state}",
-            f"pass a full session id, a unique prefix of at least {MIN_PREFIX} characters, or latest",
-        )
-    matches = sorted(
-        name for name in _folder_names(state) if name.startswith(spec) and name != LOCKS_DIR_NAME
-    )
-    if not matches:
-        raise OmpError(f"no session matching {spec!r} in {state}", "check the id, or pass --session latest")
-    if len(matches) > 1:
-        shown = ", ".join(matches[:10]) + (f" (+{len(matches) - 10} more)" if len(matches) > 10 else "")
-        raise OmpError(f"session prefix {spec!r} is ambiguous: {shown}", "pass more characters of the id")
-    return _with_events(state / matches[0])
-
-
-def _folder_names(state: Path) -> list[str]:
-    try:
-        return [entry.name for entry in os.scandir(state) if entry.is_dir()]
-    except FileNotFoundError:
-        return []
-    except OSError as exc:
-        raise OmpError(f"cannot list {state}: {exc.strerror}", "check its permissions") from exc
-
-
-def _with_events(folder: Path) -> SessionInfo:
-    events = folder / "events.jsonl"
-    if events.exists() and not is_regular_file(events):
-        raise OmpError(
-            f"session {folder.name}'s events.jsonl is not a regular file (a FIFO or a device?)",
-            "nothing to review in it; pass another --session",
-        )
-    if not is_regular_file(events):
-        raise OmpError(
-            f"session {folder.name} has no events.jsonl (the run ended before its first turn)",
-            "nothing to review in it; pass another --session",
-        )
-    return session_info(folder, events)
