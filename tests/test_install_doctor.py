@@ -355,6 +355,7 @@ def test_omp_install_with_the_real_cli(project: Path, isolated_home: Path) -> No
     assert plugin_list(env) == [("omp", "", True)]
     copied = isolated_home / ".copilot" / "installed-plugins" / "_direct" / "omp"
     assert (copied / "hooks" / "interpreter").read_text().strip() == sys.executable
+    assert json.loads((copied / "plugin.json").read_text())["version"] == __version__  # written by omp install
     second = run_omp(["install"], env=env, timeout=180)
     assert second.returncode == 1 and "already registered" in second.stderr
     result, checks = doctor(project, {**env, "OMP_TOKENIZER": "estimate"})
