@@ -26,7 +26,7 @@ from typing import Callable, Literal
 
 from omp.errors import OmpError
 from omp.copilot import find_copilot
-from omp.install import Registration, find_registrations, run_management_command
+from omp.install import Registration, _read_jsonc, find_registrations, plugin_dir, run_management_command
 from omp.paths import GlobalPaths, ProjectPaths
 
 Status = Literal["ok", "info", "warn", "fail"]
@@ -139,8 +139,6 @@ def check_registration(ctx: _Context) -> list[Check]:
 
 def _keep_one(enabled: list[Registration], global_paths: GlobalPaths) -> tuple[Registration, list[Registration]]:
     """Which registration to keep: the one `omp install` made (it knows its Python), else the first."""
-    from omp.install import plugin_dir
-
     ours = [r for r in enabled if r.folder is not None and r.folder.resolve() == plugin_dir(global_paths).resolve()
             or r.kind == "hooks-file" and r.name == str(global_paths.copilot / "hooks" / "omp.json")]
     keep = ours[0] if ours else enabled[0]
@@ -356,8 +354,6 @@ def check_folders(ctx: _Context) -> list[Check]:
 
 def _memory_settings(copilot_home: Path) -> list[str]:
     """`key=value` for every Copilot setting whose name mentions memory (C/settings.json, C/config.json)."""
-    from omp.install import _read_jsonc
-
     found = []
     for name in ("settings.json", "config.json"):
         data = _read_jsonc(copilot_home / name)

@@ -1,8 +1,8 @@
 """Registering omp's hooks with Copilot CLI: `omp install [--hooks-only] [--force]` (SPEC §9.1).
 
-The plugin files ship inside the package (`omp/plugin/`: `plugin.json`, `hooks/hooks.json`,
-`hooks/run`, `hooks/run.ps1`; the same files as the repository's top level). `omp install`
-writes them out to `G/plugin/omp/` together with `hooks/interpreter`, the absolute path of the
+The plugin files exist once, inside the package (`omp/plugin/`: `plugin.json`, `hooks/hooks.json`,
+`hooks/run`, `hooks/run.ps1`). `omp install` writes them out to `G/plugin/omp/`, the manifest
+with omp's version added, together with `hooks/interpreter`, the absolute path of the
 Python running `omp install` — so the hooks run with the very installation that registered them
 (a pipx or venv install included); when that interpreter is gone, `hooks/run` falls back to
 `omp` on PATH with a one-line hint. Then:
@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from omp import __version__
 from omp.copilot import HINT_INSTALL, copilot_command, find_copilot
 from omp.errors import OmpError
 from omp.paths import GlobalPaths
@@ -43,7 +44,8 @@ from omp.process import Finished, run_captured
 PLUGIN_NAME = "omp"
 HOOKS_FILE_NAME = "omp.json"
 PACKAGE_PLUGIN = Path(__file__).resolve().parent / "plugin"
-PLUGIN_FILES = ("plugin.json", "hooks/hooks.json", "hooks/run", "hooks/run.ps1")
+MANIFEST_FILE = "plugin.json"
+PLUGIN_FILES = (MANIFEST_FILE, "hooks/hooks.json", "hooks/run", "hooks/run.ps1")
 INTERPRETER_FILE = "hooks/interpreter"
 COPILOT_TIMEOUT = 120.0
 
@@ -279,6 +281,14 @@ def plugin_dir(global_paths: GlobalPaths | None = None) -> Path:
     return (global_paths or GlobalPaths.current()).home / "plugin" / PLUGIN_NAME
 
 
+def _versioned_manifest(source: Path) -> str:
+    """The packaged manifest with omp's version added (`copilot plugin list` shows it): the
+    committed manifest carries none, so the version is written in one place only."""
+    manifest = json.loads(source.read_text(encoding="utf-8"))
+    manifest["version"] = __version__
+    return json.dumps(manifest, indent=2) + "\n"
+
+
 def write_plugin(target: Path, interpreter: str) -> Path:
     """Write the packaged plugin to `target` with `interpreter` baked in; replaces it whole."""
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -291,7 +301,10 @@ def write_plugin(target: Path, interpreter: str) -> Path:
                                "reinstall omp (pip install --force-reinstall omp)")
             destination = staging / relative
             destination.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(source, destination)
+            if relative == MANIFEST_FILE:
+                destination.write_text(_versioned_manifest(source), encoding="utf-8")
+            else:
+                shutil.copyfile(source, destination)
             if relative.endswith("/run"):
                 destination.chmod(0o755)
         (staging / INTERPRETER_FILE).write_text(interpreter + "\n", encoding="utf-8")

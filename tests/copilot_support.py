@@ -14,6 +14,7 @@ from typing import Any, Callable, Mapping
 from helpers import Result
 
 REPO = Path(__file__).resolve().parent.parent
+PLUGIN = REPO / "omp" / "plugin"  # the plugin files, once: the marketplace's source and what omp install writes out
 E2E_CACHE = Path(os.environ.get("OMP_E2E_CACHE", "/var/tmp/omp-e2e"))
 DEFAULT_COPILOT = E2E_CACHE / "copilot-1.0.102" / "node_modules" / ".bin" / "copilot"
 XDG_CACHE = E2E_CACHE / "xdg-cache"

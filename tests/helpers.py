@@ -1,14 +1,23 @@
-"""Running the real `omp` program in a subprocess, as a user would."""
+"""Running the real `omp` program in a subprocess, as a user would; the isolated home and git
+project every test stands in."""
 
 from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
+
+import pytest
+from filelock import FileLock
+
+# The run's own folder (conftest.py makes it, and removes it after the run); every xdist worker
+# inherits it.
+RUN_DIR_VAR = "PYTEST_OMP_RUN_DIR"
 
 
 @dataclass
@@ -42,3 +51,49 @@ def run_omp(
         timeout=timeout,
     )
     return Result(proc.returncode, proc.stdout, proc.stderr)
+
+
+def isolate(monkeypatch: pytest.MonkeyPatch, folder: Path) -> Path:
+    """HOME, OMP_HOME and COPILOT_HOME inside `folder`; OMP_* and COPILOT_* settings cleared.
+    The home is returned. (isolated_home does this for every test; a module-scoped fixture
+    that runs omp once for several tests does it with `pytest.MonkeyPatch.context()`.)"""
+    home = folder / "home"
+    home.mkdir()
+    for name in list(os.environ):
+        if name.startswith("OMP_") or name.startswith("COPILOT_"):
+            monkeypatch.delenv(name)
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("OMP_HOME", str(home / ".omp"))
+    monkeypatch.setenv("COPILOT_HOME", str(home / ".copilot"))
+    monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(folder / "tiktoken-cache"))
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    monkeypatch.setenv("GIT_AUTHOR_NAME", "omp tests")
+    monkeypatch.setenv("GIT_AUTHOR_EMAIL", "tests@omp.invalid")
+    monkeypatch.setenv("GIT_COMMITTER_NAME", "omp tests")
+    monkeypatch.setenv("GIT_COMMITTER_EMAIL", "tests@omp.invalid")
+    return home
+
+
+def git_project(folder: Path) -> Path:
+    """A real git project folder, `folder/proj`."""
+    root = folder / "proj"
+    root.mkdir()
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    return root
+
+
+def built_once(name: str, build: Callable[[Path], None]) -> Path:
+    """`<run folder>/name`, built by `build(folder)` in the first process of the run that asks
+    (under a file lock) and reused by every other: expensive read-only setup, made once per
+    run whichever workers its tests land on. (`xdist_group` cannot promise that: with pytest
+    9.2 and pytest-xdist 3.8 `--dist loadgroup` no longer keeps a group on one worker.)"""
+    base = Path(os.environ[RUN_DIR_VAR])
+    target = base / name
+    with FileLock(str(base / f".{name}.lock")):
+        if not target.exists():
+            staging = base / f".{name}.partial"
+            shutil.rmtree(staging, ignore_errors=True)
+            staging.mkdir()
+            build(staging)
+            staging.rename(target)
+    return target

@@ -9,6 +9,7 @@
 
 from __future__ import annotations
 
+import subprocess
 import time
 from pathlib import Path
 
@@ -208,10 +209,9 @@ def _checkout_plugin(tmp_path: Path) -> Path:
     return checkout
 
 
-def _run_plugin_hook(checkout: Path, project: Path, env: dict[str, str]) -> "subprocess.CompletedProcess[str]":
+def _run_plugin_hook(checkout: Path, project: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
     import json
     import os
-    import subprocess
 
     from review_support import conversation, write_session
 
@@ -309,7 +309,6 @@ def test_demo_try_next_is_in_setup_order() -> None:
 def test_the_e2e_override_named_in_the_skip_reason_works(tmp_path: Path) -> None:
     """OMP_E2E_COPILOT_BIN must survive the isolated_home fixture, which clears OMP_* variables."""
     import os
-    import subprocess
     import sys
 
     binary = tmp_path / "copilot"

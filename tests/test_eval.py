@@ -5,8 +5,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 
-from helpers import run_omp
+from helpers import built_once, git_project, isolate, run_omp
 from review_support import FakeReviewer, json_reply, reply
 
 SEVEN_LANGUAGES = {"en", "zh", "ja", "de", "es", "fr", "pt"}
@@ -23,6 +24,25 @@ def _eval(tmp_path: Path, *args: str, env: dict[str, str] | None = None, cwd: Pa
     return json.loads(result.stdout), result.stderr
 
 
+@pytest.fixture(scope="module")
+def offline_eval() -> tuple[dict, str, Path]:
+    """The bundled corpus through the offline reviewer, run once per test run for the tests that
+    read it: (report, stderr, the project it ran in). The same isolated home as every test's,
+    and a git project as the working folder."""
+
+    def build(folder: Path) -> None:
+        with pytest.MonkeyPatch.context() as monkeypatch:
+            isolate(monkeypatch, folder)
+            project = git_project(folder)
+            report, stderr = _eval(folder, "--reviewer", "offline", cwd=project)
+        (folder / "report.json").write_text(json.dumps(report), encoding="utf-8")
+        (folder / "stderr.txt").write_text(stderr, encoding="utf-8")
+
+    folder = built_once("offline-eval", build)
+    report = json.loads((folder / "report.json").read_text(encoding="utf-8"))
+    return report, (folder / "stderr.txt").read_text(encoding="utf-8"), folder / "proj"
+
+
 def test_the_bundled_corpus_is_large_labelled_and_in_seven_languages() -> None:
     from omp.evaluate import CATEGORIES, load_corpus
 
@@ -37,8 +57,9 @@ def test_the_bundled_corpus_is_large_labelled_and_in_seven_languages() -> None:
                                                    ("request", "condition", "forget"))
 
 
-def test_offline_reviewer_recalls_the_users_requests_and_proposes_nothing_unasked(tmp_path: Path, project: Path) -> None:
-    report, stderr = _eval(tmp_path, "--reviewer", "offline", cwd=project)
+def test_offline_reviewer_recalls_the_users_requests_and_proposes_nothing_unasked(
+        offline_eval: tuple[dict, str, Path]) -> None:
+    report, stderr, project = offline_eval
     assert report["reviewer"] == "offline"
     assert report["recall"] >= 0.95
     by_category = {c["category"]: c for c in report["categories"]}
@@ -56,10 +77,11 @@ def test_offline_reviewer_recalls_the_users_requests_and_proposes_nothing_unaske
     assert not (project / ".omp").exists() and not (project / ".github").exists()  # the user's project untouched
 
 
-def test_a_fake_model_runs_through_the_same_pipeline_and_is_scored_alike(tmp_path: Path) -> None:
+def test_a_fake_model_runs_through_the_same_pipeline_and_is_scored_alike(
+        tmp_path: Path, offline_eval: tuple[dict, str, Path]) -> None:
     fake = FakeReviewer(tmp_path / "fake")
     fake.default(json_reply(EMPTY_ANSWER))
-    offline, _ = _eval(tmp_path, "--reviewer", "offline")
+    offline, _, _ = offline_eval
     modelled, _ = _eval(tmp_path, "--reviewer", "command", env=fake.env("command"))
     assert modelled["reviewer"] == "command"
     assert modelled["recall"] == offline["recall"]  # a model that adds nothing loses nothing

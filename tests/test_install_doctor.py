@@ -11,15 +11,17 @@ import os
 import shutil
 import subprocess
 import sys
+from importlib.metadata import version
 from pathlib import Path
 
 import pytest
 
-from copilot_support import REPO, copilot_binary, copilot_env, fake_copilot, run_logs
+from copilot_support import PLUGIN, REPO, copilot_binary, copilot_env, fake_copilot, run_logs
 from helpers import run_omp
 from review_support import FakeReviewer, reply
 
-from omp import config
+from omp import __version__, config
+from omp.install import write_plugin
 from omp.paths import ProjectPaths
 from omp.review import claim as claims
 from omp.review import queue
@@ -50,17 +52,22 @@ def home_paths(home: Path) -> tuple[Path, Path]:
 # the plugin files
 
 
-def test_packaged_plugin_is_the_repository_plugin() -> None:
+def test_the_plugin_files_exist_once_inside_the_package() -> None:
+    """One copy: `omp/plugin/` is the marketplace's source and what `omp install` writes out. The
+    repository root is no second plugin (none of the places Copilot CLI looks for one)."""
     for relative in PLUGIN_FILES:
-        assert (REPO / "omp" / "plugin" / relative).read_bytes() == (REPO / relative).read_bytes(), relative
-    assert os.access(REPO / "hooks" / "run", os.X_OK)
+        assert (PLUGIN / relative).is_file(), relative
+    assert os.access(PLUGIN / "hooks" / "run", os.X_OK)
+    for place in (".plugin/plugin.json", "plugin.json", ".github/plugin/plugin.json", ".claude-plugin/plugin.json",
+                  "hooks/hooks.json"):
+        assert not (REPO / place).exists(), place
 
 
 def test_plugin_manifest_hooks_and_marketplace() -> None:
-    manifest = json.loads((REPO / "plugin.json").read_text())
-    assert manifest["name"] == "omp" and manifest["description"] and manifest["version"]
-    assert (REPO / manifest["hooks"]).is_file()
-    hooks = json.loads((REPO / manifest["hooks"]).read_text())
+    manifest = json.loads((PLUGIN / "plugin.json").read_text())
+    assert manifest["name"] == "omp" and manifest["description"]
+    assert (PLUGIN / manifest["hooks"]).is_file()
+    hooks = json.loads((PLUGIN / manifest["hooks"]).read_text())
     assert hooks["version"] == 1
     assert set(hooks["hooks"]) == {"sessionStart", "sessionEnd"}
     for entries in hooks["hooks"].values():
@@ -70,7 +77,19 @@ def test_plugin_manifest_hooks_and_marketplace() -> None:
     assert market["name"] and market["owner"]
     # Only the plugin folder, never the whole checkout (its .venv, build output, …).
     assert [(p["name"], p["source"]) for p in market["plugins"]] == [("omp", "./omp/plugin")]
-    assert market["plugins"][0]["version"] == manifest["version"]
+    # One version, omp.__version__: no committed manifest carries a second copy (Copilot CLI
+    # requires none; `omp install` writes it into the manifest it registers).
+    assert "version" not in manifest and "version" not in market["plugins"][0]
+
+
+def test_one_version_the_package_metadata_and_the_registered_manifest_read_it(tmp_path: Path) -> None:
+    assert version("omp") == __version__  # pyproject.toml: dynamic, from omp.__version__
+    written = write_plugin(tmp_path / "plugin", sys.executable)
+    manifest = json.loads((written / "plugin.json").read_text())
+    assert manifest.pop("version") == __version__
+    assert manifest == json.loads((PLUGIN / "plugin.json").read_text())
+    for relative in PLUGIN_FILES[1:]:
+        assert (written / relative).read_bytes() == (PLUGIN / relative).read_bytes(), relative
 
 
 # ---------------------------------------------------------------------------------------------
@@ -81,7 +100,7 @@ def _plugin_copy(tmp_path: Path, interpreter: str | None) -> Path:
     plugin = tmp_path / "plugin"
     for relative in PLUGIN_FILES:
         (plugin / relative).parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(REPO / relative, plugin / relative)
+        shutil.copy2(PLUGIN / relative, plugin / relative)
     if interpreter:
         (plugin / "hooks" / "interpreter").write_text(interpreter + "\n")
     return plugin
@@ -336,6 +355,7 @@ def test_omp_install_with_the_real_cli(project: Path, isolated_home: Path) -> No
     assert plugin_list(env) == [("omp", "", True)]
     copied = isolated_home / ".copilot" / "installed-plugins" / "_direct" / "omp"
     assert (copied / "hooks" / "interpreter").read_text().strip() == sys.executable
+    assert json.loads((copied / "plugin.json").read_text())["version"] == __version__  # written by omp install
     second = run_omp(["install"], env=env, timeout=180)
     assert second.returncode == 1 and "already registered" in second.stderr
     result, checks = doctor(project, {**env, "OMP_TOKENIZER": "estimate"})

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import json
 import re
 import time
 from pathlib import Path
 
 import pytest
 import tiktoken
+from helpers import built_once
 from sessions_support import (
     FIXTURE,
     assistant,
@@ -273,16 +275,20 @@ def test_empty_packet_when_nothing_is_new(tmp_path: Path) -> None:
 
 
 # --------------------------------------------------------------------------------------------
-# A large generated session (~20 MB; the 100 MB case is in bench/). Its tests share one xdist
-# worker (`--dist loadgroup`), so the session is generated once, not once per worker.
+# A large generated session (~20 MB; the 100 MB case is in bench/), generated once per run and
+# read by every worker whose tests need it (helpers.built_once). Its tests also share one xdist
+# group, which keeps them on one worker where pytest-xdist can.
 ONE_WORKER = pytest.mark.xdist_group("large_session")
 
 
 @pytest.fixture(scope="module")
-def large_session(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict]:
-    out = tmp_path_factory.mktemp("large") / "events.jsonl"
-    info = generate_session(out, mb=20, user_messages=150, seed=3)
-    return out, info
+def large_session() -> tuple[Path, dict]:
+    def build(folder: Path) -> None:
+        info = generate_session(folder / "events.jsonl", mb=20, user_messages=150, seed=3)
+        (folder / "info.json").write_text(json.dumps(info), encoding="utf-8")
+
+    folder = built_once("large-session", build)
+    return folder / "events.jsonl", json.loads((folder / "info.json").read_text(encoding="utf-8"))
 
 
 @ONE_WORKER

@@ -15,13 +15,12 @@ from pathlib import Path
 
 import pytest
 
-from copilot_support import finish_detached, run_logs, wait_for
+from copilot_support import PLUGIN, finish_detached, run_logs, wait_for
 from helpers import run_omp
 from review_support import FakeReviewer, conversation, json_reply, log_lines, standard_answer, write_session
 
 from omp import detach, process
 
-REPO = Path(__file__).resolve().parent.parent
 HOSTILE = ("click", "psutil", "filelock", "omp")
 
 
@@ -53,7 +52,7 @@ def hostile(project: Path, tmp_path: Path) -> tuple[Path, FakeReviewer, dict[str
 def test_hook_started_review_imports_nothing_from_the_project(project: Path, hostile) -> None:
     markers, fake, env = hostile
     session = write_session(project, conversation())
-    proc = subprocess.run(["sh", str(REPO / "hooks" / "run"), "session-end"],
+    proc = subprocess.run(["sh", str(PLUGIN / "hooks" / "run"), "session-end"],
                           input=json.dumps({"sessionId": session, "cwd": str(project)}),
                           capture_output=True, text=True, env=dict(os.environ, **env), cwd=project, timeout=60)
     assert proc.returncode == 0 and proc.stdout.strip() == "{}", proc.stderr

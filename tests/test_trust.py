@@ -16,14 +16,12 @@ from pathlib import Path
 
 import pytest
 
-from copilot_support import finish_detached, run_logs, wait_for
+from copilot_support import PLUGIN, finish_detached, run_logs, wait_for
 from helpers import run_omp
 from review_support import FakeReviewer, conversation, json_reply, log_lines, standard_answer, write_session
 
 from omp import hooks, trust
 from omp.paths import ProjectPaths
-
-REPO = Path(__file__).resolve().parent.parent
 
 
 @pytest.fixture
@@ -53,10 +51,10 @@ def commit_hostile_config(project: Path, fake: FakeReviewer) -> Path:
 
 
 def hook(event: str, project: Path, session_id: str, env: dict[str, str]) -> dict[str, str]:
-    """The hook as Copilot runs it: hooks/run, from the project folder."""
+    """The hook as Copilot runs it: the plugin's hooks/run, from the project folder."""
     full = dict(os.environ, OMP_PYTHON=sys.executable, **env)
     payload = json.dumps({"sessionId": session_id, "cwd": str(project)})
-    proc = subprocess.run(["sh", str(REPO / "hooks" / "run"), event], input=payload, capture_output=True,
+    proc = subprocess.run(["sh", str(PLUGIN / "hooks" / "run"), event], input=payload, capture_output=True,
                           text=True, env=full, cwd=project, timeout=60)
     assert proc.returncode == 0, proc.stderr
     return json.loads(proc.stdout)

@@ -255,9 +255,8 @@ def test_reviewer_session_is_left_alone(rig: Rig) -> None:
 
 def _export_repository(target: Path) -> Path:
     """The repository's plugin files as a clone has them (a clone also has omp/, tests/, …)."""
-    for relative in ("plugin.json", "hooks/hooks.json", "hooks/run", "hooks/run.ps1", ".github/plugin/marketplace.json",
-                     "omp/plugin/plugin.json", "omp/plugin/hooks/hooks.json", "omp/plugin/hooks/run",
-                     "omp/plugin/hooks/run.ps1"):
+    for relative in (".github/plugin/marketplace.json", "omp/plugin/plugin.json", "omp/plugin/hooks/hooks.json",
+                     "omp/plugin/hooks/run", "omp/plugin/hooks/run.ps1"):
         (target / relative).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(REPO / relative, target / relative)
     return target
@@ -268,7 +267,7 @@ def test_repository_installs_and_its_hooks_fire(rig: Rig, tmp_path: Path, how: s
     clone = _export_repository(tmp_path / "omp-clone")
     copilot = rig.cli
     if how == "direct":
-        copilot("plugin", "install", str(clone))
+        copilot("plugin", "install", str(clone / "omp" / "plugin"))  # the plugin folder: the root is no plugin
         expected = ("omp", "")
     else:
         copilot("plugin", "marketplace", "add", str(clone))

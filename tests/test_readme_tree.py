@@ -1,0 +1,96 @@
+"""The README must not drift from the tree (STYLE §7: a docs check fails, never xfails).
+
+- its Layout section names every module and package under omp/, and only ones that exist;
+- every repository path it names (`omp/…`, `tests/…`, `bench/…`, `docs/…`, `.ci/…`) exists;
+- its test command is the one `.ci/run` ends with, and `.ci/run` runs `.ci/lint` before it.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+README = REPO / "README.md"
+OMP = REPO / "omp"
+# A path into the repository, as the README writes one: in backticks, in a link, or bare.
+_REPO_PATH = re.compile(r"(?:^|(?<=[\s`(]))((?:omp|tests|bench|docs|\.ci)/[\w./-]*)")
+_MODULE = re.compile(r"\b(\w+\.py)\b")
+
+
+def _readme() -> str:
+    return README.read_text(encoding="utf-8")
+
+
+def layout_block() -> list[str]:
+    text = _readme()
+    assert "\n## Layout\n" in text, "README.md has no Layout section"
+    section = text.split("\n## Layout\n", 1)[1]
+    assert "```" in section, "README's Layout section has no code block"
+    return section.split("```", 2)[1].splitlines()[1:]
+
+
+def named_in_layout() -> tuple[set[str], set[str], list[str]]:
+    """(modules as `omp/pkg/name.py`, packages as `omp/pkg`, the top-level entries below omp/)."""
+    modules: set[str] = set()
+    packages: set[str] = set()
+    top: list[str] = []
+    package = ""
+    inside_omp = False
+    for line in layout_block():
+        if not line.strip():
+            continue
+        if not line.startswith(" "):
+            inside_omp = line.split()[0] == "omp/"
+            if not inside_omp:
+                top.append(line.split()[0])
+            continue
+        if not inside_omp:
+            continue
+        entry = re.match(r"^  (\S)", line)
+        if entry:  # a new entry of omp/ (deeper-indented lines continue the one above)
+            named_package = re.match(r"^  (\w+)/", line)
+            package = named_package.group(1) if named_package else ""
+            if package:
+                packages.add(f"omp/{package}")
+        for name in _MODULE.findall(line):
+            modules.add(f"omp/{package}/{name}" if package else f"omp/{name}")
+    return modules, packages, top
+
+
+def test_the_layout_names_only_modules_and_folders_that_exist() -> None:
+    modules, packages, top = named_in_layout()
+    assert modules and packages and top
+    missing = sorted(m for m in modules | packages | set(top) if not (REPO / m).exists())
+    assert not missing, f"README's Layout names what the tree does not have: {missing}"
+
+
+def test_the_layout_names_every_module_and_package_of_omp() -> None:
+    """Every module of omp/ and of its packages; `cli/` is described as a whole (one module per
+    command), and `plugin/` and `data/` hold no modules."""
+    modules, packages, _ = named_in_layout()
+    real_packages = {f"omp/{p.name}" for p in OMP.iterdir() if p.is_dir() and p.name != "__pycache__"}
+    assert sorted(real_packages - packages) == [], "packages of omp/ missing from README's Layout"
+    real_modules = {p.relative_to(REPO).as_posix() for p in OMP.rglob("*.py")
+                    if p.name not in ("__init__.py", "__main__.py") and "__pycache__" not in p.parts
+                    and p.parent.name not in ("cli", "data")}
+    assert sorted(real_modules - modules) == [], "modules of omp/ missing from README's Layout"
+
+
+def test_every_repository_path_the_readme_names_exists() -> None:
+    named = {m.rstrip(".,") for m in _REPO_PATH.findall(_readme())}
+    named = {n.split("*", 1)[0] for n in named}
+    assert len(named) > 20
+    missing = sorted(n for n in named if not (REPO / n).exists())
+    assert not missing, f"README.md names files the repository does not have: {missing}"
+
+
+def test_the_readme_test_command_is_what_ci_runs_after_lint() -> None:
+    text = _readme()
+    tests = text.split("\n## Tests\n", 1)[1]
+    command = tests.split("```sh\n", 1)[1].split("\n```", 1)[0].strip()
+    assert command.endswith("python -m pytest -q"), command
+    ci = [line for line in (REPO / ".ci" / "run").read_text(encoding="utf-8").splitlines() if line.strip()]
+    assert ci[-1] == ".venv/bin/python -m pytest -q", "the last line of .ci/run must be the README's test command"
+    assert "bash .ci/lint" in ci and ci.index("bash .ci/lint") < len(ci) - 1, ".ci/run runs .ci/lint first"
+    assert "`.ci/lint`" in text, "README.md says how to run the lint and type checks"
