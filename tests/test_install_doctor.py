@@ -54,12 +54,15 @@ def home_paths(home: Path) -> tuple[Path, Path]:
 
 def test_the_plugin_files_exist_once_inside_the_package() -> None:
     """One copy: `omp/plugin/` is the marketplace's source and what `omp install` writes out. The
-    repository root is no second plugin (none of the places Copilot CLI looks for one)."""
+    repository root's `plugin.json` and `hooks/` (SPEC §9.1) are links to it, never second copies,
+    and no other place Copilot CLI looks for a plugin holds one."""
     for relative in PLUGIN_FILES:
         assert (PLUGIN / relative).is_file(), relative
     assert os.access(PLUGIN / "hooks" / "run", os.X_OK)
-    for place in (".plugin/plugin.json", "plugin.json", ".github/plugin/plugin.json", ".claude-plugin/plugin.json",
-                  "hooks/hooks.json"):
+    for link in ("plugin.json", "hooks"):
+        assert (REPO / link).is_symlink(), f"{link} at the root must be a link, not a copy"
+        assert (REPO / link).resolve() == (PLUGIN / link).resolve()
+    for place in (".plugin/plugin.json", ".github/plugin/plugin.json", ".claude-plugin/plugin.json"):
         assert not (REPO / place).exists(), place
 
 

@@ -254,20 +254,27 @@ def test_reviewer_session_is_left_alone(rig: Rig) -> None:
 
 
 def _export_repository(target: Path) -> Path:
-    """The repository's plugin files as a clone has them (a clone also has omp/, tests/, …)."""
+    """The repository's plugin files as a clone has them (a clone also has omp/, tests/, …): the
+    plugin folder inside the package, and the root's links to it (SPEC §9.1, files once)."""
     for relative in (".github/plugin/marketplace.json", "omp/plugin/plugin.json", "omp/plugin/hooks/hooks.json",
                      "omp/plugin/hooks/run", "omp/plugin/hooks/run.ps1"):
         (target / relative).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(REPO / relative, target / relative)
+    for link in ("plugin.json", "hooks"):
+        assert (REPO / link).is_symlink(), f"the repository root's {link} is a link into omp/plugin/"
+        (target / link).symlink_to(os.readlink(REPO / link))
     return target
 
 
-@pytest.mark.parametrize("how", ["direct", "marketplace"])
+@pytest.mark.parametrize("how", ["direct", "plugin-folder", "marketplace"])
 def test_repository_installs_and_its_hooks_fire(rig: Rig, tmp_path: Path, how: str) -> None:
     clone = _export_repository(tmp_path / "omp-clone")
     copilot = rig.cli
     if how == "direct":
-        copilot("plugin", "install", str(clone / "omp" / "plugin"))  # the plugin folder: the root is no plugin
+        copilot("plugin", "install", str(clone))  # the clone's root: plugin.json and hooks/ are links
+        expected = ("omp", "")
+    elif how == "plugin-folder":
+        copilot("plugin", "install", str(clone / "omp" / "plugin"))
         expected = ("omp", "")
     else:
         copilot("plugin", "marketplace", "add", str(clone))
@@ -277,7 +284,7 @@ def test_repository_installs_and_its_hooks_fire(rig: Rig, tmp_path: Path, how: s
     assert expected in listed
 
     # A clone has no baked interpreter: the hooks find omp through $OMP_PYTHON or omp on PATH.
-    hook_env = ({"OMP_PYTHON": sys.executable} if how == "direct"
+    hook_env = ({"OMP_PYTHON": sys.executable} if how != "marketplace"
                 else {"PATH": f"{Path(sys.executable).parent}:{os.environ.get('PATH', '')}"})
     if how == "marketplace" and not (Path(sys.executable).parent / "omp").exists():
         hook_env = {"OMP_PYTHON": sys.executable}
