@@ -535,7 +535,7 @@ def sweep(paths: ProjectPaths, request: ReviewRequest, limit: int | None = None,
 
         check_layout(paths)  # a `.omp` linked out of the project: no clean-up, no review, one message
         result.cleaned = clean_old(paths, ctx.timeout)
-    from omp.hooks import note_memory_on
+    from omp.core.memory_on import note_memory_on
 
     ensure_state_dir(paths)
     result.memory_on_since = None if include_older else note_memory_on(str(paths.root))
