@@ -17,7 +17,7 @@ def read_regular(path: str | os.PathLike[str]) -> bytes | None:
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             raise OSError(f"{os.fspath(path)} is not a regular file")
-        chunks = []
+        chunks: list[bytes] = []
         while True:
             chunk = os.read(fd, 1 << 16)
             if not chunk:
