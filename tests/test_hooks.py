@@ -292,20 +292,24 @@ def test_the_session_id_rule() -> None:
 
 
 @pytest.mark.parametrize(
-    "env, project_cfg, global_cfg",
+    "env, project_cfg, global_cfg, if_trusted, if_untrusted",
     [
-        ({}, {}, {}),
-        ({"OMP_MEMORY_MODE": "on"}, {"memory-mode": "off"}, {}),
-        ({"OMP_MEMORY_MODE": " ON "}, {}, {}),
-        ({"OMP_MEMORY_MODE": ""}, {"memory-mode": "on"}, {"memory-mode": "off"}),
-        ({}, {}, {"memory-mode": "on", "memory-inject": "hook"}),
-        ({}, {"memory-inject": "Hook"}, {"memory-inject": "block"}),
-        ({"OMP_MEMORY_INJECT": "hook"}, {"memory-mode": "on", "memory-inject": None}, {}),
+        ({}, {}, {}, ("off", "block"), ("off", "block")),
+        ({"OMP_MEMORY_MODE": "on"}, {"memory-mode": "off"}, {}, ("on", "block"), ("on", "block")),
+        ({"OMP_MEMORY_MODE": " ON "}, {}, {}, ("on", "block"), ("on", "block")),
+        ({"OMP_MEMORY_MODE": ""}, {"memory-mode": "on"}, {"memory-mode": "off"}, ("on", "block"), ("off", "block")),
+        ({}, {}, {"memory-mode": "on", "memory-inject": "hook"}, ("on", "hook"), ("on", "hook")),
+        ({}, {"memory-inject": "Hook"}, {"memory-inject": "block"}, ("off", "hook"), ("off", "block")),
+        ({"OMP_MEMORY_INJECT": "hook"}, {"memory-mode": "on", "memory-inject": None}, {}, ("on", "hook"),
+         ("off", "hook")),
     ],
 )
 @pytest.mark.parametrize("trusted", [True, False], ids=["trusted", "untrusted"])
-def test_settings_match_the_library(project: Path, isolated_home: Path, monkeypatch: pytest.MonkeyPatch,
-                                    env: dict[str, str], project_cfg: dict, global_cfg: dict, trusted: bool) -> None:
+def test_the_hook_resolves_settings_in_layers(project: Path, isolated_home: Path, monkeypatch: pytest.MonkeyPatch,
+                                              env: dict[str, str], project_cfg: dict, global_cfg: dict,
+                                              if_trusted: tuple[str, str], if_untrusted: tuple[str, str],
+                                              trusted: bool) -> None:
+    # environment (blank counts as unset) › trusted project › global › default; choices in any case
     for name, value in env.items():
         monkeypatch.setenv(name, value)
     (project / ".omp").mkdir()
@@ -314,13 +318,13 @@ def test_settings_match_the_library(project: Path, isolated_home: Path, monkeypa
         trust.record(ProjectPaths(project), (project / ".omp" / "config.json").read_bytes(), "test")
     (isolated_home / ".omp").mkdir(exist_ok=True)
     (isolated_home / ".omp" / "config.json").write_text(json.dumps(global_cfg))
-    expected = config.resolve(ProjectPaths(project))
+    expected = if_trusted if trusted else if_untrusted
     got = settings_for(str(project), os.environ)
     assert got is not None
-    for key in ("memory-mode", "memory-inject"):
-        assert got[key] == expected[key].value, key
-    verdict = trust.check(ProjectPaths(project))
-    assert verdict is not None and got[IGNORED] == verdict.ignored == (not trusted)
+    assert (got["memory-mode"], got["memory-inject"]) == expected
+    assert got[IGNORED] == (not trusted)
+    library = config.resolve(ProjectPaths(project))  # `omp config get` says the same
+    assert (library["memory-mode"].value, library["memory-inject"].value) == expected
 
 
 def test_bad_setting_values_are_judged_by_the_library(project: Path, monkeypatch: pytest.MonkeyPatch,
