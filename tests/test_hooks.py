@@ -17,7 +17,7 @@ from copilot_support import kill_quietly, pid_alive, run_hook, run_logs, wait_fo
 from memory_support import enable
 
 from omp import config, trust
-from omp.core import layout
+from omp.core import jsonlite, layout
 from omp.core.pending import count_open
 from omp.detach import prune_run_logs, read_env_file, review_environment, spawn_detached
 from omp.memory.block import refresh_hook_context
@@ -267,14 +267,12 @@ def test_hooks_import_nothing_but_omp(project: Path) -> None:
     report = eval(proc.stdout)  # a repr of str lists, from our own script
     assert report["actions"] == ["review started", "context"]
     # Standard library modules the interpreter had not already loaded cost start-up time: the
-    # hooks load none but `json` (SPEC §12 allows it; measured in bench/README.md) — no
-    # subprocess, pathlib, dataclasses, typing — and nothing heavy. Hashing a project's config
-    # to check trust (SPEC §3.1) is the other allowed extra: the small builtin sha256 module,
-    # where the interpreter has one.
+    # hooks load none (no json, re, subprocess, pathlib, dataclasses, typing), and nothing heavy.
+    # Hashing a project's config to check trust (SPEC §3.1) is the one allowed extra: the small
+    # builtin sha256 module, where the interpreter has one.
     hashing = {"_sha256", "_sha2", "hashlib", "_hashlib", "_blake2"}
-    standard_json = {"json", "json.decoder", "json.scanner", "json.encoder", "_json"}
     assert [m for m in report["new"] if not m.startswith("omp") and m not in sys.builtin_module_names
-            and m not in hashing | standard_json] == []
+            and m not in hashing] == []
     # Of omp: the hooks and the core they share with the library; omp.detach because this
     # sessionEnd started a review.
     outside = {m for m in report["new"] if m.startswith("omp") and m.split(".")[:2] not in (["omp", "core"],
@@ -384,6 +382,62 @@ def test_the_pending_grammar_is_tolerant_and_the_nudge_counts_with_it(project: P
     paths.pending_md.write_text(text)
     nudge = run_hook("session-start", start_payload(project)).json()["additionalContext"]
     assert "[MEMORY REVIEW] 12 proposed directive(s)" in nudge
+
+
+# The hook's small JSON reader and writer (omp.core.jsonlite) stand in for the json module.
+
+JSON_SAMPLES = [
+    '{"sessionId": "abc", "cwd": "/tmp/x", "timestamp": 1795982097017, "reason": "complete"}',
+    '{"a": [1, -0, 0.5, -1.25e3, 1E-2, 10, 1e5, 123456789012345678901234567890], "b": {"c": null}}',
+    '{"u": "caf\\u00e9 \\ud83d\\ude00 \\ud800 lone \\/ \\" \\\\ \\b\\f\\n\\r\\t", "e": "", "t": true, "f": false}',
+    '  [ ]  ', "{}", "[]", '"plain"', "0", "-0.0", "1.0e+2", '{"dup": 1, "dup": 2}', '{"nested": [[[{"x": [[]]}]]]}',
+    '{"k": "raw ünicode ✓"}',
+    # not JSON, or JSON only the real parser accepts
+    "", " ", "01", "1.", ".5", "+1", "1e", "1e+", "--1", "-", "[1,]", '{"a": 1,}', "'x'", '"\\x"', '"a\tb"',
+    "nul", "tru", "[", "{", '"abc', "NaN", "-Infinity", "[1 2]", '{"a" 1}', '{"a": }', '{1: 2}', "[1]x",
+    '"\\u12"', '"\\uZZZZ"', "[" * 50 + "]" * 49,
+]
+
+
+def _outcome(parse, text: str) -> tuple[str, str]:
+    try:
+        value = parse(text)
+    except ValueError as exc:
+        return ("error", type(exc).__name__)
+    return ("ok", repr(value))
+
+
+def test_json_reader_agrees_with_the_json_module() -> None:
+    import random
+
+    samples = list(JSON_SAMPLES)
+    rng = random.Random(1234)
+    alphabet = list('{}[]",:0123456789-+.eE \\u00ab truefalsn\n\t')
+    for _ in range(3000):
+        base = rng.choice(JSON_SAMPLES[:13])
+        chars = list(base)
+        for _ in range(rng.randint(1, 3)):  # damage it a little, somewhere
+            where = rng.randrange(len(chars) + 1)
+            action = rng.random()
+            if action < 0.4 and chars:
+                del chars[min(where, len(chars) - 1)]
+            elif action < 0.8:
+                chars.insert(where, rng.choice(alphabet))
+            else:
+                chars = chars[:where]
+        samples.append("".join(chars))
+    for text in samples:
+        assert _outcome(jsonlite.loads, text) == _outcome(json.loads, text), text
+
+
+def test_json_writer_agrees_with_the_json_module() -> None:
+    values = [{}, {"additionalContext": "plain"}, {"k": 'quote " backslash \\ slash /'},
+              {"k": "tab\t nl\n cr\r bs\b ff\f nul\x00 esc\x1b del\x7f"},
+              {"k": "é — ✓ 😀 \u2028 \ud800"}, {"a": "1", "b": "2"}]
+    for value in values:
+        assert jsonlite.dumps(value) == json.dumps(value)
+        assert json.loads(jsonlite.dumps(value)) == value
+    assert jsonlite.dumps({"n": 1}) == json.dumps({"n": 1})  # anything else: the json module
 
 
 # ---------------------------------------------------------------------------------------------

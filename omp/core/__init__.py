@@ -12,9 +12,9 @@ API (ProjectPaths, errors that name the fix):
 - pending:       the pending checklist's grammar, the skill-draft count, the retry-queue summary;
 - context_cache: the fingerprint and the file of the hook's rendered memory context;
 - instructions:  the managed block's markers and "does the instruction file need a sync?";
-- memory_on:     when memory mode was turned on for a project.
+- memory_on:     when memory mode was turned on for a project;
+- jsonlite:      JSON without importing `json` (which imports `re`: measured over the budget).
 
-Standard library only, and only its cheap modules (`os`, `sys`, `stat`, `time`, `json` — which
-brings `re` — and the builtin sha256); nothing from omp outside this package
-(tests/test_architecture.py checks both).
+Standard library only, and only its cheap modules (`os`, `sys`, `stat`, `time`, the builtin
+sha256); nothing from omp outside this package (tests/test_architecture.py checks both).
 """

@@ -6,10 +6,9 @@ one stat whether the file is in step with the mode (SPEC §7.3), and only then r
 
 from __future__ import annotations
 
-import json
 import os
 
-from omp.core import layout
+from omp.core import jsonlite, layout
 
 START_MARKER = "<!-- omp:memory:start -->"
 END_MARKER = "<!-- omp:memory:end -->"
@@ -27,7 +26,7 @@ def out_of_step(root: str, inject: str) -> bool:
             return False
     try:
         with open(os.path.join(root, layout.BLOCK_RECORD), "rb") as handle:
-            record = json.loads(handle.read().decode("utf-8"))
+            record = jsonlite.loads(handle.read().decode("utf-8"))
         stored = record.get("stat") if isinstance(record, dict) else None
     except (OSError, ValueError, RecursionError):
         return False  # omp never wrote a block here (or an older omp did): nothing to compare

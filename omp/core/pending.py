@@ -6,23 +6,33 @@ reads the same files by the same rules.
 The pending checklist (`R/.omp/memory-review/pending-directives.md`) is written by omp and may
 be edited by hand, so it is read tolerantly: up to 12 spaces of indentation, a `-`/`*`/`+`
 bullet, `[ ]`/`[]`/`[x]`/`[X]`, the text stripped; `FORGET: text` (any case) proposes a removal.
-A line repeated is one item. `re` costs nothing extra here: `json` imports it.
+A line repeated is one item. Read without `re`, whose import alone would cost the hook more
+than its budget allows in a fresh install (omp.core.jsonlite says why).
 """
 
 from __future__ import annotations
 
-import json
 import os
-import re
 import time
 
-from omp.core import layout
-
-ITEM_RE = re.compile(r"^\s{0,12}[-*+]\s*\[([ xX]?)\]\s*(.*?)\s*$")
-FORGET_RE = re.compile(r"^forget\s*:\s*(.*)$", re.IGNORECASE)
+from omp.core import jsonlite, layout
 
 ADD = "add"
 FORGET = "forget"
+
+
+def checklist_item(raw: str) -> tuple[bool, str] | None:
+    """(ticked, text) of a `- [ ] text` line, else None: up to 12 spaces (any Unicode
+    whitespace), a `-`/`*`/`+` bullet, `[ ]`/`[]`/`[x]`/`[X]`, the rest stripped."""
+    stripped = raw.lstrip()
+    if len(raw) - len(stripped) > 12 or stripped[:1] not in ("-", "*", "+"):
+        return None
+    rest = stripped[1:].lstrip()
+    if rest[:2] == "[]":
+        return False, rest[2:].strip()
+    if rest[:1] == "[" and rest[1:2] in (" ", "x", "X") and rest[2:3] == "]":
+        return rest[1] != " ", rest[3:].strip()
+    return None
 
 
 def parse_checklist(text: str) -> list[tuple[str, str, bool]]:
@@ -30,13 +40,12 @@ def parse_checklist(text: str) -> list[tuple[str, str, bool]]:
     items: list[tuple[str, str, bool]] = []
     seen: set[tuple[str, str, bool]] = set()
     for raw in text.splitlines():
-        match = ITEM_RE.match(raw)
-        if not match or not match.group(2):
+        found = checklist_item(raw)
+        if found is None or not found[1]:
             continue
-        body = match.group(2)
-        forget = FORGET_RE.match(body)
-        item = (FORGET if forget else ADD, (forget.group(1) if forget else body).strip(),
-                match.group(1) in ("x", "X"))
+        ticked, body = found
+        removal = body[:6].lower() == "forget" and body[6:].lstrip().startswith(":")
+        item = (FORGET if removal else ADD, body[6:].lstrip()[1:].strip() if removal else body, ticked)
         if not item[1] or item in seen:
             continue
         seen.add(item)
@@ -113,7 +122,7 @@ def queue_summary(root: str, now: float | None = None) -> QueueSummary:
     for name in names:
         try:
             with open(os.path.join(folder, name), "rb") as handle:
-                entry = json.loads(handle.read().decode("utf-8"))
+                entry = jsonlite.loads(handle.read().decode("utf-8"))
             due = due or is_due(entry.get("next_try_at", 0), now)
             updated = entry.get("updated_at", 0)
             error = entry.get("last_error")

@@ -13,10 +13,9 @@ library can judge and word (a bad value, a trusted file that does not parse).
 
 from __future__ import annotations
 
-import json
 import os
 
-from omp.core import layout
+from omp.core import jsonlite, layout
 from omp.core.files import read_regular
 
 TYPE_CHECKING = False
@@ -105,14 +104,14 @@ def trust_verdict(projects: Mapping[str, Any], root: str | os.PathLike[str], fou
 def _trusted_projects() -> dict[str, Any]:
     """`projects` of G/trust.json; raises OSError or ValueError when it cannot be read."""
     raw = read_regular(os.path.join(layout.global_home(), layout.TRUST_FILE))
-    data = json.loads(raw.decode("utf-8")) if raw else {}
+    data = jsonlite.loads(raw.decode("utf-8")) if raw else {}
     projects = data.get("projects") if isinstance(data, dict) else None
     return projects if isinstance(projects, dict) else {}
 
 
 def _object(path: str, raw: bytes) -> dict[str, Any]:
     try:
-        data = json.loads(raw.decode("utf-8"))
+        data = jsonlite.loads(raw.decode("utf-8"))
     except (ValueError, RecursionError):
         raise Unsure(path) from None
     if not isinstance(data, dict):

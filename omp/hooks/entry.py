@@ -3,10 +3,10 @@ JSON object and the exit status 0, whatever happens."""
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 
+from omp.core import jsonlite
 from omp.hooks.end import session_end
 from omp.hooks.outcome import HookResult, problem
 from omp.hooks.start import session_start
@@ -33,7 +33,7 @@ def read_payload(stream: Any) -> dict[str, Any]:
     if isinstance(raw, bytes):
         raw = raw.decode("utf-8", errors="replace")
     try:
-        value = json.loads(raw) if raw and raw.strip() else {}
+        value = jsonlite.loads(raw) if raw and raw.strip() else {}
     except (ValueError, RecursionError):
         return {}
     return value if isinstance(value, dict) else {}
@@ -55,9 +55,9 @@ def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     result = run(args[0] if args else "", sys.stdin, os.environ)
     try:
-        # ASCII (json's default) is valid JSON whatever encoding stdout has (a Windows pipe is
-        # not UTF-8).
-        sys.stdout.write(json.dumps(result.output) + "\n")
+        # ASCII (jsonlite.dumps, like json's default) is valid JSON whatever encoding stdout
+        # has (a Windows pipe is not UTF-8).
+        sys.stdout.write(jsonlite.dumps(result.output) + "\n")
         sys.stdout.flush()
     except (OSError, ValueError, AttributeError):
         pass
