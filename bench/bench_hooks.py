@@ -19,7 +19,9 @@ JSON on stdin:
                        `python -c` instead of `-m`, which saves runpy's imports).
 
 It reports each median and its difference from the floor's (budgets: session-end 25 ms,
-session-start 40 ms). The fixture lives in a temporary folder (its own HOME, OMP_HOME and
+session-start 40 ms), and the same for the CPU time the process used (user + system, from
+`getrusage`): on a shared machine wall time also counts the waits for a core, CPU time mostly
+does not, so it shows what the hook itself costs when the two disagree. The fixture lives in a temporary folder (its own HOME, OMP_HOME and
 COPILOT_HOME). Bytecode is cached there too (PYTHONPYCACHEPREFIX, PYTHONDONTWRITEBYTECODE
 unset): an installed package ships compiled bytecode, so compiling the source on every start
 would measure something no user runs. Detached reviews are given time to finish between rounds
@@ -36,6 +38,7 @@ import argparse
 import json
 import os
 import platform
+import resource
 import shutil
 import statistics
 import subprocess
@@ -118,14 +121,23 @@ def cases(env: dict[str, str]) -> dict[str, tuple[list[str], dict[str, str], byt
     }
 
 
-def time_once(argv: list[str], env: dict[str, str], payload: bytes) -> tuple[float, bytes]:
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def time_once(argv: list[str], env: dict[str, str], payload: bytes) -> tuple[float, float, bytes]:
+    """Wall and CPU milliseconds of one run (a detached review is not waited for, so its CPU
+    time is not counted), and its stdout."""
+    cpu_before = _children_cpu()
     started = time.perf_counter()
     proc = subprocess.run(argv, input=payload, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd="/")
     took = time.perf_counter() - started
+    cpu = _children_cpu() - cpu_before
     # A hook that failed would be fast and print {}: only a clean run counts.
     if proc.returncode != 0 or proc.stderr:
         raise SystemExit(f"{argv} failed: {proc.stdout!r} {proc.stderr!r}")
-    return took * 1000, proc.stdout
+    return took * 1000, cpu * 1000, proc.stdout
 
 
 def check(name: str, output: bytes, runs: Path, logs_before: int) -> None:
@@ -141,7 +153,7 @@ def check(name: str, output: bytes, runs: Path, logs_before: int) -> None:
             raise SystemExit(f"{name} did not inject the block: {output!r}")
 
 
-def measure(env: dict[str, str], rounds: int) -> dict[str, list[float]]:
+def measure(env: dict[str, str], rounds: int) -> tuple[dict[str, list[float]], dict[str, list[float]]]:
     table = cases(env)
     state = Path(env["_PROJECT"]) / ".omp" / "state"
     cache, runs = state / "hook-context.txt", state / "runs"
@@ -150,38 +162,43 @@ def measure(env: dict[str, str], rounds: int) -> dict[str, list[float]]:
         time_once(argv, child_env, payload)
     time.sleep(1.0)
     results: dict[str, list[float]] = {name: [] for name in table}
+    cpu: dict[str, list[float]] = {name: [] for name in table}
     for _ in range(rounds):
         for name, (argv, child_env, payload) in table.items():
             if name.endswith("cold"):
                 cache.unlink(missing_ok=True)
             for old in runs.glob("review-*.log"):  # keep the folder small and the check exact
                 old.unlink()
-            took, output = time_once(argv, child_env, payload)
+            took, used, output = time_once(argv, child_env, payload)
             check(name, output, runs, 0)
             if name.endswith("cold") and not cache.exists():
                 raise SystemExit("the cold run did not render the context")
             results[name].append(took)
+            cpu[name].append(used)
             if name.startswith("session-end") and "off" not in name:
                 time.sleep(1.5)  # the review starts 0.5 s later: let it finish before the next run
-    return results
+    return results, cpu
 
 
-def render(results: dict[str, list[float]], rounds: int) -> str:
+def render(results: dict[str, list[float]], cpu: dict[str, list[float]]) -> str:
     floor = statistics.median(results["floor"])
+    cpu_floor = statistics.median(cpu["floor"])
     lines = [
-        "| run | median | minus floor | ratio | budget |",
-        "|---|---:|---:|---:|---|",
+        "| run | median | minus floor | ratio | budget | CPU | CPU minus floor |",
+        "|---|---:|---:|---:|---|---:|---:|",
     ]
     for name, samples in results.items():
         median = statistics.median(samples)
+        used = statistics.median(cpu[name])
         budget = next((BUDGET_MS[key] for key in BUDGET_MS if name.startswith(key)), None)
         verdict = ""
         if budget is not None and name != "floor":
             verdict = f"≤ {budget:.0f} ms: {'met' if median - floor <= budget else 'NOT met'}"
         if name == "floor":
-            lines.append(f"| `python -c pass` (floor) | {median:.1f} ms | — | 1.00 | |")
+            lines.append(f"| `python -c pass` (floor) | {median:.1f} ms | — | 1.00 | | {used:.1f} ms | — |")
         else:
-            lines.append(f"| {name} | {median:.1f} ms | {median - floor:+.1f} ms | {median / floor:.2f} | {verdict} |")
+            lines.append(f"| {name} | {median:.1f} ms | {median - floor:+.1f} ms | {median / floor:.2f} | {verdict} "
+                         f"| {used:.1f} ms | {used - cpu_floor:+.1f} ms |")
     return "\n".join(lines)
 
 
@@ -218,10 +235,10 @@ def main() -> int:
     root = Path(tempfile.mkdtemp(prefix="omp-bench-hooks-"))
     try:
         env = build_fixture(root)
-        results = measure(env, args.rounds)
+        results, cpu = measure(env, args.rounds)
     finally:
         shutil.rmtree(root, ignore_errors=True)
-    table = render(results, args.rounds)
+    table = render(results, cpu)
     print(table)
     if args.write:
         write_report(install_kind(), table, args.rounds)

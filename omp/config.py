@@ -14,7 +14,9 @@ Every integer has an upper bound no person would exceed (SPEC §3): a value such
 or 10**30 days would otherwise be accepted here and crash every later command with an
 OverflowError deep inside datetime or time arithmetic.
 
-Standard library only on the read path: the hooks resolve `memory-mode` with it.
+The order of the layers, the environment variable's name and the two settings the hooks read
+(`memory-mode`, `memory-inject`: their choices and defaults) are omp.core.settings'; the hooks
+resolve those with that module and come here only for a value it cannot judge.
 """
 
 from __future__ import annotations
@@ -26,10 +28,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Literal
 
+from omp.core import settings as core_settings
+from omp.core.files import read_regular
 from omp.errors import OmpError, UsageError
 from omp.fsio import CorruptFileError, atomic_write, atomic_write_json, dump_json
 from omp.paths import GlobalPaths, ProjectPaths
-from omp.trust import FIX, ProjectLayer, parse_layer, read_project_layer, read_regular, record
+from omp.project import global_lock, project_lock
+from omp.trust import FIX, ProjectLayer, Review, parse_layer, read_project_layer, record, visible
 
 Origin = Literal["env", "project", "global", "default"]
 Scope = Literal["project", "global"]
@@ -47,11 +52,11 @@ class Key:
 
     @property
     def env_var(self) -> str:
-        return "OMP_" + self.name.upper().replace("-", "_")
+        return core_settings.env_var(self.name)
 
 
 def _choice(*choices: str) -> tuple[Callable[[str], Any], Callable[[Any], bool]]:
-    return (lambda raw: raw.strip().lower()), (lambda value: value in choices)
+    return core_settings.normalise_choice, (lambda value: value in choices)
 
 
 # Upper bounds (SPEC §3). Character caps are not item caps: their default (1200) is already
@@ -131,7 +136,8 @@ def _key(name: str, default: Any, accepts: str, rule: tuple[Callable[[str], Any]
 KEYS: dict[str, Key] = {
     key.name: key
     for key in (
-        _key("memory-mode", "off", "on | off", _choice("on", "off")),
+        _key("memory-mode", core_settings.DEFAULTS["memory-mode"], "on | off",
+             _choice(*core_settings.CHOICES["memory-mode"])),
         _key("memory-review-model", "gpt-5-mini", "a model name, e.g. gpt-5-mini", _model()),
         _key("memory-reviewer", "copilot", "copilot | command | offline", _choice("copilot", "command", "offline")),
         _key("memory-reviewer-command", None,
@@ -149,7 +155,8 @@ KEYS: dict[str, Key] = {
         _key("memory-note-auto-keep", 0, f"an integer from 0 to {MAX_CAP} (0 = never prune)", _integer(0, MAX_CAP)),
         _key("memory-pending-retention-days", 30, f"an integer from 0 to {MAX_DAYS} (0 = never expire)",
              _integer(0, MAX_DAYS)),
-        _key("memory-inject", "block", "block | hook", _choice("block", "hook")),
+        _key("memory-inject", core_settings.DEFAULTS["memory-inject"], "block | hook",
+             _choice(*core_settings.CHOICES["memory-inject"])),
     )
 }
 
@@ -243,14 +250,15 @@ def resolve(project: ProjectPaths | None, global_paths: GlobalPaths | None = Non
 
 
 def _resolve_key(key: Key, layers: list[tuple[Origin, Path, dict[str, Any]]]) -> Setting:
-    raw_env = os.environ.get(key.env_var)
-    if raw_env is not None and raw_env.strip() != "":
+    raw_env = core_settings.env_setting(key.name, os.environ)
+    if raw_env is not None:
         value = parse_value(key, raw_env, where=f"environment variable {key.env_var}")
         return Setting(key.name, value, "env", key.env_var)
-    for origin, path, data in layers:
-        if key.name in data and data[key.name] is not None:
-            return Setting(key.name, stored_value(key, data[key.name], path, origin), origin, str(path))
-    return Setting(key.name, key.default, "default")
+    found = core_settings.layer_setting(key.name, [data for _, _, data in layers])
+    if found is None:
+        return Setting(key.name, key.default, "default")
+    origin, path, _ = layers[found[0]]
+    return Setting(key.name, stored_value(key, found[1], path, origin), origin, str(path))
 
 
 def get_value(name: str, project: ProjectPaths | None) -> Any:
@@ -291,8 +299,6 @@ def _update_file(
     edit: Callable[[dict[str, Any]], None],
     skip_if: Callable[[dict[str, Any]], bool] | None = None,
 ) -> None:
-    from omp.project import global_lock
-
     global_paths = GlobalPaths.current()
     path = _scope_file(scope, project, global_paths)
     if scope == "global":
@@ -322,8 +328,6 @@ def _update_project_file(
     `memory-reviewer-command`, say) into trusted ones. The user reviews it with `omp trust`
     first, or removes it.
     """
-    from omp.project import project_lock
-
     # No check before the lock: another `config set` may be between its write and its trust
     # record. An untrusted file already has its `.omp`, so the lock creates nothing for it.
     with project_lock(project):
@@ -353,6 +357,29 @@ def _refuse_untrusted(layer: ProjectLayer, fix: str) -> None:
 _MISSING = object()
 
 
+# ---------------------------------------------------------------------------------------------
+# `omp trust` shows what the file would change before it records the bytes (omp.trust.approve)
+
+
+def prepare_trust_review(project: ProjectPaths) -> Review:
+    """Read the project config for `omp trust`: the file as safe text and the known keys it
+    sets (with their values). Refuses a file omp could not use anyway."""
+    layer = read_project_layer(project)
+    if layer.trust.state == "absent":
+        raise OmpError(f"{project.config} does not exist: nothing to trust",
+                       "settings you write with omp config set are trusted already")
+    if layer.raw is None:
+        raise OmpError(f"cannot trust {project.config}: {layer.trust.reason}",
+                       "replace it with a regular file (or remove it)")
+    data = parse_layer(project.config, layer.raw)
+    shown: list[tuple[str, str]] = []
+    for name, key in KEYS.items():
+        if name in data and data[name] is not None:
+            value = stored_value(key, data[name], project.config, "project")
+            shown.append((name, visible(str(value))))
+    return Review(layer.trust, visible(layer.raw.decode("utf-8")), shown, layer.raw)
+
+
 __all__ = [
     "BLOCK_KEYS",
     "CorruptFileError",
@@ -362,6 +389,7 @@ __all__ = [
     "get_value",
     "lookup_key",
     "parse_value",
+    "prepare_trust_review",
     "resolve",
     "set_value",
     "stored_value",

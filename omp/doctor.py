@@ -377,9 +377,9 @@ def check_copilot_memory(ctx: _Context) -> list[Check]:
     instructions = ctx.project.instructions
     if inject != "block" or not instructions.exists():
         return checks
-    from omp.hooks import instructions_out_of_step
+    from omp.core.instructions import out_of_step
 
-    if instructions_out_of_step(str(ctx.project.root), "block"):
+    if out_of_step(str(ctx.project.root), "block"):
         checks.append(Check("chronicle", "warn",
                             f"{instructions} changed since omp last wrote its block (Copilot's /chronicle improve "
                             "edits this file); the next session start restores omp's block and keeps the other text",

@@ -7,8 +7,8 @@ Rules every store follows:
 - read-modify-write happens under the project lock, and the read happens *after* the lock is
   taken (lock, then re-check).
 
-Standard library only at import time (filelock is imported when a lock is taken), so the hook
-fast path may use the readers.
+Standard library only at import time (filelock is imported when a lock is taken). The hook
+fast path does not use it (its readers are omp.core's).
 """
 
 from __future__ import annotations

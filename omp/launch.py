@@ -28,9 +28,10 @@ from pathlib import Path
 from typing import Sequence
 
 from omp.copilot import HINT_INSTALL, copilot_command
+from omp.core.layout import is_valid_session_id, project_root
+from omp.core.settings import is_reviewer_session
 from omp.detach import runs_dir, start_review
 from omp.errors import OmpError
-from omp.hooks import is_reviewer_session, is_valid_session_id, project_root
 from omp.process import Detached, run_foreground
 
 NO_SESSION_FLAGS = frozenset({"-h", "--help", "-v", "--version", "--acp"})
@@ -231,7 +232,7 @@ def _notices(plan: LaunchPlan, session_id: str | None, review: Detached | None, 
         return lines
     root = project_root(str(plan.work_dir))
     if root is not None:
-        from omp.hooks import nudge_lines
+        from omp.hooks.start import nudge_lines
 
         lines += [line.replace("[MEMORY REVIEW] ", "") for line in nudge_lines(root)]
     return lines

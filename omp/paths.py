@@ -6,46 +6,39 @@
 - global home `G`: `$OMP_HOME`, else `~/.omp`;
 - Copilot home `C`: `$COPILOT_HOME`, else `~/.copilot`.
 
-Standard library only: the hook fast path imports this module.
+The names, the homes, root discovery and the session-id rule are omp.core.layout's (the hook
+fast path uses that module directly); this one wraps them in Path objects and in errors that
+name the fix.
 """
 
 from __future__ import annotations
 
-import os
-import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from omp.core import layout
+from omp.core.layout import is_valid_session_id
 from omp.errors import OmpError, UsageError
 
-STATE_DIR_NAME = ".omp"
-LEGACY_DIR_NAME = ".oh-my-copilot"
-
-_SESSION_ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
+STATE_DIR_NAME = layout.STATE_DIR
+LEGACY_DIR_NAME = layout.LEGACY_DIR
 
 
 def home_dir() -> Path:
     """The user's home, from `$HOME` first so tests can relocate it."""
-    env = os.environ.get("HOME")
-    return Path(env) if env else Path.home()
+    return Path(layout.home_dir())
 
 
 def global_home() -> Path:
-    env = os.environ.get("OMP_HOME")
-    return Path(env).expanduser() if env else home_dir() / ".omp"
+    return Path(layout.global_home())
 
 
 def copilot_home() -> Path:
-    env = os.environ.get("COPILOT_HOME")
-    return Path(env).expanduser() if env else home_dir() / ".copilot"
+    return Path(layout.copilot_home())
 
 
 def session_state_dir() -> Path:
     return copilot_home() / "session-state"
-
-
-def is_valid_session_id(session_id: str) -> bool:
-    return bool(_SESSION_ID_RE.fullmatch(session_id)) and ".." not in session_id
 
 
 def check_session_id(session_id: str) -> str:
@@ -59,15 +52,8 @@ def check_session_id(session_id: str) -> str:
     return session_id
 
 
-def _same_path(a: Path, b: Path) -> bool:
-    try:
-        return a.resolve() == b.resolve()
-    except OSError:
-        return False
-
-
 def find_project_root(start: Path | str | None = None) -> Path:
-    """The project root for `start` (or the working directory).
+    """The project root for `start` (or the working directory): omp.core.layout.find_root.
 
     An explicit `start` (`--root`) may be the home folder; a discovered one may not, because a
     stray `.git` in `$HOME` (a dotfiles repository) or a command run from `~` would otherwise
@@ -81,24 +67,18 @@ def find_project_root(start: Path | str | None = None) -> Path:
         raise UsageError(f"cannot resolve project folder {base}: {exc}") from exc
     if explicit and not base.is_dir():
         raise UsageError(f"--root {base} is not a folder", "pass an existing project folder")
-    home = home_dir()
-    for candidate in (base, *base.parents):
-        if not (candidate / ".git").exists():
-            continue
-        if _same_path(candidate, home) and not (explicit and _same_path(base, home)):
-            if explicit:
-                return base  # the user named this folder: never widen it to the whole home
-            raise UsageError(
-                f"the nearest .git above {base} is your home folder, not a project",
-                "run omp inside a project (a folder with .git) or pass --root DIR",
-            )
-        return candidate
-    if _same_path(base, home) and not explicit:
+    root, refusal = layout.find_root(str(base), explicit)
+    if refusal == layout.HOME_HAS_GIT:
+        raise UsageError(
+            f"the nearest .git above {base} is your home folder, not a project",
+            "run omp inside a project (a folder with .git) or pass --root DIR",
+        )
+    if refusal == layout.IS_HOME:
         raise UsageError(
             f"{base} is your home folder, not a project",
             "run omp inside a project (a folder with .git) or pass --root DIR",
         )
-    return base
+    return Path(root)
 
 
 @dataclass(frozen=True)
@@ -113,15 +93,15 @@ class ProjectPaths:
 
     @property
     def state(self) -> Path:
-        return self.root / STATE_DIR_NAME
+        return self.root / layout.STATE_DIR
 
     @property
     def legacy_state(self) -> Path:
-        return self.root / LEGACY_DIR_NAME
+        return self.root / layout.LEGACY_DIR
 
     @property
     def config(self) -> Path:
-        return self.state / "config.json"
+        return self.root / layout.PROJECT_CONFIG
 
     @property
     def lock(self) -> Path:
@@ -129,7 +109,7 @@ class ProjectPaths:
 
     @property
     def logs(self) -> Path:
-        return self.state / "state"
+        return self.root / layout.STATE_FOLDER
 
     @property
     def review_log(self) -> Path:
@@ -141,7 +121,7 @@ class ProjectPaths:
 
     @property
     def review_dir(self) -> Path:
-        return self.state / "memory-review"
+        return self.root / layout.REVIEW_DIR
 
     @property
     def claims(self) -> Path:
@@ -149,7 +129,7 @@ class ProjectPaths:
 
     @property
     def queue(self) -> Path:
-        return self.review_dir / "queue"
+        return self.root / layout.QUEUE_DIR
 
     @property
     def journal(self) -> Path:
@@ -157,7 +137,7 @@ class ProjectPaths:
 
     @property
     def pending_md(self) -> Path:
-        return self.review_dir / "pending-directives.md"
+        return self.root / layout.PENDING_MD
 
     @property
     def pending_json(self) -> Path:
@@ -169,19 +149,19 @@ class ProjectPaths:
 
     @property
     def directives(self) -> Path:
-        return self.state / "project-memory.json"
+        return self.root / layout.DIRECTIVES
 
     @property
     def notes(self) -> Path:
-        return self.state / "memory" / "notes"
+        return self.root / layout.NOTES_DIR
 
     @property
     def drafts(self) -> Path:
-        return self.state / "self-evolve" / "drafts"
+        return self.root / layout.DRAFTS_DIR
 
     @property
     def instructions(self) -> Path:
-        return self.root / ".github" / "copilot-instructions.md"
+        return self.root / layout.INSTRUCTIONS
 
     @property
     def skills(self) -> Path:
@@ -205,7 +185,7 @@ class GlobalPaths:
 
     @property
     def config(self) -> Path:
-        return self.home / "config.json"
+        return self.home / layout.GLOBAL_CONFIG
 
     @property
     def lock(self) -> Path:
@@ -213,11 +193,11 @@ class GlobalPaths:
 
     @property
     def directives(self) -> Path:
-        return self.home / "directives.json"
+        return self.home / layout.GLOBAL_DIRECTIVES
 
     @property
     def crash_logs(self) -> Path:
-        return self.home / "logs"
+        return self.home / layout.LOGS_DIR
 
     @property
     def copilot_instructions(self) -> Path:

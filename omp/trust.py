@@ -14,27 +14,29 @@ The file is read once; the bytes that are hashed are the bytes that are parsed, 
 be swapped in between. A `G/trust.json` that does not parse trusts nothing (and is never
 rewritten: recording trust then fails with the file named).
 
-The sessionEnd/sessionStart hooks carry their own light copy of this check
-(`omp.hooks._project_layer`); tests/test_trust.py holds the two to the same verdicts.
-
-Standard library only.
+The rule itself — which digest, keyed how, trusted when — is omp.core.settings' (the hooks
+apply it from there without importing this module); this module adds the reasons in words,
+the file-and-line errors, recording and withdrawing trust.
 """
 
 from __future__ import annotations
 
-import hashlib
+import contextlib
 import os
-import stat
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from omp.core import layout, settings as core_settings
+from omp.core.files import read_regular
 from omp.errors import OmpError
-from omp.fsio import CorruptFileError, decode_text, expect_object, parse_json, read_json, read_json_object
+from omp.fsio import (CorruptFileError, atomic_write_json, decode_text, expect_object, parse_json, read_json,
+                      read_json_object)
 from omp.paths import GlobalPaths, ProjectPaths
+from omp.project import global_lock, project_lock
 
-TRUST_FILE = "trust.json"
+TRUST_FILE = layout.TRUST_FILE
 TRUST_VERSION = 1
 FIX = "omp trust"  # the command every "ignored" message names
 
@@ -74,33 +76,11 @@ def trust_path(global_paths: GlobalPaths | None = None) -> Path:
 
 def project_key(root: Path) -> str:
     """The project's real path: a symlinked checkout and its target are the same project."""
-    return os.path.realpath(root)
+    return core_settings.project_key(root)
 
 
 def digest(raw: bytes) -> str:
-    return hashlib.sha256(raw).hexdigest()
-
-
-def read_regular(path: Path) -> bytes | None:
-    """The file's bytes; None when it does not exist. Never blocks (a FIFO is refused, not opened
-    for a reader that would wait for a writer). Raises OSError for anything but a regular file."""
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
-    try:
-        fd = os.open(path, flags)
-    except FileNotFoundError:
-        return None
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise OSError(f"{path} is not a regular file")
-        chunks = []
-        while True:
-            chunk = os.read(fd, 1 << 16)
-            if not chunk:
-                break
-            chunks.append(chunk)
-        return b"".join(chunks)
-    finally:
-        os.close(fd)
+    return core_settings.sha256_hex(raw)
 
 
 def _trusted_digests(global_paths: GlobalPaths) -> tuple[dict[str, Any], str | None]:
@@ -118,12 +98,10 @@ def _verdict(project: ProjectPaths, raw: bytes, global_paths: GlobalPaths) -> La
     projects, problem = _trusted_digests(global_paths)
     if problem:
         return LayerTrust(project.config, "untrusted", found, f"not trusted ({problem})")
-    entry = projects.get(project_key(project.root))
-    recorded = entry.get("sha256") if isinstance(entry, dict) else None
-    previous = entry.get("previous") if isinstance(entry, dict) else None
-    if found in (recorded, previous):
+    verdict = core_settings.trust_verdict(projects, project.root, found)
+    if verdict == core_settings.TRUSTED:
         return LayerTrust(project.config, "trusted", found)
-    if recorded is None:
+    if verdict == core_settings.NEVER_APPROVED:
         reason = "not trusted (omp did not write it on this machine and it was never approved)"
     else:
         reason = "not trusted (it changed since omp wrote or you approved it)"
@@ -173,10 +151,6 @@ def ignored_notice(project: ProjectPaths | None) -> str | None:
 def _global_lock_unless_held(global_paths: GlobalPaths, held: Path | None) -> Any:
     """The global lock — unless the caller holds that very file already (a project at `~`
     with OMP_HOME=~/.omp: its project lock *is* the global lock, and taking it twice deadlocks)."""
-    import contextlib
-
-    from omp.project import global_lock
-
     if held is not None and os.path.realpath(held) == os.path.realpath(global_paths.lock):
         return contextlib.nullcontext()
     return global_lock(global_paths)
@@ -190,8 +164,6 @@ def record(project: ProjectPaths, raw: bytes, by: str, global_paths: GlobalPaths
     writing them (omp.config records, writes, then records again without it). `held`: a lock
     file the caller holds (see `_global_lock_unless_held`).
     """
-    from omp.fsio import atomic_write_json
-
     global_paths = global_paths or GlobalPaths.current()
     path = trust_path(global_paths)
     with _global_lock_unless_held(global_paths, held):
@@ -210,9 +182,6 @@ def record(project: ProjectPaths, raw: bytes, by: str, global_paths: GlobalPaths
 
 def forget(project: ProjectPaths, global_paths: GlobalPaths | None = None) -> bool:
     """Withdraw trust from this project's config. Returns False when none was recorded."""
-    from omp.fsio import atomic_write_json
-    from omp.project import global_lock
-
     global_paths = global_paths or GlobalPaths.current()
     path = trust_path(global_paths)
     if not path.exists():
@@ -241,7 +210,7 @@ class Review:
     raw: bytes
 
 
-def _visible(text: str) -> str:
+def visible(text: str) -> str:
     """Control characters (an escape sequence could hide a line on a terminal) shown as \\xNN."""
     out = []
     for ch in text:
@@ -252,30 +221,8 @@ def _visible(text: str) -> str:
     return "".join(out)
 
 
-def prepare_review(project: ProjectPaths) -> Review:
-    """Read the project config for approval. Refuses a file omp could not use anyway."""
-    from omp import config
-
-    layer = read_project_layer(project)
-    if layer.trust.state == "absent":
-        raise OmpError(f"{project.config} does not exist: nothing to trust",
-                       "settings you write with omp config set are trusted already")
-    if layer.raw is None:
-        raise OmpError(f"cannot trust {project.config}: {layer.trust.reason}",
-                       "replace it with a regular file (or remove it)")
-    data = parse_layer(project.config, layer.raw)
-    shown: list[tuple[str, str]] = []
-    for name, key in config.KEYS.items():
-        if name in data and data[name] is not None:
-            value = config.stored_value(key, data[name], project.config, "project")
-            shown.append((name, _visible(str(value))))
-    return Review(layer.trust, _visible(layer.raw.decode("utf-8")), shown, layer.raw)
-
-
 def approve(project: ProjectPaths, review: Review) -> None:
     """Trust exactly the bytes that were shown; refuse if the file changed in the meantime."""
-    from omp.project import project_lock
-
     with project_lock(project):
         now = read_regular(project.config)
         if now != review.raw:
@@ -293,8 +240,8 @@ __all__ = [
     "check",
     "forget",
     "ignored_notice",
-    "prepare_review",
     "read_project_layer",
     "read_regular",
     "record",
+    "visible",
 ]

@@ -40,3 +40,146 @@ def test_the_check_finds_an_import_inside_a_function(tmp_path: Path) -> None:
     module = tmp_path / "m.py"
     module.write_text("def f():\n    from omp.cli.render import echo_json\n")
     assert "omp.cli.render" in _imports(module)
+
+
+# ---------------------------------------------------------------------------------------------
+# one home for each rule: omp.core is the standard-library base the hook and the library share
+
+CORE = OMP / "core"
+HOOKS = OMP / "hooks"
+# What omp.core may import: cheap standard-library modules only (the hook starts with them).
+# No `re`: its import alone is most of the hook's budget in a fresh install (omp.core.jsonlite);
+# `json` and `hashlib` only as fallbacks inside a function; the builtin sha256 modules are a
+# third of hashlib's import time; `typing` only under TYPE_CHECKING (never at run time).
+CORE_STDLIB = {"__future__", "os", "sys", "stat", "time", "json", "_sha256", "_sha2", "hashlib", "typing"}
+
+
+def _module_name(path: Path, package: Path) -> str:
+    parts = list(path.relative_to(package.parent).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def _top_level_imports(path: Path) -> set[str]:
+    """Imports run when the module is imported: module level, `if` blocks (TYPE_CHECKING aside)
+    and `try` blocks included; anything inside a function or class left out."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+    found: set[str] = set()
+
+    def visit(body: list[ast.stmt]) -> None:
+        for node in body:
+            if isinstance(node, ast.Import):
+                found.update(alias.name for alias in node.names)
+            elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                found.add(node.module)
+            elif isinstance(node, ast.If):
+                if not (isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING"):
+                    visit(node.body)
+                visit(node.orelse)
+            elif isinstance(node, ast.Try):
+                visit(node.body)
+                for handler in node.handlers:
+                    visit(handler.body)
+                visit(node.orelse)
+                visit(node.finalbody)
+
+    visit(tree.body)
+    return found
+
+
+def test_core_imports_only_cheap_standard_library_modules_and_itself() -> None:
+    offenders = {}
+    for path in sorted(CORE.rglob("*.py")):
+        bad = sorted(name for name in _imports(path)
+                     if name.split(".")[0] not in CORE_STDLIB and not (name == "omp.core" or name.startswith("omp.core.")))
+        if bad:
+            offenders[str(path.relative_to(OMP))] = bad
+    assert offenders == {}, f"omp.core must import only {sorted(CORE_STDLIB)} and omp.core: {offenders}"
+
+
+def test_the_hook_modules_import_only_the_core_at_module_level() -> None:
+    offenders = {}
+    for path in sorted(HOOKS.rglob("*.py")):
+        bad = sorted(name for name in _top_level_imports(path)
+                     if name.startswith("omp") and not name.startswith(("omp.core", "omp.hooks")) and name != "omp")
+        if bad:
+            offenders[str(path.relative_to(OMP))] = bad
+    assert offenders == {}, f"the hooks import the library only inside functions, when needed: {offenders}"
+
+
+def _import_graph(package: Path) -> dict[str, set[str]]:
+    """Module → the omp modules it imports (inside functions too; `from omp.x import y` counts
+    as omp.x.y when that is a module, else omp.x)."""
+    modules = {_module_name(path, package): path for path in package.rglob("*.py")}
+    graph: dict[str, set[str]] = {}
+    for name, path in modules.items():
+        targets = set()
+        for imported in _imports(path):
+            if imported in modules:
+                targets.add(imported)
+            elif imported.rsplit(".", 1)[0] in modules and imported.startswith(package.name):
+                targets.add(imported.rsplit(".", 1)[0])
+        # A package's __init__ is run by importing any of its modules, but that is not an arrow
+        # from the module to the package: only what is written counts.
+        graph[name] = targets - {name}
+    return graph
+
+
+def _cycles(graph: dict[str, set[str]]) -> set[frozenset[str]]:
+    """The strongly connected components of more than one module (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: set[frozenset[str]] = set()
+    counter = [0]
+
+    def connect(node: str) -> None:
+        index[node] = low[node] = counter[0]
+        counter[0] += 1
+        stack.append(node)
+        on_stack.add(node)
+        for target in sorted(graph.get(node, ())):
+            if target not in index:
+                connect(target)
+                low[node] = min(low[node], low[target])
+            elif target in on_stack:
+                low[node] = min(low[node], index[target])
+        if low[node] == index[node]:
+            component = set()
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                component.add(member)
+                if member == node:
+                    break
+            if len(component) > 1:
+                found.add(frozenset(component))
+
+    for node in sorted(graph):
+        if node not in index:
+            connect(node)
+    return found
+
+
+# Cycles in modules outside the core slice of issue 14, left for the integrator to remove
+# (each names the modules that import each other, directly or around a loop).
+ALLOWED_CYCLES: set[frozenset[str]] = set()
+
+
+def test_no_import_cycle_among_omp_modules() -> None:
+    found = _cycles(_import_graph(OMP))
+    new = {cycle for cycle in found if cycle not in ALLOWED_CYCLES}
+    assert new == set(), "import cycles: " + "; ".join(" ↔ ".join(sorted(c)) for c in new)
+
+
+def test_the_cycle_check_finds_a_cycle_through_a_function(tmp_path: Path) -> None:
+    package = tmp_path / "omp"
+    (package / "memory").mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    (package / "memory" / "__init__.py").write_text("")
+    (package / "hooks.py").write_text("from omp.memory.block import render\n")
+    (package / "memory" / "block.py").write_text("def render():\n    from omp import hooks\n")
+    (package / "plain.py").write_text("import omp.hooks\n")
+    assert _cycles(_import_graph(package)) == {frozenset({"omp.hooks", "omp.memory.block"})}

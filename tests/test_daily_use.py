@@ -17,7 +17,8 @@ from copilot_support import run_hook
 from helpers import run_omp
 from memory_support import END, START, block_of, enable, outside_block, pm
 
-from omp import hooks
+from omp.core.instructions import out_of_step
+from omp.hooks.start import MENTION_ONCE
 from omp.memory.items import DirectiveProposal, DraftProposal
 from omp.memory.store import add_drafts, propose_directives
 from omp.paths import ProjectPaths
@@ -44,7 +45,7 @@ def test_the_nudge_names_pending_items_drafts_and_failed_reviews(project: Path) 
         "[MEMORY REVIEW] 1 skill draft(s) await promotion — run omp project-memory drafts",
         "[MEMORY REVIEW] 1 review(s) failed: reviewer is not authenticated — run omp doctor "
         "(queued; retried automatically)",
-        hooks.MENTION_ONCE,
+        MENTION_ONCE,
     ]
 
 
@@ -86,7 +87,7 @@ def test_session_start_restores_a_block_another_tool_rewrote(project: Path, isol
     assert outside_block(instructions) == outside
     # Once restored, later session starts find it in step and do nothing.
     again = run_hook("session-start", {"sessionId": SID, "cwd": str(project), "source": "new"})
-    assert again.stderr == "" and hooks.instructions_out_of_step(str(project), "block") is False
+    assert again.stderr == "" and out_of_step(str(project), "block") is False
 
 
 def test_a_broken_marker_at_session_start_names_the_line_and_writes_nothing(project: Path) -> None:
@@ -108,13 +109,6 @@ def test_global_directives_never_reach_a_project_file(project: Path, isolated_ho
     assert run_omp(["memory", "sync"], cwd=project).returncode == 0
     assert "British" not in (project / ".github" / "copilot-instructions.md").read_text()
     assert "British" in block_of(isolated_home / ".copilot" / "copilot-instructions.md")
-
-
-def test_the_markers_agree_with_the_library() -> None:
-    from omp.memory import block
-
-    assert hooks.BLOCK_START == block.START_MARKER
-    assert hooks.BLOCK_RECORD.endswith(block.BLOCK_RECORD)
 
 
 # ---------------------------------------------------------------------------------------------

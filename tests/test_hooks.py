@@ -16,13 +16,19 @@ import pytest
 from copilot_support import kill_quietly, pid_alive, run_hook, run_logs, wait_for
 from memory_support import enable
 
-from omp import config, hooks, trust
+from omp import config, trust
+from omp.core import jsonlite, layout
+from omp.core.pending import count_open
 from omp.detach import prune_run_logs
+from omp.memory.block import refresh_hook_context
 from omp.process import read_env_file, review_environment, spawn_detached
-from omp.memory.directives import count_open
-from omp.memory.store import DirectiveProposal, NoteProposal, add_notes, propose_directives
+from omp.memory.items import DirectiveProposal, NoteProposal
+from omp.memory.store import add_notes, propose_directives
 from omp.memory.manage import add_directive
-from omp.paths import ProjectPaths, find_project_root, is_valid_session_id
+from omp.core.settings import IGNORED
+from omp.hooks.project import settings_for
+from omp.hooks.start import MENTION_ONCE
+from omp.paths import ProjectPaths, is_valid_session_id
 from omp.review import queue
 
 # These tests start omp's detached reviews (sessionEnd hooks, the wrapper) without waiting for
@@ -36,7 +42,7 @@ SID = "0f5c2d7e-1111-4c3b-9a55-3c1f0e6b7a01"
 def with_events(session_id: str, project: Path) -> Path:
     """The session's `events.jsonl` (a hook reviews only a session Copilot recorded)."""
     events = Path(os.environ["COPILOT_HOME"]) / "session-state" / session_id / "events.jsonl"
-    if not events.exists() and hooks.is_valid_session_id(session_id):
+    if not events.exists() and is_valid_session_id(session_id):
         events.parent.mkdir(parents=True, exist_ok=True)
         start = {"type": "session.start", "data": {"sessionId": session_id, "context": {"cwd": str(project)}}}
         events.write_text(json.dumps(start) + "\n")
@@ -185,7 +191,7 @@ def test_session_start_nudges_about_open_pending_items(project: Path) -> None:
     # memory-inject=block: the block is in the instruction file already; only the nudge is new.
     assert context.splitlines() == [
         "[MEMORY REVIEW] 3 proposed directive(s) await your review — run omp project-memory pending",
-        hooks.MENTION_ONCE,  # the user never sees additionalContext: the model is asked to say it
+        MENTION_ONCE,  # the user never sees additionalContext: the model is asked to say it
     ]
 
 
@@ -205,7 +211,7 @@ def test_hook_mode_injects_the_block_and_follows_changes(project: Path) -> None:
     second = run_hook("session-start", start_payload(project)).json()["additionalContext"]
     assert "CI runs on every push" in second
     assert second.endswith("[MEMORY REVIEW] 1 proposed directive(s) await your review — run omp project-memory pending\n"
-                           + hooks.MENTION_ONCE)
+                           + MENTION_ONCE)
     config.set_value("memory-note-cap", "1", "project", paths)
     third = run_hook("session-start", start_payload(project)).json()["additionalContext"]
     assert "+1 more note(s)" in third
@@ -269,57 +275,43 @@ def test_hooks_import_nothing_but_omp(project: Path) -> None:
     hashing = {"_sha256", "_sha2", "hashlib", "_hashlib", "_blake2"}
     assert [m for m in report["new"] if not m.startswith("omp") and m not in sys.builtin_module_names
             and m not in hashing] == []
-    assert {m for m in report["new"] if m.startswith("omp")} <= {"omp", "omp.hooks", "omp.detach", "omp.process"}
+    # Of omp: the hooks and the core they share with the library; omp.detach because this
+    # sessionEnd started a review.
+    outside = {m for m in report["new"] if m.startswith("omp") and m.split(".")[:2] not in (["omp", "core"],
+                                                                                          ["omp", "hooks"])}
+    assert outside <= {"omp", "omp.detach", "omp.process"}
 
 
 # ---------------------------------------------------------------------------------------------
-# the light readers agree with the library functions they stand in for
+# the rules the hook applies (each defined once, in omp.core)
 
 
-def test_session_id_rule_matches_the_library() -> None:
-    samples = ["abc", "A1", "0f5c2d7e-1111-4c3b-9a55-3c1f0e6b7a01", "a.b_c-d", "x" * 128, "x" * 129, "",
-               ".a", "-a", "_a", "a..b", "a/b", "a b", "é", "a\n", "..", "a.", "1..", "Ω"]
-    for sample in samples:
-        assert hooks.is_valid_session_id(sample) == is_valid_session_id(sample), sample
-
-
-def test_project_root_matches_the_library(tmp_path: Path, isolated_home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    git_project = tmp_path / "proj"
-    (git_project / "a" / "b").mkdir(parents=True)
-    (git_project / ".git").mkdir()
-    plain = tmp_path / "plain" / "folder"
-    plain.mkdir(parents=True)
-    (tmp_path / "link").symlink_to(git_project / "a")
-    home_sub = isolated_home / "work"
-    home_sub.mkdir()
-    cases = [git_project, git_project / "a" / "b", plain, tmp_path / "link", isolated_home, home_sub]
-    for dotgit in (False, True):
-        if dotgit:
-            (isolated_home / ".git").mkdir()
-        for case in cases:
-            monkeypatch.chdir(case)
-            try:
-                expected: str | None = str(find_project_root(None))
-            except Exception:
-                expected = None
-            assert hooks.project_root(str(case)) == expected, (case, dotgit)
+def test_the_session_id_rule() -> None:
+    valid = ["abc", "A1", "0f5c2d7e-1111-4c3b-9a55-3c1f0e6b7a01", "a.b_c-d", "x" * 128, "a."]
+    invalid = ["x" * 129, "", ".a", "-a", "_a", "a..b", "a/b", "a b", "é", "a\n", "..", "1..", "Ω"]
+    assert [s for s in valid if not is_valid_session_id(s)] == []
+    assert [s for s in invalid if is_valid_session_id(s)] == []
 
 
 @pytest.mark.parametrize(
-    "env, project_cfg, global_cfg",
+    "env, project_cfg, global_cfg, if_trusted, if_untrusted",
     [
-        ({}, {}, {}),
-        ({"OMP_MEMORY_MODE": "on"}, {"memory-mode": "off"}, {}),
-        ({"OMP_MEMORY_MODE": " ON "}, {}, {}),
-        ({"OMP_MEMORY_MODE": ""}, {"memory-mode": "on"}, {"memory-mode": "off"}),
-        ({}, {}, {"memory-mode": "on", "memory-inject": "hook"}),
-        ({}, {"memory-inject": "Hook"}, {"memory-inject": "block"}),
-        ({"OMP_MEMORY_INJECT": "hook"}, {"memory-mode": "on", "memory-inject": None}, {}),
+        ({}, {}, {}, ("off", "block"), ("off", "block")),
+        ({"OMP_MEMORY_MODE": "on"}, {"memory-mode": "off"}, {}, ("on", "block"), ("on", "block")),
+        ({"OMP_MEMORY_MODE": " ON "}, {}, {}, ("on", "block"), ("on", "block")),
+        ({"OMP_MEMORY_MODE": ""}, {"memory-mode": "on"}, {"memory-mode": "off"}, ("on", "block"), ("off", "block")),
+        ({}, {}, {"memory-mode": "on", "memory-inject": "hook"}, ("on", "hook"), ("on", "hook")),
+        ({}, {"memory-inject": "Hook"}, {"memory-inject": "block"}, ("off", "hook"), ("off", "block")),
+        ({"OMP_MEMORY_INJECT": "hook"}, {"memory-mode": "on", "memory-inject": None}, {}, ("on", "hook"),
+         ("off", "hook")),
     ],
 )
 @pytest.mark.parametrize("trusted", [True, False], ids=["trusted", "untrusted"])
-def test_settings_match_the_library(project: Path, isolated_home: Path, monkeypatch: pytest.MonkeyPatch,
-                                    env: dict[str, str], project_cfg: dict, global_cfg: dict, trusted: bool) -> None:
+def test_the_hook_resolves_settings_in_layers(project: Path, isolated_home: Path, monkeypatch: pytest.MonkeyPatch,
+                                              env: dict[str, str], project_cfg: dict, global_cfg: dict,
+                                              if_trusted: tuple[str, str], if_untrusted: tuple[str, str],
+                                              trusted: bool) -> None:
+    # environment (blank counts as unset) › trusted project › global › default; choices in any case
     for name, value in env.items():
         monkeypatch.setenv(name, value)
     (project / ".omp").mkdir()
@@ -328,13 +320,13 @@ def test_settings_match_the_library(project: Path, isolated_home: Path, monkeypa
         trust.record(ProjectPaths(project), (project / ".omp" / "config.json").read_bytes(), "test")
     (isolated_home / ".omp").mkdir(exist_ok=True)
     (isolated_home / ".omp" / "config.json").write_text(json.dumps(global_cfg))
-    expected = config.resolve(ProjectPaths(project))
-    got = hooks.settings_for(str(project), os.environ)
+    expected = if_trusted if trusted else if_untrusted
+    got = settings_for(str(project), os.environ)
     assert got is not None
-    for key in ("memory-mode", "memory-inject"):
-        assert got[key] == expected[key].value, key
-    verdict = trust.check(ProjectPaths(project))
-    assert verdict is not None and got[hooks.IGNORED] == verdict.ignored == (not trusted)
+    assert (got["memory-mode"], got["memory-inject"]) == expected
+    assert got[IGNORED] == (not trusted)
+    library = config.resolve(ProjectPaths(project))  # `omp config get` says the same
+    assert (library["memory-mode"].value, library["memory-inject"].value) == expected
 
 
 def test_bad_setting_values_are_judged_by_the_library(project: Path, monkeypatch: pytest.MonkeyPatch,
@@ -342,14 +334,14 @@ def test_bad_setting_values_are_judged_by_the_library(project: Path, monkeypatch
     (project / ".omp").mkdir()
     (project / ".omp" / "config.json").write_text(json.dumps({"memory-mode": "yes"}))
     trust.record(ProjectPaths(project), (project / ".omp" / "config.json").read_bytes(), "test")
-    assert hooks.settings_for(str(project), os.environ) is None
+    assert settings_for(str(project), os.environ) is None
     assert "memory-mode" in capsys.readouterr().err
     monkeypatch.setenv("OMP_MEMORY_MODE", "maybe")
-    assert hooks.settings_for(str(project), os.environ) is None
+    assert settings_for(str(project), os.environ) is None
     assert "OMP_MEMORY_MODE" in capsys.readouterr().err
 
 
-def test_pending_count_matches_the_library(project: Path) -> None:
+def test_the_pending_grammar_is_tolerant_and_the_nudge_counts_with_it(project: Path) -> None:
     text = textwrap.dedent(
         """\
         # Pending directives
@@ -378,15 +370,23 @@ def test_pending_count_matches_the_library(project: Path) -> None:
         - [ ] FORGET: Use pnpm
         """
     )
-    path = project / ".omp" / "memory-review" / "pending-directives.md"
-    path.parent.mkdir(parents=True)
-    path.write_text(text)
-    assert hooks.pending_count(str(project)) == count_open(path)
-    assert count_open(path) > 5
+    # Open items: the two "Use pnpm" lines are one, so are the two removals of it; a ticked item,
+    # an empty one, a box with two spaces, thirteen spaces of indentation and prose are none.
+    counted = ["- [ ] Use pnpm", "* [ ] star bullet", "  + [] empty box", "- [ ] FORGET: old rule", "-[ ]tight",
+               "\t- [ ] tab indented", "            - [ ] twelve spaces", "- [ ] Forget :spaced",
+               "- [ ] forgetful is not a removal", "+\u00a0[ ] non-breaking space", "- [ ] trailing\u2003",
+               "- [ ] forget: Use pnpm"]
+    assert count_open(text) == len(counted) == 12
     for line in text.splitlines():  # line by line too, so one miss cannot hide behind another
-        path.write_text(line + "\n")
-        assert hooks.pending_count(str(project)) == count_open(path), line
+        assert count_open(line) == (1 if line in counted or line == "- [ ] FORGET: Use pnpm" else 0), line
+    paths = enable(project)
+    paths.pending_md.parent.mkdir(parents=True, exist_ok=True)
+    paths.pending_md.write_text(text)
+    nudge = run_hook("session-start", start_payload(project)).json()["additionalContext"]
+    assert "[MEMORY REVIEW] 12 proposed directive(s)" in nudge
 
+
+# The hook's small JSON reader and writer (omp.core.jsonlite) stand in for the json module.
 
 JSON_SAMPLES = [
     '{"sessionId": "abc", "cwd": "/tmp/x", "timestamp": 1795982097017, "reason": "complete"}',
@@ -429,7 +429,7 @@ def test_json_reader_agrees_with_the_json_module() -> None:
                 chars = chars[:where]
         samples.append("".join(chars))
     for text in samples:
-        assert _outcome(hooks.loads, text) == _outcome(json.loads, text), text
+        assert _outcome(jsonlite.loads, text) == _outcome(json.loads, text), text
 
 
 def test_json_writer_agrees_with_the_json_module() -> None:
@@ -437,9 +437,9 @@ def test_json_writer_agrees_with_the_json_module() -> None:
               {"k": "tab\t nl\n cr\r bs\b ff\f nul\x00 esc\x1b del\x7f"},
               {"k": "é — ✓ 😀 \u2028 \ud800"}, {"a": "1", "b": "2"}]
     for value in values:
-        assert hooks.dumps(value) == json.dumps(value)
-        assert json.loads(hooks.dumps(value)) == value
-    assert hooks.dumps({"n": 1}) == json.dumps({"n": 1})  # anything else: the json module
+        assert jsonlite.dumps(value) == json.dumps(value)
+        assert json.loads(jsonlite.dumps(value)) == value
+    assert jsonlite.dumps({"n": 1}) == json.dumps({"n": 1})  # anything else: the json module
 
 
 # ---------------------------------------------------------------------------------------------
@@ -533,7 +533,7 @@ def test_reviewer_env_file_reaches_the_detached_review(tmp_path: Path, isolated_
 def test_refreshed_context_cache_is_what_the_next_session_gets(project: Path) -> None:
     paths = enable(project, memory_inject="hook")
     add_directive(paths, "Prefer small commits")
-    rendered = hooks.refresh_context_cache(project)
+    rendered = refresh_hook_context(project)
     cache = (project / ".omp" / "state" / "hook-context.txt").read_text()
     assert cache.endswith("\n" + rendered) and "Prefer small commits" in rendered
     assert run_hook("session-start", start_payload(project)).json()["additionalContext"] == rendered
@@ -543,7 +543,7 @@ def test_hook_mode_context_is_rendered_when_memory_changes_not_at_session_start(
     from helpers import run_omp
 
     enable(project, **{"memory-inject": "hook"})
-    cache = project / hooks.CONTEXT_CACHE
+    cache = project / layout.CONTEXT_CACHE
     result = run_omp(["project-memory", "add-directive", "Run the linter before committing"], cwd=project)
     assert result.returncode == 0, result.stderr
     # The command that changed memory rendered the context; the next session only reads it.

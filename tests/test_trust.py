@@ -16,11 +16,11 @@ from pathlib import Path
 
 import pytest
 
-from copilot_support import PLUGIN, finish_detached, run_logs, wait_for
+from copilot_support import PLUGIN, finish_detached, run_hook, run_logs, wait_for
 from helpers import run_omp
 from review_support import FakeReviewer, conversation, json_reply, log_lines, standard_answer, write_session
 
-from omp import hooks, trust
+from omp import trust
 from omp.paths import ProjectPaths
 
 
@@ -223,7 +223,7 @@ def test_trust_is_for_this_folder_only(project: Path, tmp_path: Path, fake: Fake
 
 
 @pytest.mark.parametrize("state", ["absent", "trusted", "untrusted", "edited", "corrupt trust file"])
-def test_hook_light_reader_agrees_with_the_library(project: Path, isolated_home: Path, state: str) -> None:
+def test_the_hook_applies_the_trust_verdict(project: Path, isolated_home: Path, state: str) -> None:
     paths = ProjectPaths(project)
     if state != "absent":
         paths.state.mkdir()
@@ -236,9 +236,13 @@ def test_hook_light_reader_agrees_with_the_library(project: Path, isolated_home:
         (isolated_home / ".omp" / "trust.json").write_text("{nope")
     verdict = trust.check(paths)
     assert verdict is not None
-    layer, ignored = hooks._project_layer(str(project.resolve()))
-    assert ignored == verdict.ignored == (state in ("untrusted", "edited", "corrupt trust file"))
-    assert layer == ({"memory-mode": "on"} if state == "trusted" else {})
+    ignored = state in ("untrusted", "edited", "corrupt trust file")
+    assert verdict.ignored == ignored
+    result = run_hook("session-start", {"sessionId": "abc1234", "cwd": str(project), "source": "new"})
+    assert result.returncode == 0 and result.stderr == ""
+    # An ignored file is named (and its memory-mode does not count); a trusted one turns memory on.
+    assert ("omp trust" in result.stdout) == ignored
+    assert (paths.logs / "memory-on-since").exists() == (state == "trusted")
 
 
 def test_a_fifo_config_is_ignored_without_blocking(project: Path) -> None:

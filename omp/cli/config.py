@@ -10,6 +10,7 @@ from omp import config as config_lib
 from omp import trust as trust_lib
 from omp.cli.options import json_option, project_paths, root_option
 from omp.cli.render import echo_json, format_value
+from omp.core.memory_on import note_memory_on
 from omp.paths import ProjectPaths
 
 
@@ -63,8 +64,6 @@ def set_cmd(key: str, value: str, scope_global: bool, root: Path | None) -> None
     where = "global" if scope_global else "project"
     click.echo(f"{key}={format_value(stored)} ({where})")
     if key == "memory-mode" and stored == "on" and project is not None:
-        from omp.hooks import note_memory_on
-
         note_memory_on(str(project.root))  # a sweep reviews sessions from here on (SPEC §5)
     if key in config_lib.BLOCK_KEYS:
         _refresh_block(root, scope_global)

@@ -10,6 +10,7 @@ import click
 from omp import config as config_lib
 from omp import trust as trust_lib
 from omp.cli.options import project_paths, root_option
+from omp.core.memory_on import note_memory_on
 from omp.errors import UsageError
 
 
@@ -30,7 +31,7 @@ def cli(assume_yes: bool, revoke: bool, root: Path | None) -> int:
         removed = trust_lib.forget(project)
         click.echo(f"{project.config}: no longer trusted" if removed else f"{project.config} was not trusted")
         return 0
-    review = trust_lib.prepare_review(project)
+    review = config_lib.prepare_trust_review(project)
     if review.trust.state == "trusted":
         click.echo(f"{project.config} is already trusted")
         return 0
@@ -54,8 +55,6 @@ def cli(assume_yes: bool, revoke: bool, root: Path | None) -> int:
     trust_lib.approve(project, review)
     click.echo(f"trusted {project.config} (sha256 {trust_lib.digest(review.raw)[:12]}…)")
     if config_lib.get_value("memory-mode", project) == "on":
-        from omp.hooks import note_memory_on
-
         # Trusting the file is what turns memory mode on here: a sweep reviews sessions from now on.
         note_memory_on(str(project.root))
     return 0

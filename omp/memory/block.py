@@ -17,26 +17,29 @@ With `memory-inject` = `hook` no instruction file is written; the sessionStart h
 memory is never read twice (`sync_after_config_change`).
 
 Every text is re-neutralised when rendered (a store may have been edited by hand). Rendering
-uses only the standard library, so the sessionStart hook can call it cheaply.
+imports most of the memory library, so the sessionStart hook does not: it reads the text
+`refresh_hook_context` left in omp.core.context_cache, and calls it only when that is stale.
+The markers, the record's name and the hook's "is the file out of step?" check live in omp.core.
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
+import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Mapping
 
 from omp import config
+from omp.core import context_cache, layout
+from omp.core.instructions import END_MARKER, START_MARKER
 from omp.errors import OmpError
 from omp.fsio import atomic_write, confine, read_text
 from omp.memory import directives as dirs, notes as notes_mod
 from omp.memory.neutralise import neutralise_line
 from omp.paths import GlobalPaths, ProjectPaths
 
-START_MARKER = "<!-- omp:memory:start -->"
-END_MARKER = "<!-- omp:memory:end -->"
 READ_MORE = "Read a note in full with `omp project-memory read <id>`; list them all with `omp project-memory index`."
 
 
@@ -155,6 +158,21 @@ def hook_context(paths: ProjectPaths) -> str:
     if not (directive_sel.shown or directive_sel.skipped or note_sel.shown or note_sel.skipped):
         return ""
     return "\n".join(_block_lines(directive_sel, note_sel))
+
+
+def refresh_hook_context(root: str | os.PathLike[str], env: Mapping[str, str] | None = None,
+                         fingerprint: str | None = None) -> str:
+    """Render the hook's context now and cache it for the next sessionStart; returns it.
+
+    Whoever changes memory in `memory-inject=hook` mode calls this afterwards (sync_block does),
+    so that not even the first session after the change pays for rendering.
+    """
+    root = os.fspath(root)
+    env = os.environ if env is None else env
+    current = fingerprint or context_cache.fingerprint(root, env)
+    context = hook_context(ProjectPaths(Path(root)))
+    context_cache.store(root, current, context)
+    return context
 
 
 def has_memory(paths: ProjectPaths, global_paths: GlobalPaths | None = None) -> bool:
@@ -312,11 +330,11 @@ class SyncResult:
 # the next sync can tell an edit inside the block from a change in the stores, say what it found,
 # and restore the block from the stores; every byte outside the markers stays the other tool's.
 
-BLOCK_RECORD = "managed-block.json"
+BLOCK_RECORD = layout.BLOCK_RECORD_NAME
 
 
 def _record_path(state_dir: Path) -> Path:
-    return state_dir / "state" / BLOCK_RECORD
+    return state_dir / layout.STATE_SUBDIR / BLOCK_RECORD
 
 
 def _inner(text: str, path: Path) -> str | None:
@@ -408,9 +426,7 @@ def sync_block(paths: ProjectPaths, lock_held: bool = False, global_paths: Globa
         # rendered now, so not even the first session after this change pays for rendering it.
         with lock:
             project = _strip_tracked(paths.instructions, record, paths.root) if paths.instructions.exists() else "skipped"
-        from omp.hooks import refresh_context_cache
-
-        refresh_context_cache(paths.root)
+        refresh_hook_context(paths.root)
     else:
         with lock:
             # Render inside the lock: the block must show the stores as they are now.

@@ -5,24 +5,24 @@
   strings is read too; the next write stores version 2.
 - Pending: `R/.omp/memory-review/pending-directives.md`, a checklist a human may edit by hand.
   It is the source of truth for *which* items are open: one `- [ ] text` line per proposal,
-  `- [ ] FORGET: text` for a removal proposal. Parsing is tolerant (`*`/`+` bullets, `[x]`, any
-  indentation; other lines are ignored). `pending.json` keeps each open item's metadata
+  `- [ ] FORGET: text` for a removal proposal. Parsing is tolerant (`*`/`+` bullets, `[x]`, up
+  to 12 spaces of indentation; other lines are ignored): the grammar is omp.core.pending's. `pending.json` keeps each open item's metadata
   (proposed_at, session, evidence) and is brought back in step with the checklist whenever the
   queue is opened (see `omp.memory.store`).
 - Decisions: `R/.omp/memory-review/decisions.jsonl`, one line per promote / dismiss / expire.
   Dismissed (`rejected`) and `expired` lines are tombstones: near-equal proposals are refused.
 
-Reading is standard library only (the sessionStart hook counts pending items).
+The sessionStart hook counts pending items with omp.core.pending, not with this module.
 """
 
 from __future__ import annotations
 
 import datetime as _dt
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator, Literal
 
+from omp.core import pending
 from omp.fsio import CorruptFileError, dump_json, iter_jsonl, read_json, read_text
 from omp.memory import dedupe
 
@@ -32,8 +32,6 @@ Kind = Literal["add", "forget"]
 Status = Literal["promoted", "rejected", "expired"]
 TOMBSTONE_STATUSES = ("rejected", "expired")
 
-_ITEM_RE = re.compile(r"^\s{0,12}[-*+]\s*\[([ xX]?)\]\s*(.*?)\s*$")
-_FORGET_RE = re.compile(r"^forget\s*:\s*(.*)$", re.IGNORECASE)
 
 PENDING_HEADER = """\
 # Pending directives
@@ -129,25 +127,10 @@ class ChecklistLine:
 
 
 def parse_checklist(text: str) -> list[ChecklistLine]:
-    """Every checkbox line, in order (duplicates dropped: a pasted line is still one item)."""
-    lines: list[ChecklistLine] = []
-    seen: set[tuple[str, str, bool]] = set()
-    for raw in text.splitlines():
-        match = _ITEM_RE.match(raw)
-        if not match or not match.group(2):
-            continue
-        body = match.group(2)
-        forget = _FORGET_RE.match(body)
-        kind: Kind = "forget" if forget else "add"
-        item_text = (forget.group(1) if forget else body).strip()
-        if not item_text:
-            continue
-        ticked = match.group(1) in ("x", "X")
-        if (kind, item_text, ticked) in seen:
-            continue
-        seen.add((kind, item_text, ticked))
-        lines.append(ChecklistLine(kind, item_text, ticked))
-    return lines
+    """Every checkbox line, in order (duplicates dropped: a pasted line is still one item), by
+    omp.core.pending's grammar (the sessionStart nudge counts with the same one)."""
+    return [ChecklistLine("forget" if kind == pending.FORGET else "add", item_text, ticked)
+            for kind, item_text, ticked in pending.parse_checklist(text)]
 
 
 def read_checklist(path: Path) -> list[ChecklistLine] | None:
@@ -188,7 +171,7 @@ def render_pending_metadata(items: list[PendingItem]) -> str:
 
 
 def count_open(path: Path) -> int:
-    """Open (unticked) items in the checklist; cheap, for the sessionStart nudge."""
+    """Open (unticked) items in the checklist."""
     lines = read_checklist(path)
     return sum(1 for line in lines or [] if not line.ticked)
 

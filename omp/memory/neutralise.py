@@ -7,7 +7,7 @@ Two different jobs:
   line (or where a line break was) is dropped, so a proposal can never forge an item of the
   pending checklist; HTML comment delimiters are removed, so no text can open, close or fake
   the managed block; invisible and bidirectional control characters are removed. This is pure
-  standard library: the managed block re-applies it when rendering, on the hook's fast path.
+  standard library: the managed block re-applies it whenever it renders.
 - *checking* refuses text that carries a secret or an instruction-injection pattern. It uses
   `omp.safety.secrets` and `omp.safety.injection` (detect-secrets underneath), imported only when a check runs.
 """

@@ -17,7 +17,8 @@ The id is the slug of the title, made unique by exclusive create (`-2`, `-3`, ..
 always means the `created` field, never the file's mtime (copies and checkouts change mtimes);
 only a note without a readable `created` falls back to its mtime.
 
-Reading is standard library only (the sessionStart hook lists note titles).
+Reading is standard library only (the managed block lists note titles; the sessionStart hook
+reads them only through its cached context, omp.core.context_cache).
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ from typing import TYPE_CHECKING
 from omp.errors import UsageError
 from omp.memory import frontmatter
 
-if TYPE_CHECKING:  # the hook's fast path reads notes; it never writes them
+if TYPE_CHECKING:  # annotations only: reading notes never needs the journal
     from omp.memory.journal import Writer
 
 MAX_SLUG = 60

@@ -9,6 +9,9 @@ sweep) drains due entries; `--force` ignores the backoff; success removes the en
 
 Only the holder of a session's claim writes that session's entry, so plain atomic replaces are
 enough: no two processes update one entry at once.
+
+Which files are entries, when one is due, and the one-pass summary the sessionStart nudge shows
+(`summary`) are omp.core.pending's rules: the hook reads the queue with them too.
 """
 
 from __future__ import annotations
@@ -19,8 +22,9 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from omp.core.pending import QueueSummary, is_due, queue_session, queue_summary
 from omp.fsio import CorruptFileError, atomic_write_json, read_json_object
-from omp.paths import ProjectPaths, check_session_id, is_valid_session_id
+from omp.paths import ProjectPaths, check_session_id
 
 BACKOFF_BASE_SECONDS = 60.0
 BACKOFF_CAP_SECONDS = 6 * 3600.0
@@ -38,7 +42,7 @@ class QueueEntry:
     updated_at: float
 
     def due(self, now: float | None = None) -> bool:
-        return (time.time() if now is None else now) >= self.next_try_at
+        return is_due(self.next_try_at, time.time() if now is None else now)
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)
@@ -125,12 +129,18 @@ def entries(paths: ProjectPaths) -> list[QueueEntry]:
     except FileNotFoundError:
         return found
     for path in files:
-        if path.suffix != ".json" or path.name.startswith(".") or not is_valid_session_id(path.stem):
+        session = queue_session(path.name)
+        if session is None:
             continue
-        entry = get(paths, path.stem)
+        entry = get(paths, session)
         if entry is not None:
             found.append(entry)
     return sorted(found, key=lambda e: (e.next_try_at, e.session))
+
+
+def summary(paths: ProjectPaths, now: float | None = None) -> QueueSummary:
+    """How many sessions wait, whether one is due, the newest error: what the nudge says."""
+    return queue_summary(str(paths.root), now)
 
 
 def clean_old(paths: ProjectPaths, max_age_seconds: float, now: float | None = None) -> int:

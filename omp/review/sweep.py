@@ -10,7 +10,7 @@ from typing import Any, Callable, Iterable
 from omp import config
 from omp.errors import OmpError
 from omp.fsio import CorruptFileError, OutsideProjectError
-from omp.hooks import note_memory_on
+from omp.core.memory_on import note_memory_on
 from omp.ledger import log_review
 from omp.paths import ProjectPaths
 from omp.project import check_layout, ensure_state_dir

@@ -289,7 +289,8 @@ def test_repository_installs_and_its_hooks_fire(rig: Rig, tmp_path: Path, how: s
     if how == "marketplace" and not (Path(sys.executable).parent / "omp").exists():
         hook_env = {"OMP_PYTHON": sys.executable}
     rig.omp("project-memory", "add-directive", "Prefer small pull requests")
-    from omp.memory.store import DirectiveProposal, propose_directives
+    from omp.memory.items import DirectiveProposal
+    from omp.memory.store import propose_directives
     from omp.paths import ProjectPaths
 
     propose_directives(ProjectPaths(rig.project), [DirectiveProposal("Squash before merging", "s1", "e")])

@@ -1,0 +1,174 @@
+"""The config layers and the trust check, as the hook and omp.config / omp.trust all apply them.
+
+Per key, the first layer that sets it wins: the environment (`OMP_<KEY>`), the project's
+`R/.omp/config.json` — only when trusted (SPEC §3.1) — then `G/config.json`, then the default.
+A project config is trusted when its sha256 is the one (or the previous one) `G/trust.json`
+records under the project's real path.
+
+omp.config holds every key with its validation and errors; this module holds the order, the
+trust verdict and the two keys a hook reads (`memory-mode`, `memory-inject`). `hook_settings`
+resolves those two with nothing but this package, and raises `Unsure` for anything only the
+library can judge and word (a bad value, a trusted file that does not parse).
+"""
+
+from __future__ import annotations
+
+import os
+
+from omp.core import jsonlite, layout
+from omp.core.files import read_regular
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: importing typing costs the hook start-up time
+    from typing import Any, Mapping
+
+# The two settings the hook reads, with their choices and defaults (omp.config.KEYS uses these).
+CHOICES = {"memory-mode": ("on", "off"), "memory-inject": ("block", "hook")}
+DEFAULTS = {"memory-mode": "off", "memory-inject": "block"}
+
+IGNORED = "project-config-ignored"  # hook_settings' flag: an untrusted project config was left out
+
+# trust_verdict's answers
+TRUSTED = "trusted"
+NEVER_APPROVED = "never-approved"
+CHANGED = "changed"
+
+
+class Unsure(Exception):
+    """Something only the library can judge (and word): a bad value, a file that does not parse."""
+
+
+def env_var(name: str) -> str:
+    """`memory-mode` → `OMP_MEMORY_MODE`."""
+    return "OMP_" + name.upper().replace("-", "_")
+
+
+def env_setting(name: str, env: Mapping[str, str]) -> str | None:
+    """The environment's text for `name` as given, or None when it is unset or blank."""
+    raw = env.get(env_var(name))
+    return raw if raw is not None and raw.strip() else None
+
+
+def layer_setting(name: str, layers: list[dict[str, Any]]) -> tuple[int, Any] | None:
+    """(index, value) of the first layer that sets `name` (a null value does not count)."""
+    for index, data in enumerate(layers):
+        if data.get(name) is not None:
+            return index, data[name]
+    return None
+
+
+def normalise_choice(text: str) -> str:
+    """How a choice is read: `" Hook "` is `hook`."""
+    return text.strip().lower()
+
+
+def is_reviewer_session(env: Mapping[str, str]) -> bool:
+    """A reviewer's own Copilot session (`OMP_REVIEWER` set, or `OMP_MEMORY_MODE=off`): no
+    review of it, no context for it."""
+    return bool(env.get("OMP_REVIEWER", "").strip()) or env.get("OMP_MEMORY_MODE", "").strip().lower() == "off"
+
+
+# ---------------------------------------------------------------------------------------------
+# trust (SPEC §3.1)
+
+
+def sha256_hex(raw: bytes) -> str:
+    # The builtin module is a third of hashlib's import time (hashlib loads OpenSSL).
+    try:
+        from _sha256 import sha256  # type: ignore[import-not-found]  # Python <= 3.11
+    except ImportError:
+        try:
+            from _sha2 import sha256  # type: ignore[import-not-found, no-redef]  # Python >= 3.12
+        except ImportError:
+            from hashlib import sha256  # type: ignore[assignment]
+    return str(sha256(raw).hexdigest())
+
+
+def project_key(root: str | os.PathLike[str]) -> str:
+    """The project's key in G/trust.json, its real path: a symlinked checkout and its target
+    are the same project."""
+    return os.path.realpath(root)
+
+
+def trust_verdict(projects: Mapping[str, Any], root: str | os.PathLike[str], found: str) -> str:
+    """TRUSTED when `found` (a sha256) is what `projects` (G/trust.json's) records for `root`,
+    else NEVER_APPROVED or CHANGED (it changed since omp wrote or the user approved it)."""
+    entry = projects.get(project_key(root))
+    if not isinstance(entry, dict):
+        return NEVER_APPROVED
+    if found in (entry.get("sha256"), entry.get("previous")):
+        return TRUSTED
+    return NEVER_APPROVED if entry.get("sha256") is None else CHANGED
+
+
+def _trusted_projects() -> dict[str, Any]:
+    """`projects` of G/trust.json; raises OSError or ValueError when it cannot be read."""
+    raw = read_regular(os.path.join(layout.global_home(), layout.TRUST_FILE))
+    data = jsonlite.loads(raw.decode("utf-8")) if raw else {}
+    projects = data.get("projects") if isinstance(data, dict) else None
+    return projects if isinstance(projects, dict) else {}
+
+
+def _object(path: str, raw: bytes) -> dict[str, Any]:
+    try:
+        data = jsonlite.loads(raw.decode("utf-8"))
+    except (ValueError, RecursionError):
+        raise Unsure(path) from None
+    if not isinstance(data, dict):
+        raise Unsure(path)
+    return data
+
+
+def project_layer(root: str) -> tuple[dict[str, Any], bool]:
+    """The project config when trusted, else {} — and whether an untrusted one was ignored.
+
+    An untrusted file is never parsed: whatever it holds cannot make a reader misbehave. A trust
+    file that cannot be read trusts nothing.
+    """
+    path = os.path.join(root, layout.PROJECT_CONFIG)
+    try:
+        raw = read_regular(path)
+    except OSError:
+        return {}, True  # not a regular file (or unreadable): ignored
+    if raw is None:
+        return {}, False
+    try:
+        projects = _trusted_projects()
+    except (OSError, ValueError, RecursionError):
+        return {}, True
+    if trust_verdict(projects, root, sha256_hex(raw)) != TRUSTED:
+        return {}, True
+    return _object(path, raw), False
+
+
+def global_layer() -> dict[str, Any]:
+    path = os.path.join(layout.global_home(), layout.GLOBAL_CONFIG)
+    try:
+        raw = read_regular(path)
+    except OSError:
+        raise Unsure(path) from None
+    return {} if raw is None else _object(path, raw)
+
+
+def hook_settings(root: str, env: Mapping[str, str]) -> dict[str, Any]:
+    """`memory-mode` and `memory-inject` for `root`, and `IGNORED`. Raises Unsure."""
+    values: dict[str, Any] = {}
+    project, values[IGNORED] = project_layer(root)
+    layers: list[dict[str, Any]] | None = None  # the global file is read only when needed
+    for name, choices in CHOICES.items():
+        raw = env_setting(name, env)
+        if raw is None:
+            if layers is None:
+                layers = [project, global_layer()]
+            found = layer_setting(name, layers)
+            if found is None:
+                values[name] = DEFAULTS[name]
+                continue
+            raw = found[1]
+            if not isinstance(raw, str):
+                raise Unsure(name)
+        value = normalise_choice(raw)
+        if value not in choices:
+            raise Unsure(name)
+        values[name] = value
+    return values

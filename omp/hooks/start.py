@@ -1,0 +1,128 @@
+"""sessionStart: what the session is told (SPEC §9.3) and the instruction file's convergence.
+
+- the nudge names what waits for the user (pending proposals, skill drafts, failed or queued
+  reviews, an ignored untrusted config) and asks the model to pass it on, since the user never
+  sees it;
+- with `memory-inject=hook`, the managed block's content, from omp.core.context_cache;
+- the instruction file is brought to what the mode demands even when nothing ran `omp memory
+  sync` — a global switch to `hook` mode, or another tool (Copilot's `/chronicle improve`)
+  rewriting the file (SPEC §7.3). The check is one read or one stat; the library (heavy to
+  import) runs only when something is off.
+"""
+
+from __future__ import annotations
+
+import os
+
+from omp.core import context_cache, instructions, layout
+from omp.core.pending import QueueSummary, draft_count, pending_count, queue_summary
+from omp.core.settings import IGNORED, is_reviewer_session
+from omp.hooks.outcome import HookResult, problem
+from omp.hooks.project import UNTRUSTED_NUDGE, memory_project
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: importing typing costs start-up time
+    from typing import Any, Mapping
+
+NUDGE = "[MEMORY REVIEW] {n} proposed directive(s) await your review — run omp project-memory pending"
+DRAFTS_NUDGE = "[MEMORY REVIEW] {n} skill draft(s) await promotion — run omp project-memory drafts"
+FAILED_NUDGE = "[MEMORY REVIEW] {n} review(s) failed: {why} — run omp doctor (queued; retried automatically)"
+MENTION_ONCE = ("(omp, the user's memory plugin, wrote the line(s) above for the user, who cannot see them: "
+                "mention them once, in one short sentence, at the start of your first reply.)")
+
+
+def _pending(root: str) -> int:
+    try:
+        return pending_count(root)
+    except (OSError, UnicodeDecodeError) as exc:
+        problem(f"pending queue {os.path.join(root, layout.PENDING_MD)}: {exc}")
+        return 0
+
+
+def nudge_lines(root: str, queued: QueueSummary | None = None) -> list[str]:
+    """What the sessionStart nudge says: pending proposals, skill drafts, failed reviews.
+
+    (One line each; more kinds — an ignored, untrusted project config — join the same list.)
+    """
+    lines: list[str] = []
+    pending = _pending(root)
+    if pending:
+        lines.append(NUDGE.format(n=pending))
+    drafts = draft_count(root)
+    if drafts:
+        lines.append(DRAFTS_NUDGE.format(n=drafts))
+    queued = queue_summary(root) if queued is None else queued
+    if queued.count:
+        why = (queued.last_error.split(": ", 1)[0] or "reviewer unavailable")[:120]
+        lines.append(FAILED_NUDGE.format(n=queued.count, why=why))
+    return lines
+
+
+def memory_context(root: str, env: Mapping[str, str]) -> str:
+    """The managed block's content, for memory-inject=hook: cached, rendered again (by the
+    library) only when what it was rendered from changed."""
+    current = context_cache.fingerprint(root, env)
+    context = context_cache.cached(root, current)
+    if context is not None:
+        return context
+    if not os.path.isdir(os.path.join(root, layout.STATE_DIR)):
+        # No memory here yet, and a hook creates no `.omp/` just to cache that (SPEC §9.2).
+        return ""
+    try:
+        from omp.memory.block import refresh_hook_context  # the cache missed: render (heavy)
+
+        return refresh_hook_context(root, env, current)
+    except Exception as exc:
+        problem(f"memory block: {type(exc).__name__}: {exc}")
+        return ""
+
+
+def converge_instructions(root: str, inject: str) -> str:
+    """Sync when the file is out of step; returns what happened, for the action string."""
+    if not instructions.out_of_step(root, inject):
+        return ""
+    try:
+        from pathlib import Path  # the file is out of step: the library syncs it (heavy)
+
+        from omp.memory.block import sync_block
+        from omp.paths import ProjectPaths
+
+        result = sync_block(ProjectPaths(Path(root)))
+    except Exception as exc:  # a broken marker, say: the library's message names the line
+        message = getattr(exc, "message", None) or f"{type(exc).__name__}: {exc}"
+        problem(f"instruction file: {message}")
+        return ", sync failed"
+    for line in result.repaired:
+        problem(line)
+    return ", instructions synced"
+
+
+def session_start(payload: Mapping[str, Any], env: Mapping[str, str]) -> HookResult:
+    """The pending nudge (and, with memory-inject=hook, the managed block's content)."""
+    if is_reviewer_session(env):
+        return HookResult({}, "reviewer session")
+    found = memory_project(payload, env)
+    if isinstance(found, HookResult):
+        return found
+    root, settings = found
+    swept = ""
+    queued = queue_summary(root)
+    if queued.due:
+        from omp.detach import start_sweep  # only when a queued review is due
+
+        start_sweep(root)
+        swept = ", sweep started"
+    swept += converge_instructions(root, settings["memory-inject"])
+    parts: list[str] = []
+    if settings["memory-inject"] == "hook":
+        block = memory_context(root, env)
+        if block:
+            parts.append(block)
+    nudges = nudge_lines(root, queued)
+    if settings.get(IGNORED):
+        nudges.append(UNTRUSTED_NUDGE)
+    if nudges:
+        parts.append("\n".join(nudges + [MENTION_ONCE]))
+    if not parts:
+        return HookResult({}, "nothing to say" + swept)
+    return HookResult({"additionalContext": "\n\n".join(parts)}, "context" + swept)
