@@ -25,10 +25,13 @@ from __future__ import annotations
 import os
 import re
 import shutil
-import sqlite3
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # sqlite3 (~5 ms) is imported where a store is opened: after a copilot reviewer ran, not before
+    import sqlite3
 
 STORE_NAME = "session-store.db"
 LEFT_OVER_FILE = "forget-sessions.txt"
@@ -84,6 +87,8 @@ def _forget_rows(store: Path, session_ids: list[str]) -> tuple[int, str | None]:
     """Delete the sessions' rows in one transaction; (rows removed, error or None)."""
     if not store.is_file() or store.is_symlink():
         return 0, None
+    import sqlite3
+
     try:
         db = sqlite3.connect(f"file:{store}?mode=rw", uri=True, timeout=LOCK_WAIT_SECONDS,
                              isolation_level=None)
@@ -178,6 +183,8 @@ def _store_reviewer_ids(store: Path) -> set[str]:
 
     if not store.is_file():
         return set()
+    import sqlite3
+
     try:
         db = sqlite3.connect(f"file:{store}?mode=ro", uri=True, timeout=LOCK_WAIT_SECONDS)
     except sqlite3.Error:

@@ -10,21 +10,23 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from omp.cli.options import json_option, project_paths, root_option
 from omp.cli.render import echo_json
 from omp import trust
-from omp.copilot_history import forget_reviewer_sessions
 from omp.errors import UsageError
-from omp.packet import Preview, preview
 from omp.paths import GlobalPaths
 from omp.review import report
 from omp.review.outcome import ReviewOutcome, ReviewRequest, SkipReason
 from omp.review.pipeline import review_session
-from omp.review.sweep import sweep
-from omp.review.undo import undo_session
+
+# A hook-started review runs this module for one session, and SPEC §12 counts its start-up:
+# the sweep, undo, the preview and the history clean-up are imported by the commands that use them.
+if TYPE_CHECKING:
+    from omp.packet import Preview
 
 
 
@@ -69,6 +71,8 @@ def cli(ctx: click.Context, session: str, root: Path | None, model: str | None, 
     if sweep:
         raise UsageError("--dry-run previews one session; it does not combine with --sweep",
                          "pass --session ID|latest instead")
+    from omp.packet import preview
+
     result = preview(session, project_paths(root), force=force)
     if as_json:
         echo_json(result.to_dict())
@@ -130,6 +134,8 @@ def undo_cmd(session_id: str, force: bool, root: Path | None, as_json: bool) -> 
 def clean_history_cmd(as_json: bool) -> None:
     """Remove reviewer sessions an earlier omp left in Copilot's history (--continue, /resume)."""
     where = GlobalPaths.current()
+    from omp.copilot_history import forget_reviewer_sessions
+
     removed = forget_reviewer_sessions(where.copilot, where.home)
     if as_json:
         echo_json({"removed": [f.session for f in removed if f.store_error is None],
@@ -168,6 +174,8 @@ def _run(
         if ignored and not any(o.skip is SkipReason.MEMORY_MODE_OFF for o in outcomes):
             click.echo(f"omp: note: {ignored}", err=True)
     if sweep_all:
+        from omp.review.sweep import sweep
+
         def show(outcome: ReviewOutcome) -> None:  # one line per session, as it goes
             click.echo(report.progress_line(outcome))
 
@@ -195,6 +203,8 @@ def _run(
 
 
 def _undo(*, root: Path | None, session: str, force: bool = False, as_json: bool = False) -> int:
+    from omp.review.undo import undo_session
+
     outcome = undo_session(project_paths(root), session, force=force)
     if as_json:
         echo_json(outcome.to_json())

@@ -19,7 +19,6 @@ import re
 from pathlib import Path
 from typing import Any
 
-import yaml
 
 FENCE = "---"
 _BARE_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._/-]*$")
@@ -65,6 +64,8 @@ def parse(text: str) -> tuple[dict[str, str], str]:
 
 
 def _fields(block: str) -> dict[str, str]:
+    import yaml  # PyYAML costs ~25 ms to import; only a note or draft with front matter needs it
+
     try:
         data = yaml.load(block, Loader=yaml.BaseLoader)
     except yaml.YAMLError as exc:

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import time
+from typing import TYPE_CHECKING
 
 from omp.memory.items import ItemKind, ItemResult
 from omp.review.outcome import ReviewOutcome, ReviewSummary, SkipReason
-from omp.review.sweep import SweepResult
-from omp.review.undo import UndoOutcome
+
+if TYPE_CHECKING:  # annotations only: one session's review must not import the sweep or undo
+    from omp.review.sweep import SweepResult
+    from omp.review.undo import UndoOutcome
 
 
 def _written(summary: ReviewSummary, kind: ItemKind) -> list[ItemResult]:

@@ -49,7 +49,7 @@ SUMMARY_MARGIN_CHARS = 8 * 1024  # scanned beyond a summary part's cut before it
 MAX_LINE_BYTES = 64 * 1024 * 1024  # a longer line is skipped (counted bad), never held whole
 
 # What omp itself injects into a session (the sessionStart nudge and memory block, see
-# omp/hooks.py NUDGE and omp/memory/block.py): a user message that starts with one of these is
+# omp/hooks/start.py NUDGE and omp/memory/block.py): a user message that starts with one of these is
 # omp's own text, never the user's, so memory is never re-extracted from itself.
 OMP_CONTEXT_PREFIXES = (
     "[MEMORY REVIEW]",
