@@ -58,11 +58,13 @@ def test_done_claims_keep_the_cursor_and_reopen_only_for_new_turns(project: Path
     assert isinstance(same, claims.Verdict) and same.reason == "already reviewed"
     resumed = claims.acquire(paths, SESSION, end_offset=250, force=False, timeout=120)
     assert isinstance(resumed, claims.Claim) and resumed.start_cursor == 100
+    assert resumed.took_over is None  # going on from the cursor is no takeover (Verdict.continues)
     # A failed review of the new turns puts the earlier done record back, cursor and all.
     assert claims.release(resumed)
     assert claims.done_cursor(paths, SESSION) == 100
     forced = claims.acquire(paths, SESSION, end_offset=100, force=True, timeout=120)
     assert isinstance(forced, claims.Claim) and forced.start_cursor == 0
+    assert forced.took_over == "forced re-review"
 
 
 def test_claims_of_dead_reused_or_zombie_processes_are_stale(project: Path) -> None:

@@ -113,6 +113,7 @@ class Verdict:
     start_cursor: int  # where the review starts reading
     reason: str | None  # why not (take=False), or why it is taken over
     prior_cursor: int | None = None
+    continues: bool = False  # a finished review's session grew: this one goes on from its cursor
 
 
 @dataclass(frozen=True)
@@ -124,7 +125,7 @@ class Claim:
     token: str
     start_cursor: int
     prior_cursor: int | None
-    took_over: str | None  # why an existing claim was replaced, if one was
+    took_over: str | None  # why an existing claim was replaced, if one was (not when it `continues`)
 
 
 def claim_path(paths: ProjectPaths, session_id: str) -> Path:
@@ -166,7 +167,8 @@ def judge(record: ClaimRecord | None, *, end_offset: int, force: bool, timeout: 
         if force:
             return Verdict(True, 0, "forced re-review", prior_cursor=record.cursor)
         if record.cursor < end_offset:
-            return Verdict(True, record.cursor, "new turns since the last review", prior_cursor=record.cursor)
+            return Verdict(True, record.cursor, "new turns since the last review", prior_cursor=record.cursor,
+                           continues=True)
         return Verdict(False, record.cursor, "already reviewed")
     reason = stale_reason(record, timeout)
     if reason is None:
@@ -244,7 +246,8 @@ def acquire(
                 end_reviewer_group(record)
             mine = _new_record(verdict.start_cursor, verdict.prior_cursor)
             atomic_write_json(path, _record_json(mine))
-            return Claim(paths, session_id, mine.token, mine.cursor, mine.prior_cursor, verdict.reason)
+            return Claim(paths, session_id, mine.token, mine.cursor, mine.prior_cursor,
+                         None if verdict.continues else verdict.reason)
     return Verdict(False, 0, "claim is changing too fast; try again")
 
 

@@ -302,9 +302,7 @@ def _run_claimed(ctx: ReviewContext, held: claims.Claim, events: Path, found: Ex
         cursor_from=held.start_cursor, cursor_to=done_at, block_error=block_error, model_skipped=model_skipped,
     )
     rejected += [_store_rejection(item) for item in results if item.status == "rejected"]
-    # An ordinary resume is not worth a note. The claim's sentence is all `omp.review.claim` says
-    # about why it took the session (its Verdict has no code yet), hence the one comparison left.
-    took_over = held.took_over if held.took_over and held.took_over != "new turns since the last review" else None
+    took_over = held.took_over  # None for an ordinary resume (Verdict.continues): not worth a note
     outcome = ReviewOutcome(
         ran=True,
         reason="; ".join(r for r in (took_over, model_skipped) if r) or None,
