@@ -28,7 +28,9 @@ import shutil
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Mapping
+
+from omp.core import layout
 
 if TYPE_CHECKING:  # sqlite3 (~5 ms) is imported where a store is opened: after a copilot reviewer ran, not before
     import sqlite3
@@ -54,13 +56,9 @@ def new_session_id() -> str:
     return str(uuid.uuid4())
 
 
-def copilot_home_of(env: dict[str, str] | os._Environ[str]) -> Path:
+def copilot_home_of(env: Mapping[str, str]) -> Path:
     """`C` as the reviewer process saw it (its own COPILOT_HOME / HOME)."""
-    explicit = env.get("COPILOT_HOME")
-    if explicit:
-        return Path(explicit).expanduser()
-    home = env.get("HOME") or os.path.expanduser("~")
-    return Path(home) / ".copilot"
+    return Path(layout.copilot_home(env))
 
 
 def _session_tables(db: sqlite3.Connection) -> list[tuple[str, str]]:

@@ -47,6 +47,8 @@ import os
 import sys
 import time
 
+from omp.core.layout import global_home
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import subprocess
@@ -70,17 +72,10 @@ _CREATE_NO_WINDOW = 0x08000000
 # the safe start of omp's own Python
 
 
-def _global_home() -> str:
-    explicit = os.environ.get("OMP_HOME")
-    if explicit:
-        return os.path.expanduser(explicit)
-    return os.path.join(os.environ.get("HOME") or os.path.expanduser("~"), ".omp")
-
-
 def reviewer_env_file() -> str:
     """`$OMP_REVIEWER_ENV_FILE`, else `G/reviewer.env`."""
     explicit = os.environ.get(REVIEWER_ENV_FILE_VAR)
-    return os.path.expanduser(explicit) if explicit else os.path.join(_global_home(), "reviewer.env")
+    return os.path.expanduser(explicit) if explicit else os.path.join(global_home(), "reviewer.env")
 
 
 def read_env_file(path: str | os.PathLike[str]) -> dict[str, str]:

@@ -8,6 +8,10 @@ from __future__ import annotations
 
 import os
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: importing typing costs the hook start-up time
+    from typing import Mapping
+
 STATE_DIR = ".omp"
 LEGACY_DIR = ".oh-my-copilot"
 STATE_SUBDIR = "state"  # R/.omp/state (and G/state): logs, caches, records
@@ -40,21 +44,21 @@ _ID_REST = _ID_FIRST | frozenset("._-")
 MAX_SESSION_ID = 128
 
 
-def home_dir() -> str:
-    """The user's home, from `$HOME` first so tests can relocate it."""
-    return os.environ.get("HOME") or os.path.expanduser("~")
+def home_dir(env: Mapping[str, str] | None = None) -> str:
+    """The user's home, from `$HOME` first so tests can relocate it (in `env`, default ours)."""
+    return (os.environ if env is None else env).get("HOME") or os.path.expanduser("~")
 
 
-def global_home() -> str:
+def global_home(env: Mapping[str, str] | None = None) -> str:
     """G: `$OMP_HOME`, else `~/.omp`."""
-    explicit = os.environ.get("OMP_HOME")
-    return os.path.expanduser(explicit) if explicit else os.path.join(home_dir(), ".omp")
+    explicit = (os.environ if env is None else env).get("OMP_HOME")
+    return os.path.expanduser(explicit) if explicit else os.path.join(home_dir(env), ".omp")
 
 
-def copilot_home() -> str:
-    """C: `$COPILOT_HOME`, else `~/.copilot`."""
-    explicit = os.environ.get("COPILOT_HOME")
-    return os.path.expanduser(explicit) if explicit else os.path.join(home_dir(), ".copilot")
+def copilot_home(env: Mapping[str, str] | None = None) -> str:
+    """C: `$COPILOT_HOME`, else `~/.copilot` (as a process with environment `env` sees it)."""
+    explicit = (os.environ if env is None else env).get("COPILOT_HOME")
+    return os.path.expanduser(explicit) if explicit else os.path.join(home_dir(env), ".copilot")
 
 
 def is_valid_session_id(value: str) -> bool:
