@@ -46,7 +46,7 @@ def test_a_claim_records_who_holds_it_and_blocks_a_second_review(project: Path) 
     assert data["pid"] == os.getpid() and data["state"] == "running"
     again = claims.acquire(paths, SESSION, end_offset=100, force=False, timeout=120)
     assert isinstance(again, claims.Verdict) and not again.take
-    assert again.reason == f"being reviewed by pid {os.getpid()}"
+    assert again.reason == f"being reviewed by pid {os.getpid()}" and again.refused == "running"
 
 
 def test_done_claims_keep_the_cursor_and_reopen_only_for_new_turns(project: Path) -> None:
@@ -55,7 +55,7 @@ def test_done_claims_keep_the_cursor_and_reopen_only_for_new_turns(project: Path
     assert isinstance(held, claims.Claim) and claims.mark_done(held, 100)
     assert claims.done_cursor(paths, SESSION) == 100
     same = claims.acquire(paths, SESSION, end_offset=100, force=False, timeout=120)
-    assert isinstance(same, claims.Verdict) and same.reason == "already reviewed"
+    assert isinstance(same, claims.Verdict) and same.reason == "already reviewed" and same.refused == "done"
     resumed = claims.acquire(paths, SESSION, end_offset=250, force=False, timeout=120)
     assert isinstance(resumed, claims.Claim) and resumed.start_cursor == 100
     assert resumed.took_over is None  # going on from the cursor is no takeover (Verdict.continues)

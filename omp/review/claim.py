@@ -105,6 +105,9 @@ def _float_or_none(value: Any) -> float | None:
     return None
 
 
+Refusal = Literal["done", "running", "contended"]
+
+
 @dataclass(frozen=True)
 class Verdict:
     """What an existing claim means for a new review."""
@@ -114,6 +117,7 @@ class Verdict:
     reason: str | None  # why not (take=False), or why it is taken over
     prior_cursor: int | None = None
     continues: bool = False  # a finished review's session grew: this one goes on from its cursor
+    refused: Refusal | None = None  # take=False: what holds the session ("done", "running", "contended")
 
 
 @dataclass(frozen=True)
@@ -169,11 +173,11 @@ def judge(record: ClaimRecord | None, *, end_offset: int, force: bool, timeout: 
         if record.cursor < end_offset:
             return Verdict(True, record.cursor, "new turns since the last review", prior_cursor=record.cursor,
                            continues=True)
-        return Verdict(False, record.cursor, "already reviewed")
+        return Verdict(False, record.cursor, "already reviewed", refused="done")
     reason = stale_reason(record, timeout)
     if reason is None:
         where = "" if record.host == socket.gethostname() else f" on {record.host}"
-        return Verdict(False, record.cursor, f"being reviewed by pid {record.pid}{where}")
+        return Verdict(False, record.cursor, f"being reviewed by pid {record.pid}{where}", refused="running")
     start = 0 if force else record.cursor
     return Verdict(True, start, f"stale claim taken over: {reason}", prior_cursor=record.prior_cursor)
 
@@ -248,7 +252,7 @@ def acquire(
             atomic_write_json(path, _record_json(mine))
             return Claim(paths, session_id, mine.token, mine.cursor, mine.prior_cursor,
                          None if verdict.continues else verdict.reason)
-    return Verdict(False, 0, "claim is changing too fast; try again")
+    return Verdict(False, 0, "claim is changing too fast; try again", refused="contended")
 
 
 def _owned(claim: Claim) -> ClaimRecord | None:

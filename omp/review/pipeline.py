@@ -190,7 +190,7 @@ def _review(ctx: ReviewContext, session_id: str, events: Path, log_skips: bool) 
     end = file_size(events)
     verdict = claims.peek(paths, session_id, end_offset=end, force=ctx.force, timeout=ctx.timeout)
     if not verdict.take:
-        return skipped(ctx, paths, session_id, _claim_skip(paths, session_id), verdict.reason or "claimed", log_skips)
+        return skipped(ctx, paths, session_id, _claim_skip(verdict), verdict.reason or "claimed", log_skips)
     entry = queue.get(paths, session_id)
     if entry is not None and not entry.due() and not ctx.ignore_backoff:
         reason = (f"queued for retry at {entry.to_json()['next_try_at_iso']} (attempt {entry.attempts} failed: "
@@ -204,7 +204,7 @@ def _review(ctx: ReviewContext, session_id: str, events: Path, log_skips: bool) 
     _preflight(ctx, session_id)
     held = claims.acquire(paths, session_id, end_offset=end, force=ctx.force, timeout=ctx.timeout)
     if isinstance(held, claims.Verdict):
-        return skipped(ctx, paths, session_id, _claim_skip(paths, session_id), held.reason or "claimed", log_skips)
+        return skipped(ctx, paths, session_id, _claim_skip(held), held.reason or "claimed", log_skips)
     try:
         if held.start_cursor != verdict.start_cursor:
             # Another review finished between our look and our claim: start where it stopped.
@@ -222,13 +222,11 @@ def _review(ctx: ReviewContext, session_id: str, events: Path, log_skips: bool) 
         raise
 
 
-def _claim_skip(paths: ProjectPaths, session_id: str) -> SkipReason:
-    """Why the claim keeps this review out, from the claim's state (its sentence is for people)."""
-    record = claims.read_record(paths, session_id)
-    state = record.state if isinstance(record, claims.ClaimRecord) else None
-    if state == "done":
+def _claim_skip(verdict: claims.Verdict) -> SkipReason:
+    """Why the claim keeps this review out, from the verdict's code (its sentence is for people)."""
+    if verdict.refused == "done":
         return SkipReason.ALREADY_REVIEWED
-    if state == "running":
+    if verdict.refused == "running":
         return SkipReason.BEING_REVIEWED
     return SkipReason.CLAIM_CONTENDED
 
