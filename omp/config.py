@@ -250,13 +250,12 @@ def resolve(project: ProjectPaths | None, global_paths: GlobalPaths | None = Non
 
 
 def _resolve_key(key: Key, layers: list[tuple[Origin, Path, dict[str, Any]]]) -> Setting:
-    raw_env = core_settings.env_setting(key.name, os.environ)
-    if raw_env is not None:
-        value = parse_value(key, raw_env, where=f"environment variable {key.env_var}")
-        return Setting(key.name, value, "env", key.env_var)
-    found = core_settings.layer_setting(key.name, [data for _, _, data in layers])
+    found = core_settings.first_setting(key.name, os.environ, [data for _, _, data in layers])
     if found is None:
         return Setting(key.name, key.default, "default")
+    if found[0] == core_settings.ENV:
+        value = parse_value(key, found[1], where=f"environment variable {key.env_var}")
+        return Setting(key.name, value, "env", key.env_var)
     origin, path, _ = layers[found[0]]
     return Setting(key.name, stored_value(key, found[1], path, origin), origin, str(path))
 

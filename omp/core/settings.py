@@ -57,6 +57,19 @@ def layer_setting(name: str, layers: list[dict[str, Any]]) -> tuple[int, Any] | 
     return None
 
 
+ENV = -1  # first_setting's index for the environment
+
+
+def first_setting(name: str, env: Mapping[str, str], layers: list[dict[str, Any]]) -> tuple[int, Any] | None:
+    """The one order of the layers (SPEC §3): (ENV, text) when the environment sets `name`, else
+    (index, value) of the first file layer that does, else None (the default applies).
+    omp.config.resolve (every key) and hook_settings (the hook's two) both ask this."""
+    raw = env_setting(name, env)
+    if raw is not None:
+        return ENV, raw
+    return layer_setting(name, layers)
+
+
 def normalise_choice(text: str) -> str:
     """How a choice is read: `" Hook "` is `hook`."""
     return text.strip().lower()
@@ -154,19 +167,17 @@ def hook_settings(root: str, env: Mapping[str, str]) -> dict[str, Any]:
     """`memory-mode` and `memory-inject` for `root`, and `IGNORED`. Raises Unsure."""
     values: dict[str, Any] = {}
     project, values[IGNORED] = project_layer(root)
-    layers: list[dict[str, Any]] | None = None  # the global file is read only when needed
+    # The global file is read only when the environment leaves a key to the files.
+    needs_files = any(env_setting(name, env) is None for name in CHOICES)
+    layers = [project, global_layer()] if needs_files else []
     for name, choices in CHOICES.items():
-        raw = env_setting(name, env)
-        if raw is None:
-            if layers is None:
-                layers = [project, global_layer()]
-            found = layer_setting(name, layers)
-            if found is None:
-                values[name] = DEFAULTS[name]
-                continue
-            raw = found[1]
-            if not isinstance(raw, str):
-                raise Unsure(name)
+        found = first_setting(name, env, layers)
+        if found is None:
+            values[name] = DEFAULTS[name]
+            continue
+        raw = found[1]
+        if not isinstance(raw, str):
+            raise Unsure(name)
         value = normalise_choice(raw)
         if value not in choices:
             raise Unsure(name)
