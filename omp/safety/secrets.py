@@ -7,8 +7,9 @@ Secrets are found by two detectors whose findings are merged:
   they flag git SHAs, UUIDs and hashes. It is imported on first need, without the `requests`
   package its plugins import only for online verification (an offline stand-in: ≈ 50 ms
   instead of ≈ 180 ms, and no verify call can reach the network), and shown only the lines a
-  cheap prefilter picks (a plugin's literal prefix, or a secret keyword followed by an
-  assignment), because it costs ≈ 0.1–0.3 ms per line and redaction runs over megabytes. If it cannot be imported, our own patterns still work.
+  cheap prefilter picks (a plugin's literal prefix, in the case the plugin matches it, or a
+  secret keyword followed by an assignment), because it costs ≈ 0.1–0.3 ms per line and
+  redaction runs over megabytes. If it cannot be imported, our own patterns still work.
 - our own patterns, for what detect-secrets misses or reports without a usable span:
   `github_pat_…` and `gho_/ghs_/ghu_/ghr_` tokens, `sk-proj-…`/`sk-ant-…` keys, Google `AIza…`
   keys and `ya29.` OAuth tokens, Azure connection strings and SAS signatures, Slack `xapp-`/
@@ -564,6 +565,18 @@ _DS_FORMAT_TRIGGERS = (
 )
 _DS_KEYWORD_TRIGGERS = ("pass", "pwd", "secret", "key", "contrase")
 _DS_TRIGGERS = frozenset(_DS_FORMAT_TRIGGERS + _DS_KEYWORD_TRIGGERS)
+# The prefixes those plugins match case-sensitively, as they must stand in the text: `acca` in a
+# git SHA cannot start an AWS key id (`ACCA…`), so it brings no line to detect-secrets (whose
+# load and scan cost far more than this check). The other triggers are matched in any case
+# (the Slack and keyword plugins ignore case; "://" and "github_pat_" are kept as they were).
+_DS_EXACT_CASE = {
+    trigger.lower(): trigger
+    for trigger in (
+        "AKIA", "ASIA", "ABIA", "ACCA", "A3T",  # AWS key ids: [A-Z0-9]{16} follows
+        "AccountKey", "ghp_", "gho_", "ghs_", "ghu_", "ghr_", "glpat-", "eyJ", "-us", "npm_", "sk-",
+        "PRIVATE KEY", "PuTTY", "pypi-", "SG.", "sq0csp", "sk_live", "rk_live", "sk_test", "rk_test",
+    )
+}
 _OWN_TRIGGERS = _own_triggers()
 _ALL_TRIGGERS = tuple(sorted(_DS_TRIGGERS | set(_OWN_TRIGGERS)))
 _DS_KEYWORD_FOLLOW_RE = lazy(r"[^\s=:]{0,40}\s*(?:=|:|!=|<-)")
@@ -691,6 +704,9 @@ def _candidate_segments(text: str, lowered: str, hits: Iterable[tuple[int, str]]
     for at, trigger in sorted(hit for hit in hits if hit[1] in _DS_TRIGGERS):
         if at < last_stop:
             continue  # this line (or window) is already taken
+        exact = _DS_EXACT_CASE.get(trigger)
+        if exact is not None and not text.startswith(exact, at):
+            continue
         if trigger in _DS_KEYWORD_TRIGGERS and not _DS_KEYWORD_FOLLOW_RE.match(lowered, at + len(trigger)):
             continue
         start = text.rfind("\n", 0, at) + 1
