@@ -261,11 +261,24 @@ def test_a_git_sha_holding_acca_does_not_wake_detect_secrets() -> None:
     """Its AWS plugin matches `ACCA…` in capitals only, so the lower-case letters of a SHA bring
     no line to it (loading and asking it cost more than the check); a key id in capitals does."""
     program = ("import sys, omp.safety.secrets as s\n"
-               "print(s.find_secrets('commit 1cc31e9e2bfcfb77d484acbaccabb4c268e86501 (eyjafjallajokull, sg.x)'),"
-               " 'detect_secrets' in sys.modules)\n"
+               "print(s.find_secrets('commit 1cc31e9e2bfcfb77d484acbaccabb4c268e86501\\nAuthor: eyjafjallajokull\\n"
+               "msg.send()'), 'detect_secrets' in sys.modules)\n"
                "print([f.kind for f in s.find_secrets('id ACCAQ3EGUNZ7WTXP4KLM')], 'detect_secrets' in sys.modules)\n")
     out = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, check=True).stdout
     assert out.splitlines() == ["[] False", "['aws-access-key'] True"]
+
+
+@pytest.mark.parametrize("line", [
+    'commit acca1234 password "hunter2hunter";',
+    'if (acca == 1 && "hunter2hunter" == password)',
+    'aws_key "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY" akia',
+])
+def test_a_wrong_case_prefix_beside_another_trigger_still_brings_its_line(line: str) -> None:
+    """Forms only detect-secrets knows (a keyword the prefilter's `=`/`:` rule does not pass, an
+    AWS secret after `aws_key`) were found when a prefix in any case brought their line along;
+    they still are."""
+    redacted, _ = redact(line)
+    assert "hunter2hunter" not in redacted and "wJalrXUtnFEMI" not in redacted
 
 
 INJECTIONS = {

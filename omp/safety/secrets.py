@@ -566,9 +566,12 @@ _DS_FORMAT_TRIGGERS = (
 _DS_KEYWORD_TRIGGERS = ("pass", "pwd", "secret", "key", "contrase")
 _DS_TRIGGERS = frozenset(_DS_FORMAT_TRIGGERS + _DS_KEYWORD_TRIGGERS)
 # The prefixes those plugins match case-sensitively, as they must stand in the text: `acca` in a
-# git SHA cannot start an AWS key id (`ACCA…`), so it brings no line to detect-secrets (whose
-# load and scan cost far more than this check). The other triggers are matched in any case
-# (the Slack and keyword plugins ignore case; "://" and "github_pat_" are kept as they were).
+# git SHA cannot start an AWS key id (`ACCA…`), so a line whose only trigger is such a prefix in
+# another case goes to detect-secrets no more (its load and scan cost far more than this check).
+# A line holding any other trigger still goes, as before: a keyword form only detect-secrets
+# knows (`password "x";`) must not depend on whether a SHA beside it happens to hold `acca`.
+# The other triggers count in any case (the Slack and keyword plugins ignore case; "://" and
+# "github_pat_" are kept as they were).
 _DS_EXACT_CASE = {
     trigger.lower(): trigger
     for trigger in (
@@ -699,14 +702,13 @@ def detect_secrets_available() -> bool:
 
 def _candidate_segments(text: str, lowered: str, hits: Iterable[tuple[int, str]]) -> list[tuple[int, str]]:
     """(offset, segment) pieces of `text` worth showing detect-secrets, in order."""
+    hits = sorted(hits)
+    positions = [at for at, _ in hits]  # every trigger's, ours included
     segments: list[tuple[int, str]] = []
     last_stop = -1
-    for at, trigger in sorted(hit for hit in hits if hit[1] in _DS_TRIGGERS):
+    for at, trigger in (hit for hit in hits if hit[1] in _DS_TRIGGERS):
         if at < last_stop:
             continue  # this line (or window) is already taken
-        exact = _DS_EXACT_CASE.get(trigger)
-        if exact is not None and not text.startswith(exact, at):
-            continue
         if trigger in _DS_KEYWORD_TRIGGERS and not _DS_KEYWORD_FOLLOW_RE.match(lowered, at + len(trigger)):
             continue
         start = text.rfind("\n", 0, at) + 1
@@ -714,6 +716,10 @@ def _candidate_segments(text: str, lowered: str, hits: Iterable[tuple[int, str]]
         stop = len(text) if stop < 0 else stop
         if stop - start > _LONG_LINE:
             start, stop = _window(text, at, start, stop)
+        exact = _DS_EXACT_CASE.get(trigger)
+        if exact is not None and not text.startswith(exact, at) and \
+                bisect.bisect_left(positions, stop) - bisect.bisect_left(positions, start) < 2:
+            continue  # a prefix in the wrong case, and no other trigger in its line
         segments.append((start, text[start:stop]))
         last_stop = stop
     return segments
