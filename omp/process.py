@@ -110,7 +110,7 @@ _DROPPED_VARS = ("OMP_REVIEWER", "PYTHONSTARTUP", "PYTHONINSPECT", "PYTHONBREAKP
 # `python -c`'s first statement: sys.path[0] is then '' (the working folder); drop it before
 # anything else is imported. The same guard as hooks/run's.
 _SAFE_START = "import sys; sys.path and sys.path[0] in ('', '.') and sys.path.pop(0); "
-_OMP_MAIN = "from omp.cli import main; sys.exit(main())"
+_OMP_MAIN = "from omp.cli import run; run()"
 
 
 def neutral_cwd() -> str:
