@@ -40,12 +40,18 @@ CACHE_FOLDER = os.path.join(layout.STATE_SUBDIR, "regex-cache")  # under G
 _BUILD = (sys.version, _sre.MAGIC, _sre.CODESIZE)
 _FORMAT = 1  # of an entry's tuple; bump when it changes
 
-_cache_state: dict[str, bool] = {"enabled": True}
+_cache_state: dict[str, bool] = {"enabled": True, "writes": True}
 
 
 def set_cache_enabled(enabled: bool) -> None:
     """Tests use this to compare the cached path with plain `re.compile`."""
     _cache_state["enabled"] = enabled
+
+
+def set_cache_writes(allowed: bool) -> None:
+    """A run that must write nothing at all (`omp memory-review --dry-run`, SPEC §5) still reads
+    the cache but adds nothing to it."""
+    _cache_state["writes"] = allowed
 
 
 def cache_folder() -> str:
@@ -121,6 +127,8 @@ def compile_cached(source: str, flags: int = 0) -> re.Pattern[str]:
         if found is not None:
             return found
     compiled = re.compile(source, flags)
+    if not _cache_state["writes"]:
+        return compiled
     try:
         arguments = _entry(source, flags, compiled)
         if arguments is not None:

@@ -142,7 +142,7 @@ def test_an_unusable_home_still_compiles(isolated_home: Path, monkeypatch: pytes
 
 
 def test_switched_off_it_is_plain_re_compile(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(lazyre, "_cache_state", {"enabled": False})
+    monkeypatch.setattr(lazyre, "_cache_state", {"enabled": False, "writes": True})
     lazyre.compile_cached(r"going forward (.+)")
     assert not _entry_file(r"going forward (.+)").exists()
 
@@ -159,3 +159,12 @@ def test_a_second_process_reads_what_the_first_compiled() -> None:
     count = subprocess.run([sys.executable, "-c", program], check=True, capture_output=True, text=True).stdout
     assert len(entries) >= int(count) > 40
     assert {p.name: p.stat().st_mtime_ns for p in folder.iterdir()} == entries  # read, not rewritten
+
+
+def test_a_run_that_writes_nothing_reads_the_cache_but_adds_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+    known, new = r"known (\w+)", r"new (\w+)"
+    lazyre.compile_cached(known)
+    monkeypatch.setattr(lazyre, "_cache_state", {"enabled": True, "writes": False})
+    before = sorted(Path(lazyre.cache_folder()).iterdir())
+    assert lazyre.compile_cached(new).match("new one") and lazyre.compile_cached(known).match("known one")
+    assert sorted(Path(lazyre.cache_folder()).iterdir()) == before
