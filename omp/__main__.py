@@ -1,6 +1,6 @@
 """`python -m omp` is the same program as the `omp` command."""
 
-from omp.cli import main
+from omp.cli import run
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    run()

@@ -183,3 +183,41 @@ def test_the_cycle_check_finds_a_cycle_through_a_function(tmp_path: Path) -> Non
     (package / "memory" / "block.py").write_text("def render():\n    from omp import hooks\n")
     (package / "plain.py").write_text("import omp.hooks\n")
     assert _cycles(_import_graph(package)) == {frozenset({"omp.hooks", "omp.memory.block"})}
+
+
+# ---------------------------------------------------------------------------------------------
+# what an ordinary review loads (SPEC §12: its start-up; §6.1 / §12: no network on its path)
+
+# Loaded only where they are needed: psutil to end a process tree or look at another process
+# (a start time is read from /proc on Linux), requests (and what it brings) never: detect-secrets
+# gets an offline stand-in for its online verification.
+NOT_ON_THE_REVIEW_PATH = {"psutil", "requests", "urllib3", "charset_normalizer", "idna", "certifi"}
+
+_LOADED_AT_EXIT = (
+    "import atexit, runpy, sys\n"
+    "atexit.register(lambda: sys.stderr.write('\\nLOADED ' + ' '.join(sorted(sys.modules)) + '\\n'))\n"
+    "sys.argv = ['omp', *sys.argv[1:]]\n"
+    "runpy.run_module('omp', run_name='__main__', alter_sys=True)\n"
+)
+
+
+def test_an_ordinary_review_loads_neither_psutil_nor_requests(project: Path, tmp_path: Path) -> None:
+    """A real review in a real subprocess: a model call, a note, a pending directive, and a
+    message with a SendGrid key, which only detect-secrets knows, so it is loaded too."""
+    import os
+    import subprocess
+    import sys
+
+    from review_support import FakeReviewer, conversation, json_reply, standard_answer, user, write_session
+
+    fake = FakeReviewer(tmp_path / "fake")
+    key = "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"
+    session = write_session(project, [*conversation(), user(f"the mail key is SENDGRID={key}, keep it out")])
+    fake.queue(json_reply(standard_answer()))
+    proc = subprocess.run([sys.executable, "-c", _LOADED_AT_EXIT, "memory-review", "--json", "--session", session],
+                          cwd=project, env={**os.environ, **fake.env()}, capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert '"ran": true' in proc.stdout and key not in fake.calls()[0].stdin
+    loaded = {name.split(".")[0] for name in proc.stderr.rsplit("LOADED ", 1)[1].split()}
+    assert "detect_secrets" in loaded and "omp" in loaded  # the check sees what the review imported
+    assert loaded & NOT_ON_THE_REVIEW_PATH == set()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import json
 import subprocess
 import sys
 import uuid
@@ -170,7 +171,6 @@ def test_own_patterns_work_without_detect_secrets() -> None:
         "texts = json.loads(sys.stdin.read())\n"
         "print(json.dumps([s.redact(t)[0] for t in texts]))\n"
     )
-    import json
 
     texts = [SECRETS[name] for name in sorted(SECRETS)] + [PEM_BLOCK]
     parts = [SECRET_PARTS[name] for name in sorted(SECRETS)] + [["MIIEowIBAAKCAQEA"]]
@@ -190,6 +190,95 @@ def test_importing_safety_does_not_import_detect_secrets() -> None:
         check=True,
     )
     assert proc.stdout.strip() == "False"
+
+
+# detect-secrets imports `requests` only for its plugins' online `verify` calls, which omp never
+# makes (SPEC §12); omp loads it with an offline stand-in instead (most of its load time).
+_OFFLINE_PROGRAM = r"""
+import json, socket, sys
+attempts = []
+
+def refuse(*args, **kwargs):
+    attempts.append(repr(args)[:80])
+    raise OSError("this test allows no connection")
+
+socket.socket.connect = refuse
+socket.create_connection = refuse
+import omp.safety.secrets as s
+
+text = "SENDGRID = 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"
+redacted, counts = s.redact(text)
+loaded = {"detect_secrets": "detect_secrets" in sys.modules, "requests": "requests" in sys.modules}
+from detect_secrets.plugins import aws, base, mailchimp, slack, stripe
+
+verified = []
+for call in (lambda: stripe.StripeDetector().verify("sk_live_" + "a" * 24),
+             lambda: slack.SlackDetector().verify("https://hooks.slack.com/services/T1/B2/c3"),
+             lambda: mailchimp.MailchimpDetector().verify("a" * 32 + "-us12"),
+             lambda: aws.verify_aws_secret_access_key("AKIAQ3EGUNZ7WTXP4KLM", "b" * 40)):
+    try:
+        call()
+        verified.append("returned")
+    except base.requests.exceptions.RequestException as exc:
+        verified.append(type(exc).__name__)
+import requests
+print(json.dumps({"redacted": redacted, "loaded": loaded, "verified": verified, "attempts": attempts,
+                  "real_requests": hasattr(requests, "Session") and requests is not stripe.requests,
+                  "requests_file": getattr(requests, "__file__", None)}))
+"""
+
+
+def test_detect_secrets_loads_offline_and_its_verify_calls_cannot_reach_the_network() -> None:
+    out = subprocess.run([sys.executable, "-c", _OFFLINE_PROGRAM], capture_output=True, text=True, check=True)
+    result = json.loads(out.stdout)
+    assert "TwL2iGABf9DHoTf" not in result["redacted"]  # detect-secrets' SendGrid plugin found it
+    assert result["loaded"] == {"detect_secrets": True, "requests": False}
+    assert result["verified"] == ["ConnectionError"] * 4 and result["attempts"] == []
+    assert result["real_requests"] and result["requests_file"]  # a later `import requests` is the package
+
+
+def test_detect_secrets_uses_requests_when_it_is_already_loaded() -> None:
+    program = ("import sys, requests, omp.safety.secrets as s\n"
+               "s.redact('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')\n"
+               "from detect_secrets.plugins import stripe\n"
+               "print(stripe.requests is requests, sys.modules['requests'] is requests)\n")
+    out = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["True", "True"]
+
+
+def test_a_detect_secrets_that_needs_more_of_requests_gets_the_real_one() -> None:
+    """The stand-in falls short (a newer detect-secrets touching more at import): the real
+    package is imported and detect-secrets still finds what only it knows."""
+    program = ("import sys, types, omp.safety.secrets as s\n"
+               "s._offline_requests = lambda: types.SimpleNamespace(exceptions=types.ModuleType('requests.exceptions'))\n"
+               "text = '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'\n"
+               "print('TwL2iGABf9DHoTf' in s.redact(text)[0], hasattr(sys.modules.get('requests'), 'Session'))\n")
+    out = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["False", "True"]
+
+
+def test_a_git_sha_holding_acca_does_not_wake_detect_secrets() -> None:
+    """Its AWS plugin matches `ACCA…` in capitals only, so the lower-case letters of a SHA bring
+    no line to it (loading and asking it cost more than the check); a key id in capitals does."""
+    program = ("import sys, omp.safety.secrets as s\n"
+               "print(s.find_secrets('commit 1cc31e9e2bfcfb77d484acbaccabb4c268e86501\\nAuthor: eyjafjallajokull\\n"
+               "msg.send()'), 'detect_secrets' in sys.modules)\n"
+               "print([f.kind for f in s.find_secrets('id ACCAQ3EGUNZ7WTXP4KLM')], 'detect_secrets' in sys.modules)\n")
+    out = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, check=True).stdout
+    assert out.splitlines() == ["[] False", "['aws-access-key'] True"]
+
+
+@pytest.mark.parametrize("line", [
+    'commit acca1234 password "hunter2hunter";',
+    'if (acca == 1 && "hunter2hunter" == password)',
+    'aws_key "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY" akia',
+])
+def test_a_wrong_case_prefix_beside_another_trigger_still_brings_its_line(line: str) -> None:
+    """Forms only detect-secrets knows (a keyword the prefilter's `=`/`:` rule does not pass, an
+    AWS secret after `aws_key`) were found when a prefix in any case brought their line along;
+    they still are."""
+    redacted, _ = redact(line)
+    assert "hunter2hunter" not in redacted and "wJalrXUtnFEMI" not in redacted
 
 
 INJECTIONS = {

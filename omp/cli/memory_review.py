@@ -16,7 +16,7 @@ import click
 
 from omp.cli.options import json_option, project_paths, root_option
 from omp.cli.render import echo_json
-from omp import trust
+from omp import lazyre, trust
 from omp.errors import UsageError
 from omp.paths import GlobalPaths
 from omp.review import report
@@ -73,6 +73,7 @@ def cli(ctx: click.Context, session: str, root: Path | None, model: str | None, 
                          "pass --session ID|latest instead")
     from omp.packet import preview
 
+    lazyre.set_cache_writes(False)  # a dry run writes nothing at all (SPEC §5), not even G's regex cache
     result = preview(session, project_paths(root), force=force)
     if as_json:
         echo_json(result.to_dict())

@@ -27,15 +27,16 @@ def read_regular(path: str | os.PathLike[str]) -> bytes | None:
         os.close(fd)
 
 
-def write_best_effort(path: str, text: str) -> bool:
-    """Write `text` atomically (temp file + replace: a reader sees the old file or the new one),
-    creating the folder; False when it could not be written. For caches and records whose loss
-    costs only a recomputation (the library's `fsio.atomic_write` is for the stores)."""
+def write_best_effort(path: str, text: str | bytes) -> bool:
+    """Write `text` (UTF-8, or bytes as they are) atomically (temp file + replace: a reader sees
+    the old file or the new one), creating the folder; False when it could not be written. For
+    caches and records whose loss costs only a recomputation (the library's `fsio.atomic_write`
+    is for the stores)."""
     tmp = f"{path}.{os.getpid()}.tmp"
     try:
         os.makedirs(os.path.dirname(path), exist_ok=True)
-        with open(tmp, "w", encoding="utf-8", newline="") as handle:
-            handle.write(text)
+        with open(tmp, "wb") as handle:
+            handle.write(text if isinstance(text, bytes) else text.encode("utf-8"))
         os.replace(tmp, path)
         return True
     except OSError:

@@ -32,7 +32,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import socket
+import platform  # node(): the host name socket.gethostname() gives, without importing socket (~4 ms)
 import time
 import uuid
 from dataclasses import asdict, dataclass
@@ -156,7 +156,7 @@ def stale_reason(record: ClaimRecord, timeout: float, now: float | None = None) 
     age = now - record.started_at
     if age > timeout + STALE_MARGIN_SECONDS:
         return f"claim by pid {record.pid} is {age:.0f}s old (timeout {timeout:g}s + margin)"
-    if record.host and record.host != socket.gethostname():
+    if record.host and record.host != platform.node():
         return None  # another machine's pid says nothing here; only age counts
     if not is_alive(record.pid, record.pid_started_at):
         return f"claiming process {record.pid} is gone"
@@ -176,7 +176,7 @@ def judge(record: ClaimRecord | None, *, end_offset: int, force: bool, timeout: 
         return Verdict(False, record.cursor, "already reviewed", refused="done")
     reason = stale_reason(record, timeout)
     if reason is None:
-        where = "" if record.host == socket.gethostname() else f" on {record.host}"
+        where = "" if record.host == platform.node() else f" on {record.host}"
         return Verdict(False, record.cursor, f"being reviewed by pid {record.pid}{where}", refused="running")
     start = 0 if force else record.cursor
     return Verdict(True, start, f"stale claim taken over: {reason}", prior_cursor=record.prior_cursor)
@@ -212,7 +212,7 @@ def _new_record(start_cursor: int, prior_cursor: int | None) -> ClaimRecord:
         token=uuid.uuid4().hex,
         pid=os.getpid(),
         pid_started_at=own_start_time(),
-        host=socket.gethostname(),
+        host=platform.node(),
         started_at=time.time(),
         state="running",
         cursor=start_cursor,

@@ -4,10 +4,12 @@ Secrets are found by two detectors whose findings are merged:
 
 - detect-secrets' *format* plugins (AWS, GitHub, private keys, JWT, basic auth, keywords,
   Slack, Stripe, OpenAI, Azure, …), a well-kept detector. Its entropy plugins are never enabled:
-  they flag git SHAs, UUIDs and hashes. It is imported lazily (it costs ≈ 0.2 s) and shown only
-  the lines a cheap prefilter picks (a plugin's literal prefix, or a secret keyword followed by
-  an assignment), because it costs ≈ 0.1–0.3 ms per line and redaction runs over megabytes.
-  If it cannot be imported, our own patterns still work.
+  they flag git SHAs, UUIDs and hashes. It is imported on first need, without the `requests`
+  package its plugins import only for online verification (an offline stand-in: ≈ 50 ms
+  instead of ≈ 180 ms, and no verify call can reach the network), and shown only the lines a
+  cheap prefilter picks (a plugin's literal prefix, in the case the plugin matches it, or a
+  secret keyword followed by an assignment), because it costs ≈ 0.1–0.3 ms per line and
+  redaction runs over megabytes. If it cannot be imported, our own patterns still work.
 - our own patterns, for what detect-secrets misses or reports without a usable span:
   `github_pat_…` and `gho_/ghs_/ghu_/ghr_` tokens, `sk-proj-…`/`sk-ant-…` keys, Google `AIza…`
   keys and `ya29.` OAuth tokens, Azure connection strings and SAS signatures, Slack `xapp-`/
@@ -38,6 +40,9 @@ from __future__ import annotations
 import bisect
 import collections
 import re
+import sys
+import threading
+import types
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Iterator
 
@@ -560,6 +565,21 @@ _DS_FORMAT_TRIGGERS = (
 )
 _DS_KEYWORD_TRIGGERS = ("pass", "pwd", "secret", "key", "contrase")
 _DS_TRIGGERS = frozenset(_DS_FORMAT_TRIGGERS + _DS_KEYWORD_TRIGGERS)
+# The prefixes those plugins match case-sensitively, as they must stand in the text: `acca` in a
+# git SHA cannot start an AWS key id (`ACCA…`), so a line whose only trigger is such a prefix in
+# another case goes to detect-secrets no more (its load and scan cost far more than this check).
+# A line holding any other trigger still goes, as before: a keyword form only detect-secrets
+# knows (`password "x";`) must not depend on whether a SHA beside it happens to hold `acca`.
+# The other triggers count in any case (the Slack and keyword plugins ignore case; "://" and
+# "github_pat_" are kept as they were).
+_DS_EXACT_CASE = {
+    trigger.lower(): trigger
+    for trigger in (
+        "AKIA", "ASIA", "ABIA", "ACCA", "A3T",  # AWS key ids: [A-Z0-9]{16} follows
+        "AccountKey", "ghp_", "gho_", "ghs_", "ghu_", "ghr_", "glpat-", "eyJ", "-us", "npm_", "sk-",
+        "PRIVATE KEY", "PuTTY", "pypi-", "SG.", "sq0csp", "sk_live", "rk_live", "sk_test", "rk_test",
+    )
+}
 _OWN_TRIGGERS = _own_triggers()
 _ALL_TRIGGERS = tuple(sorted(_DS_TRIGGERS | set(_OWN_TRIGGERS)))
 _DS_KEYWORD_FOLLOW_RE = lazy(r"[^\s=:]{0,40}\s*(?:=|:|!=|<-)")
@@ -571,18 +591,90 @@ _WINDOW = 400
 _ds_state: dict[str, Any] = {"enabled": True}
 
 
+def _offline_requests() -> Any:
+    """A stand-in for `requests` while detect-secrets is imported (see `_import_detect_secrets`):
+    what its modules touch at import (`Response` in annotations, `exceptions.RequestException`
+    in `except` clauses), and network functions that raise instead of connecting."""
+    requests = types.ModuleType("requests", "omp's offline stand-in: detect-secrets never verifies online here")
+    exceptions = types.ModuleType("requests.exceptions")
+
+    class RequestException(OSError):
+        pass
+
+    class ConnectionError(RequestException):  # noqa: A001 - requests' own name for it
+        pass
+
+    class Response:
+        pass
+
+    def offline(*_args: object, **_kwargs: object) -> Any:
+        raise ConnectionError("no network on omp's review path (SPEC §12): detect-secrets does not verify")
+
+    exceptions.RequestException = RequestException  # type: ignore[attr-defined]
+    exceptions.ConnectionError = ConnectionError  # type: ignore[attr-defined]
+    requests.exceptions = exceptions  # type: ignore[attr-defined]
+    requests.RequestException = RequestException  # type: ignore[attr-defined]
+    requests.ConnectionError = ConnectionError  # type: ignore[attr-defined]
+    requests.Response = Response  # type: ignore[attr-defined]
+    for name in ("request", "get", "options", "head", "post", "put", "patch", "delete"):
+        setattr(requests, name, offline)
+    return requests
+
+
+def _import_detect_secrets(settings: dict[str, Any], offline: bool) -> tuple[Callable[..., Any], Callable[..., Any]]:
+    """detect-secrets' `scan_line` and `transient_settings`, with every module a scan under
+    `settings` uses (plugins, filters) imported now.
+
+    `offline`: import it with the stand-in for `requests` in `sys.modules`, then take the
+    stand-in out again. detect-secrets' plugin modules import `requests` at module level only
+    for their `verify` calls, which omp never enables (and must never make: SPEC §12), and the
+    real package is most of detect-secrets' load time (≈ 120 of 170 ms). The plugins keep the
+    stand-in as their `requests`, so a verify call raises a RequestException (which they treat
+    as "unverified"); any later `import requests` (tiktoken's download) gets the real package.
+    """
+    stand_in = _offline_requests() if offline else None
+    if stand_in is not None:
+        sys.modules["requests"] = stand_in
+        sys.modules["requests.exceptions"] = stand_in.exceptions
+    try:
+        from detect_secrets.core.scan import scan_line
+        from detect_secrets.settings import transient_settings
+
+        with transient_settings(settings):
+            list(scan_line("omp"))  # imports the plugins and filters the settings name
+    finally:
+        if stand_in is not None:
+            for name in ("requests", "requests.exceptions"):
+                if sys.modules.get(name) in (stand_in, stand_in.exceptions):
+                    del sys.modules[name]
+    return scan_line, transient_settings
+
+
+def _forget_detect_secrets() -> None:
+    for name in [name for name in sys.modules if name == "detect_secrets" or name.startswith("detect_secrets.")]:
+        del sys.modules[name]
+
+
 def _detect_secrets_scanner() -> Callable[[list[str]], list[list[tuple[str, str]]]] | None:
     """A function scanning lines with detect-secrets, or None when it is unavailable."""
     if "scan" in _ds_state:
         return _ds_state["scan"]
+    settings = {"plugins_used": [{"name": name} for name in _DS_PLUGINS]}
+    # The stand-in only when nothing else could be importing `requests` meanwhile: the real
+    # package already loaded, or another thread running (tiktoken's loader may download).
+    offline = "requests" not in sys.modules and threading.active_count() == 1
     try:
-        from detect_secrets.core.scan import scan_line
-        from detect_secrets.settings import transient_settings
+        try:
+            scan_line, transient_settings = _import_detect_secrets(settings, offline)
+        except Exception:
+            if not offline:
+                raise
+            # A detect-secrets that needs more of `requests` than the stand-in has: the real one.
+            _forget_detect_secrets()
+            scan_line, transient_settings = _import_detect_secrets(settings, offline=False)
     except Exception:  # any import problem: our own patterns carry on alone
         _ds_state["scan"] = None
         return None
-
-    settings = {"plugins_used": [{"name": name} for name in _DS_PLUGINS]}
 
     def scan(lines: list[str]) -> list[list[tuple[str, str]]]:
         results: list[list[tuple[str, str]]] = []
@@ -610,9 +702,11 @@ def detect_secrets_available() -> bool:
 
 def _candidate_segments(text: str, lowered: str, hits: Iterable[tuple[int, str]]) -> list[tuple[int, str]]:
     """(offset, segment) pieces of `text` worth showing detect-secrets, in order."""
+    hits = sorted(hits)
+    positions = [at for at, _ in hits]  # every trigger's, ours included
     segments: list[tuple[int, str]] = []
     last_stop = -1
-    for at, trigger in sorted(hit for hit in hits if hit[1] in _DS_TRIGGERS):
+    for at, trigger in (hit for hit in hits if hit[1] in _DS_TRIGGERS):
         if at < last_stop:
             continue  # this line (or window) is already taken
         if trigger in _DS_KEYWORD_TRIGGERS and not _DS_KEYWORD_FOLLOW_RE.match(lowered, at + len(trigger)):
@@ -622,6 +716,10 @@ def _candidate_segments(text: str, lowered: str, hits: Iterable[tuple[int, str]]
         stop = len(text) if stop < 0 else stop
         if stop - start > _LONG_LINE:
             start, stop = _window(text, at, start, stop)
+        exact = _DS_EXACT_CASE.get(trigger)
+        if exact is not None and not text.startswith(exact, at) and \
+                bisect.bisect_left(positions, stop) - bisect.bisect_left(positions, start) < 2:
+            continue  # a prefix in the wrong case, and no other trigger in its line
         segments.append((start, text[start:stop]))
         last_stop = stop
     return segments
