@@ -562,6 +562,9 @@ _DS_FORMAT_TRIGGERS = (
     "akia", "asia", "abia", "acca", "a3t", "accountkey", "://", "ghp_", "gho_", "ghs_", "ghu_",
     "ghr_", "github_pat_", "glpat-", "eyj", "-us", "npm_", "sk-", "private key", "putty",
     "pypi-", "sg.", "xox", "hooks.slack", "sq0csp", "sk_live", "rk_live", "sk_test", "rk_test",
+    # GitLab's other token kinds (its plugin's denylist): deploy, feed, OAuth, runner, CI/CD,
+    # incoming-mail, trigger, agent and OAuth-application tokens, and runner registration.
+    "gldt-", "glft-", "glsoat-", "glrt-", "glcbt-", "glimt-", "glptt-", "glagent-", "gloas-", "gr1348941",
 )
 _DS_KEYWORD_TRIGGERS = ("pass", "pwd", "secret", "key", "contrase")
 _DS_TRIGGERS = frozenset(_DS_FORMAT_TRIGGERS + _DS_KEYWORD_TRIGGERS)
@@ -578,6 +581,7 @@ _DS_EXACT_CASE = {
         "AKIA", "ASIA", "ABIA", "ACCA", "A3T",  # AWS key ids: [A-Z0-9]{16} follows
         "AccountKey", "ghp_", "gho_", "ghs_", "ghu_", "ghr_", "glpat-", "eyJ", "-us", "npm_", "sk-",
         "PRIVATE KEY", "PuTTY", "pypi-", "SG.", "sq0csp", "sk_live", "rk_live", "sk_test", "rk_test",
+        "gldt-", "glft-", "glsoat-", "glrt-", "glcbt-", "glimt-", "glptt-", "glagent-", "gloas-", "GR1348941",
     )
 }
 _OWN_TRIGGERS = _own_triggers()
