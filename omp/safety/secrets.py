@@ -567,7 +567,10 @@ _DS_FORMAT_TRIGGERS = (
     "gldt-", "glft-", "glsoat-", "glrt-", "glcbt-", "glimt-", "glptt-", "glagent-", "gloas-", "gr1348941",
 )
 _DS_KEYWORD_TRIGGERS = ("pass", "pwd", "secret", "key", "contrase")
-_DS_TRIGGERS = frozenset(_DS_FORMAT_TRIGGERS + _DS_KEYWORD_TRIGGERS)
+# The AWS plugin's second form: a 40-character secret in quotes shortly after "aws" and a
+# credential word (`aws_key "wJalr…"`), which has no `=` or `:` for the keyword rule to see.
+_DS_AWS_TRIGGER = "aws"
+_DS_TRIGGERS = frozenset(_DS_FORMAT_TRIGGERS + _DS_KEYWORD_TRIGGERS + (_DS_AWS_TRIGGER,))
 # The prefixes those plugins match case-sensitively, as they must stand in the text: `acca` in a
 # git SHA cannot start an AWS key id (`ACCA…`), so a line whose only trigger is such a prefix in
 # another case goes to detect-secrets no more (its load and scan cost far more than this check).
@@ -587,6 +590,10 @@ _DS_EXACT_CASE = {
 _OWN_TRIGGERS = _own_triggers()
 _ALL_TRIGGERS = tuple(sorted(_DS_TRIGGERS | set(_OWN_TRIGGERS)))
 _DS_KEYWORD_FOLLOW_RE = lazy(r"[^\s=:]{0,40}\s*(?:=|:|!=|<-)")
+_DS_AWS_FOLLOW_RE = lazy(r"[^\n]{0,45}?['\"][0-9a-zA-Z/+]{40}['\"]")
+# What must follow a trigger for its line to be worth detect-secrets' time.
+_DS_FOLLOW = {**{trigger: _DS_KEYWORD_FOLLOW_RE for trigger in _DS_KEYWORD_TRIGGERS},
+              _DS_AWS_TRIGGER: _DS_AWS_FOLLOW_RE}
 # Longer lines are shown to detect-secrets as a window around each trigger, so one huge line
 # (a minified file, a 600 KB paste) never goes through it whole.
 _LONG_LINE = 2000
@@ -713,7 +720,8 @@ def _candidate_segments(text: str, lowered: str, hits: Iterable[tuple[int, str]]
     for at, trigger in (hit for hit in hits if hit[1] in _DS_TRIGGERS):
         if at < last_stop:
             continue  # this line (or window) is already taken
-        if trigger in _DS_KEYWORD_TRIGGERS and not _DS_KEYWORD_FOLLOW_RE.match(lowered, at + len(trigger)):
+        follow = _DS_FOLLOW.get(trigger)
+        if follow is not None and not follow.match(lowered, at + len(trigger)):
             continue
         start = text.rfind("\n", 0, at) + 1
         stop = text.find("\n", at)
