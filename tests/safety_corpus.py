@@ -84,6 +84,10 @@ SECRETS: tuple[SecretCase, ...] = (
     _case("discord webhook", "post to https://discord.com/api/webhooks/112233445566778899/Zk3m9Qp2Lx7Vb4Nc8Rt1Yw6Hs0Jd5Fg",
           "Zk3m9Qp2Lx7Vb4Nc8Rt1"),
     _case("telegram bot token", "the bot uses 7012345678:AAHq3Zk9Lm2Xp7Vb4Nc8Rt1Yw6Hs0Jd5FgQe", "AAHq3Zk9Lm2Xp7Vb4Nc8"),
+    _case("gitlab deploy token gldt-", "clone with gldt-Ab3dEf6hIj9kLm2nOp5q", "Ab3dEf6hIj9kLm2nOp5q"),
+    _case("gitlab runner token glrt-", "runner registered: glrt-Mn7bVc0xZl3kJh6gFd9s", "Mn7bVc0xZl3kJh6gFd9s"),
+    _case("aws secret in quotes after aws_key", 'aws_key "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"',
+          "wJalrXUtnFEMI/K7MDENG"),
 )
 
 # Text that looks near a secret but is not one: it must reach the reviewer untouched.
