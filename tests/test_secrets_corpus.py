@@ -85,10 +85,15 @@ def _echoing_answer(cases: list[SecretCase], offset: int) -> dict:
 def test_no_secret_of_any_class_reaches_the_reviewer_or_a_file(project: Path, fake: FakeReviewer,
                                                                isolated_home: Path) -> None:
     env = fake.env(memory_review_max_input_tokens="100000")
-    chunks = [list(SECRETS[i:i + CHUNK]) for i in range(0, len(SECRETS), CHUNK)]
+    # Near-equal contiguous chunks of at most CHUNK: a chunk of one case would be a session too
+    # short to review (memory-review-min-messages).
+    count = -(-len(SECRETS) // CHUNK)
+    bounds = [len(SECRETS) * i // count for i in range(count + 1)]
+    chunks = [list(SECRETS[bounds[i]:bounds[i + 1]]) for i in range(count)]
+    offsets = [bounds[i] + 1 for i in range(count)]
     outputs = []
     for number, cases in enumerate(chunks):
-        offset = number * CHUNK + 1
+        offset = offsets[number]
         events = _session_for(cases, offset)
         if number == 0:
             events += [user(f"control number {i} reads {text}") for i, (_name, text) in enumerate(CONTROLS)]
@@ -98,7 +103,7 @@ def test_no_secret_of_any_class_reaches_the_reviewer_or_a_file(project: Path, fa
         assert result.returncode == 0, result.stderr
         outputs.append(result.stdout + result.stderr)
         out = result.json()
-        assert out["ran"] is True
+        assert out["ran"] is True, out
         # Every echoed secret was refused, saying it is a secret (and which kind), never showing it.
         secret_refusals = [r for r in out["rejected"] if "contains a secret" in r["reason"]]
         assert len(secret_refusals) == len(cases) + min(5, len(cases)), out["rejected"]
@@ -110,7 +115,7 @@ def test_no_secret_of_any_class_reaches_the_reviewer_or_a_file(project: Path, fa
         cases = chunks[number]
         assert _leaks(stdin, cases) == []
         assert [f for f in _fragments(cases) if f[1] in stdin] == []
-        for i, _case in enumerate(cases, start=number * CHUNK + 1):
+        for i, _case in enumerate(cases, start=offsets[number]):
             for start in (f"fact {i} about the deploy setup: ", f"output {i}: "):  # kept, and redacted
                 assert "[REDACTED:" in stdin[stdin.index(start):].split("\n[", 1)[0], start
     for name, text in CONTROLS:
@@ -122,8 +127,8 @@ def test_no_secret_of_any_class_reaches_the_reviewer_or_a_file(project: Path, fa
         assert _leaks(path.read_text(encoding="utf-8", errors="replace"), SECRETS) == [], path
     # ... while the benign notes of every batch were written.
     titles = "\n".join(note.read_text() for note in notes(project))
-    for number in range(len(chunks)):
-        assert f"Deploy setup lives in infra/ (batch {number * CHUNK + 1})" in titles
+    for offset in offsets:
+        assert f"Deploy setup lives in infra/ (batch {offset})" in titles
 
 
 def test_a_remembered_password_never_reaches_the_instruction_file(project: Path, fake: FakeReviewer,
