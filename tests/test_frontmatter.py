@@ -55,3 +55,56 @@ def test_what_omp_writes_reads_back_exactly() -> None:
 def test_front_matter_that_is_not_yaml_is_unreadable_with_the_line(block: str) -> None:
     with pytest.raises(frontmatter.FrontMatterError, match="front matter"):
         frontmatter.parse(f"---\nid: x\n{block}\n---\nbody")
+
+
+def _yaml_fields(block: str) -> dict[str, str]:
+    """What PyYAML alone reads (the reader before omp's shortcut)."""
+    import yaml
+
+    data = yaml.load(block, Loader=yaml.BaseLoader) or {}
+    return {str(key): frontmatter._as_text(value) for key, value in data.items()}
+
+
+def test_the_shortcut_for_omps_own_front_matter_reads_what_yaml_reads() -> None:
+    """A block exactly as omp renders it is read without PyYAML; over values full of what YAML
+    treats apart (quotes, escapes, colons, NEL, U+2028, tabs, controls, BOM, emoji), whatever
+    the shortcut reads is what YAML reads, and the rest is left to YAML."""
+    import random
+
+    pieces = ["plain", "two words", "a: b", "#hash", "'single'", '"double"', "back\\slash", "tab\there",
+              "new\nline", "cr\rhere", "\x85nel", "ls\u2028ps\u2029", "\x7fdel", "\x01ctrl", "\ufeffbom",
+              "é", "中文", "😀", "yes", "null", "~", "-dash", "1.5", "2026-12-01", "a/b", "  padded  ", "",
+              "\\u00e9", "\ud83d", "x" * 300]
+    rng = random.Random(7)
+    shortcut = 0
+    for _ in range(3000):
+        values = ["".join(rng.choice(pieces) for _ in range(rng.randint(1, 3))) for _ in range(rng.randint(1, 4))]
+        fields = [(f"k{index}", value) for index, value in enumerate(values)]
+        block = frontmatter.render(fields)[len("---\n"):-len("---\n") - 1]
+        fast = frontmatter._as_rendered(block)
+        if fast is None:
+            continue
+        shortcut += 1
+        assert fast == _yaml_fields(block) == dict(fields), block
+    assert shortcut > 500  # the shortcut is taken, so the comparison means something
+
+
+@pytest.mark.parametrize("block", [
+    "title: >-\n  folded", "title: plain words", "title: \"a\" # comment", "title: 'quoted'",
+    "title: \"dup\"\ntitle: \"dup\"", "title: yes", "title:\t\"tab\"", "k" * 200 + ": v",
+])
+def test_anything_omp_would_not_have_written_goes_to_yaml(block: str) -> None:
+    assert frontmatter._as_rendered(block) is None
+
+
+def test_reading_omps_notes_does_not_import_yaml() -> None:
+    import subprocess
+    import sys
+
+    program = ("import sys\nfrom omp.memory import frontmatter as f\n"
+               "text = f.render([('id', 'n-1'), ('title', 'He said: \"ship it\" — #1'), ('created', '2026-12-01')])\n"
+               "print(f.parse(text + 'body')[0]['title'], 'yaml' in sys.modules)\n"
+               "f.parse('---\\ndescription: >-\\n  folded\\n---\\n')\n"
+               "print('yaml' in sys.modules)\n")
+    out = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, check=True).stdout
+    assert out.splitlines() == ['He said: "ship it" — #1 False', "True"]

@@ -10,6 +10,13 @@ its text, not the characters ">-". `BaseLoader` keeps every scalar a string (a b
 `yes` stays the text the user wrote). Unknown keys are kept; a value that is a list or a map is
 kept as its JSON text. A front matter that is opened but never closed, or is not YAML, is
 unreadable: the caller names the file and never rewrites it.
+
+One shortcut, because importing PyYAML costs a review ≈ 18 ms (SPEC §12) and most front matter
+is omp's own: a block that is exactly what `render` writes — every line `key: value`, each value
+bare or a JSON string literal, rendering the values read gives the same text byte for byte, and
+no character a YAML reader treats apart (tabs, controls, NEL, U+2028/2029, non-characters) — is
+read without YAML. Such a block means the same to YAML (tests/test_frontmatter.py compares both
+readers over generated values); anything else, a hand edit above all, goes to PyYAML.
 """
 
 from __future__ import annotations
@@ -63,7 +70,42 @@ def parse(text: str) -> tuple[dict[str, str], str]:
     raise FrontMatterError("front matter opened with '---' on line 1 is never closed")
 
 
+_RENDERED_LINE = re.compile(r"([A-Za-z0-9_][A-Za-z0-9_-]{0,99}): (.+)")  # YAML caps implicit keys at 1024
+# Characters outside YAML's printable set, and the ones it reads as line breaks or strips.
+_YAML_APART = re.compile("[^\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd\U00010000-\U0010ffff]")
+
+
+def _as_rendered(block: str) -> dict[str, str] | None:
+    """The fields of a block exactly as `render` writes it, else None (YAML must read it)."""
+    if not block:
+        return {}
+    if _YAML_APART.search(block.replace("\n", " ")):
+        return None
+    fields: dict[str, str] = {}
+    for line in block.split("\n"):
+        match = _RENDERED_LINE.fullmatch(line)
+        if match is None or match.group(1) in fields:
+            return None
+        raw = match.group(2)
+        if raw.startswith('"'):
+            try:
+                value = json.loads(raw)
+            except ValueError:
+                return None
+            if not isinstance(value, str):
+                return None
+        else:
+            value = raw
+        if _scalar(value) != raw:  # not what render writes for this value: YAML decides
+            return None
+        fields[match.group(1)] = value
+    return fields
+
+
 def _fields(block: str) -> dict[str, str]:
+    rendered = _as_rendered(block)
+    if rendered is not None:
+        return rendered
     import yaml  # PyYAML costs ~25 ms to import; only a note or draft with front matter needs it
 
     try:
