@@ -1,0 +1,474 @@
+"""Reading `events.jsonl` without holding or decoding what nobody reads (SPEC §4.2, §12).
+
+The tools `omp.sessions.events` reads a session with:
+
+- **Lines** (`scan_lines`): found in blocks of BLOCK_BYTES with `bytes.find` (a memchr), never
+  one `readline` per line and never a copy of a line nobody reads. A line longer than a block
+  is measured first (its newline looked for block by block, nothing kept), then either read
+  whole, if it holds at most MAX_HELD_BYTES, or streamed block by block (`stream_line`): no
+  line over the cap is ever in memory whole, however long it is.
+- **A JSON string by its bounds**: `string_end` finds a string's closing quote — the first `"`
+  preceded by an even number of backslashes — without decoding the string (a regular
+  expression skips the quotes escaped by a single backslash at C speed; the rare longer
+  backslash runs are counted). `decode_string` decodes a string whole if it is short, else only
+  its first and last bytes, each cut where no escape (`\\n`, `\\uXXXX`, a surrogate pair) and no
+  UTF-8 sequence is split (`safe_before`, `safe_after`): the head and tail it gives are exactly
+  the whole decode's first and last characters.
+- **The skeleton of an over-long line** (`Skeleton`): the line fed block by block and rebuilt as
+  its JSON structure, with every string longer than KEEP_WHOLE_BYTES replaced by a placeholder;
+  of such a string only its first and last CLIP_WINDOW_BYTES are kept (`RawClip`), the middle is
+  counted and dropped. The structure is decoded with `json` afterwards, so a line is still
+  checked for being JSON, and the placeholders are put back (`restore`) as `RawClip`s, decoded
+  only by whoever reads them (`open_clip`).
+
+A string decoded from its ends is a `Clip`: its head, its tail, and its length in characters.
+That length is exact when the string was decoded whole; otherwise it is estimated from the
+string's size in bytes and the characters per byte of its two ends (`exact` is False, and what
+shows it says "about"): counting exactly would mean reading every byte of the middle.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from dataclasses import dataclass
+from typing import IO, Any, Callable, Iterator
+
+# The json module's own string decoder (what json.loads uses for every string; not in typeshed).
+_scanstring: Callable[[str, int, bool], tuple[str, int]] = json.decoder.scanstring  # type: ignore[attr-defined]
+
+BLOCK_BYTES = 1024 * 1024  # read at a time
+MAX_HELD_BYTES = 8 * 1024 * 1024  # a longer line is never held (nor decoded) whole
+CLIP_WINDOW_BYTES = 384 * 1024  # of a string in an over-long line: this much of each end is kept
+KEEP_WHOLE_BYTES = 64 * 1024  # a string in an over-long line up to this size stays in its skeleton
+SKELETON_LIMIT_BYTES = 4 * 1024 * 1024  # an over-long line whose structure alone is larger: unreadable
+
+# A quote *not* escaped by a run of exactly one backslash: a closing quote, or a quote after a
+# longer run (whose parity is then counted), or one too close to the start of `buf` for the
+# lookbehind to see its backslashes.
+_QUOTE = re.compile(rb'"(?<![^\\]\\")')
+_BACKSLASH = 0x5C
+_HEX = frozenset(b"0123456789abcdefABCDEF")
+
+
+@dataclass(frozen=True)
+class Clip:
+    """A string too long to decode whole: its first and last characters, and its length."""
+
+    head: str
+    tail: str
+    chars: int  # characters of the whole string: exact if `exact`, else an estimate
+    exact: bool = False
+
+    @property
+    def omitted(self) -> int:
+        return max(0, self.chars - len(self.head) - len(self.tail))
+
+    def marked(self) -> str:
+        """The text with an omission marker where its middle was: what a message keeps."""
+        return f"{self.head}\n{omission_marker(self.omitted, not self.exact)}\n{self.tail}"
+
+
+def omission_marker(omitted: int, approximate: bool = False) -> str:
+    return f"[… {'about ' if approximate else ''}{omitted:,} characters omitted …]"
+
+
+def about(n: int) -> int:
+    """An estimate rounded to three significant digits: it should not look exact."""
+    if n < 1000:
+        return n
+    scale = 10 ** (len(str(n)) - 3)
+    return round(n / scale) * scale
+
+
+# --------------------------------------------------------------------------------------------
+# A JSON string's bounds and ends
+
+
+def string_end(buf: bytes, pos: int, stop: int, carry: int = 0) -> int:
+    """Index of the closing quote of the JSON string whose bytes start at `pos`, or -1 if it
+    does not close before `stop`. `carry`: backslashes just before `pos` that belong to the
+    string (a string continued from the previous block)."""
+    while True:
+        match = _QUOTE.search(buf, pos, stop)
+        if match is None:
+            return -1
+        quote = match.start()
+        run = 0
+        i = quote - 1
+        while i >= pos and buf[i] == _BACKSLASH:
+            run += 1
+            i -= 1
+        if i < pos:
+            run += carry
+        if run % 2 == 0:
+            return quote
+        pos, carry = quote + 1, 0
+
+
+def trailing_backslashes(buf: bytes, start: int, stop: int, carry: int) -> int:
+    """The run of backslashes that ends `buf[start:stop]` (plus `carry` if the run fills it)."""
+    i = stop
+    while i > start and buf[i - 1] == _BACKSLASH:
+        i -= 1
+    return stop - i + (carry if i == start else 0)
+
+
+def _boundary(raw: bytes, p: int) -> bool:
+    """Can the raw bytes of a JSON string be cut before `raw[p]`? Only if that splits no UTF-8
+    sequence and no escape: the byte before is not a backslash, not the `u` of a `\\u`, not one
+    of a `\\uXXXX`'s hex digits (nor the end of a high surrogate that a low one follows), and
+    `raw[p]` starts a character. Decided from at most six bytes before `p`, so it holds at
+    the start of a window whose earlier bytes are unknown."""
+    before = raw[p - 1]
+    if p < len(raw) and 0x80 <= raw[p] < 0xC0:
+        return False  # inside a UTF-8 sequence
+    if before >= 0x80:
+        return True  # the end of a UTF-8 character: no escape is made of these
+    if before == _BACKSLASH:
+        return False
+    if before == 0x75 and p >= 2 and raw[p - 2] == _BACKSLASH:  # "\u"
+        return False
+    if before in _HEX and raw.find(b"\\u", max(0, p - 6), p - 1) >= 0:
+        return False  # maybe inside "\uXXXX" (or right after a high surrogate)
+    return True
+
+
+def safe_before(raw: bytes, p: int, lo: int = 0) -> int:
+    """The largest cut at most `p` (and above `lo`, the string's first byte) that splits
+    nothing; `lo` itself if there is none (the cut then keeps nothing)."""
+    while p > lo and not _boundary(raw, p):
+        p -= 1
+    return p
+
+
+def safe_after(raw: bytes, p: int, hi: int) -> int:
+    """The smallest cut at least `p` (and below `hi`, the string's end) that splits nothing."""
+    p = max(p, 1)
+    while p < hi and not _boundary(raw, p):
+        p += 1
+    return p
+
+
+def decode_raw(raw: bytes) -> str:
+    """The text of a JSON string's raw bytes (escapes and all, without its quotes), decoded as
+    `json.loads` decodes it (its `scanstring` directly: half the cost on a short string). Raises
+    ValueError if it is not one string (an unescaped quote, a bad escape, a control character,
+    bytes that are not UTF-8)."""
+    text = raw.decode("utf-8", "surrogatepass") + '"'
+    value, end = _scanstring(text, 0, True)
+    if end != len(text):
+        raise ValueError("not one JSON string")
+    return value
+
+
+def decode_string(buf: bytes, start: int, end: int, head_bytes: int, tail_bytes: int,
+                  min_head: int = 0, min_tail: int = 0) -> str | Clip:
+    """The JSON string `buf[start:end]` (its raw bytes, between its quotes): decoded whole if it
+    is at most `head_bytes + tail_bytes` long, else its two ends (a Clip), at least `min_head`
+    and `min_tail` characters of it once stripped of whitespace (the windows grow until they
+    hold that much, or meet, and then the string is decoded whole). Raises ValueError if the
+    bytes are not a valid JSON string."""
+    while True:
+        if end - start <= head_bytes + tail_bytes:
+            return decode_raw(buf[start:end])
+        cut = safe_before(buf, start + head_bytes, start)
+        begin = safe_after(buf, end - tail_bytes, end)
+        head = decode_raw(buf[start:cut])
+        tail = decode_raw(buf[begin:end])
+        if len(head.lstrip()) >= min_head and len(tail.rstrip()) >= min_tail:
+            return _clip(head, tail, cut - start + end - begin, end - start)
+        head_bytes, tail_bytes = head_bytes * 2, tail_bytes * 2
+
+
+def _clip(head: str, tail: str, decoded_bytes: int, size: int) -> Clip:
+    chars = len(head) + len(tail)
+    estimate = round(size * chars / max(decoded_bytes, 1))
+    return Clip(head, tail, max(estimate, chars), exact=False)
+
+
+# --------------------------------------------------------------------------------------------
+# Lines
+
+
+class LineSource:
+    """The lines of an open file from `offset` on, found in blocks (see the module docstring).
+
+    Iterating yields `(offset, buf, start, stop, length)` per complete line: the line's byte
+    offset in the file and its length without the newline; `buf[start:stop]` holds it whole
+    when `stop - start == length`, else (a line longer than a block) only its first bytes, and
+    `read_line` or `stream_line` get the rest. After iterating, `end` is the offset just after
+    the last complete line and `partial` says whether bytes without a newline followed it.
+    """
+
+    def __init__(self, handle: IO[bytes], offset: int, block: int | None = None) -> None:
+        self.handle = handle
+        self.block = block or BLOCK_BYTES
+        self.end = offset
+        self.partial = False
+        self._start = offset
+
+    def __iter__(self) -> Iterator[tuple[int, bytes, int, int, int]]:
+        handle, block = self.handle, self.block
+        base = self._start  # file offset of buf[0]
+        handle.seek(base)
+        buf = b""
+        pos = 0
+        while True:
+            newline = buf.find(b"\n", pos)
+            if newline >= 0:
+                yield base + pos, buf, pos, newline, newline - pos
+                pos = newline + 1
+                self.end = base + pos
+                continue
+            chunk = handle.read(block)
+            if not chunk:
+                self.partial = pos < len(buf)
+                return
+            if len(buf) - pos < block:
+                base += pos
+                buf = buf[pos:] + chunk
+                pos = 0
+                continue
+            # A line longer than a block: find where it ends, keeping only its first bytes.
+            start = base + pos
+            length = self._measure(start, len(buf) - pos, chunk)
+            if length < 0:
+                self.partial = True
+                return
+            yield start, buf, pos, len(buf), length
+            base = start + length + 1
+            self.end = base
+            handle.seek(base)
+            buf, pos = b"", 0
+
+    def _measure(self, start: int, have: int, chunk: bytes) -> int:
+        """Length of the line at `start` (`have` bytes of it already read, `chunk` the next
+        ones), or -1 if the file ends before its newline. Nothing is kept."""
+        length = have
+        while True:
+            newline = chunk.find(b"\n")
+            if newline >= 0:
+                return length + newline
+            length += len(chunk)
+            chunk = self.handle.read(self.block)
+            if not chunk:
+                return -1
+
+    def read_line(self, offset: int, length: int) -> bytes:
+        """The line at `offset` whole (for one of at most MAX_HELD_BYTES)."""
+        self.handle.seek(offset)
+        return self.handle.read(length)
+
+    def stream_line(self, offset: int, length: int) -> Iterator[bytes]:
+        """The line at `offset` block by block, for one too long to hold."""
+        yield from stream_range(self.handle, offset, length, self.block)
+
+
+def stream_range(handle: IO[bytes], offset: int, length: int, block: int | None = None) -> Iterator[bytes]:
+    block = block or BLOCK_BYTES
+    handle.seek(offset)
+    left = length
+    while left > 0:
+        chunk = handle.read(min(block, left))
+        if not chunk:
+            return
+        left -= len(chunk)
+        yield chunk
+
+
+def line_at(handle: IO[bytes], offset: int, block: int | None = None) -> tuple[bytes, int]:
+    """(the first bytes of the line at `offset`, its length without the newline); the bytes
+    are the whole line when it is at most a block long. Length -1: no newline, a torn line."""
+    block = block or BLOCK_BYTES
+    handle.seek(offset)
+    first = handle.read(min(block, 64 * 1024))
+    newline = first.find(b"\n")
+    if newline >= 0:
+        return first[:newline], newline
+    length = len(first)
+    while True:
+        chunk = handle.read(block)
+        if not chunk:
+            return first, -1
+        newline = chunk.find(b"\n")
+        if newline >= 0:
+            return first, length + newline
+        length += len(chunk)
+
+
+# --------------------------------------------------------------------------------------------
+# The skeleton of an over-long line
+
+
+@dataclass(frozen=True)
+class RawClip:
+    """A long string of an over-long line, as found in the file: its first and last raw bytes
+    (escapes and all) and its size. `whole` when it was short enough to keep all of it."""
+
+    head: bytes
+    tail: bytes
+    size: int
+    whole: bytes | None = None
+
+
+def open_clip(raw: RawClip, head_bytes: int = 0, tail_bytes: int = 0, min_head: int = 0,
+              min_tail: int = 0) -> str | Clip:
+    """The text of a RawClip: whole, or its two ends. Of the ends only `head_bytes` and
+    `tail_bytes` are decoded (all that was kept if 0), more if that gives fewer than `min_head`
+    and `min_tail` characters once stripped (as `decode_string`). Raises ValueError if they do
+    not decode."""
+    if raw.whole is not None:
+        return decode_raw(raw.whole)
+    kept_head, kept_tail = len(raw.head), len(raw.tail)
+    want_head = min(head_bytes or kept_head, kept_head)
+    want_tail = min(tail_bytes or kept_tail, kept_tail)
+    while True:
+        cut = safe_before(raw.head, want_head)
+        begin = safe_after(raw.tail, kept_tail - want_tail, kept_tail)
+        head, tail = decode_raw(raw.head[:cut]), decode_raw(raw.tail[begin:])
+        enough = len(head.lstrip()) >= min_head and len(tail.rstrip()) >= min_tail
+        if enough or (want_head == kept_head and want_tail == kept_tail):
+            return _clip(head, tail, cut + kept_tail - begin, raw.size)
+        want_head, want_tail = min(2 * want_head, kept_head), min(2 * want_tail, kept_tail)
+
+
+class _OpenString:
+    """A string being read across blocks: its first `window` bytes and its last ones (views of
+    the blocks they came from: at most two blocks stay alive)."""
+
+    __slots__ = ("head", "tail", "tail_size", "size", "carry", "window")
+
+    def __init__(self, window: int) -> None:
+        self.window = window
+        self.head = bytearray()
+        self.tail: list[memoryview] = []
+        self.tail_size = 0
+        self.size = 0
+        self.carry = 0
+
+    def add(self, buf: bytes, start: int, stop: int) -> None:
+        if stop <= start:
+            return
+        self.size += stop - start
+        room = self.window - len(self.head)
+        if room > 0:
+            self.head += buf[start : min(stop, start + room)]
+        if stop - start >= self.window:
+            self.tail = [memoryview(buf)[stop - self.window : stop]]
+            self.tail_size = self.window
+            return
+        self.tail.append(memoryview(buf)[start:stop])
+        self.tail_size += stop - start
+        while len(self.tail) > 1 and self.tail_size - len(self.tail[0]) >= self.window:
+            self.tail_size -= len(self.tail.pop(0))
+
+    def close(self) -> RawClip:
+        tail = b"".join(self.tail)
+        self.tail = []
+        if self.size <= 2 * self.window:
+            rest = self.size - len(self.head)
+            whole = bytes(self.head) + (tail[len(tail) - rest:] if rest > 0 else b"")
+            return RawClip(b"", b"", self.size, whole)
+        return RawClip(bytes(self.head), tail[-self.window:], self.size)
+
+
+class Skeleton:
+    """An over-long line rebuilt as its JSON structure with its long strings left out.
+
+    Feed it the line's bytes in order (`feed`), then `decode()`: the event, with each long
+    string a RawClip. Memory: the structure and the short strings (at most
+    SKELETON_LIMIT_BYTES, else the line is unreadable), and two windows per long string.
+    """
+
+    def __init__(self, window: int | None = None, keep_whole: int | None = None,
+                 limit: int | None = None) -> None:
+        self.window = window or CLIP_WINDOW_BYTES
+        self.keep_whole = keep_whole or KEEP_WHOLE_BYTES
+        self.limit = limit or SKELETON_LIMIT_BYTES
+        self.parts: list[bytes] = []
+        self.size = 0
+        self.clips: dict[str, RawClip] = {}
+        self.failed = False
+        self._open: _OpenString | None = None
+        # Placeholders a session cannot forge: they hold a NUL and a random nonce.
+        self._nonce = os.urandom(6).hex()
+
+    def _append(self, piece: bytes) -> None:
+        self.size += len(piece)
+        if self.size > self.limit:
+            self.failed = True
+        else:
+            self.parts.append(piece)
+
+    def _placeholder(self, raw: RawClip) -> None:
+        key = f"\x00omp:{self._nonce}:{len(self.clips)}"
+        self.clips[key] = raw
+        self._append(b'"\\u0000omp:' + self._nonce.encode() + b":" + str(len(self.clips) - 1).encode() + b'"')
+
+    def feed(self, buf: bytes, start: int = 0, stop: int | None = None) -> None:
+        stop = len(buf) if stop is None else stop
+        pos = start
+        while pos < stop and not self.failed:
+            current = self._open
+            if current is not None:  # inside a long string continued from an earlier block
+                end = string_end(buf, pos, stop, current.carry)
+                if end < 0:
+                    current.carry = trailing_backslashes(buf, pos, stop, current.carry)
+                    current.add(buf, pos, stop)
+                    return
+                current.add(buf, pos, end)
+                self._open = None
+                self._placeholder(current.close())
+                pos = end + 1
+                continue
+            quote = buf.find(b'"', pos, stop)
+            if quote < 0:
+                self._append(buf[pos:stop])
+                return
+            end = string_end(buf, quote + 1, stop)
+            if end >= 0 and end - quote - 1 <= self.keep_whole:
+                self._append(buf[pos : end + 1])  # structure, then a short string whole
+                pos = end + 1
+                continue
+            self._append(buf[pos:quote])
+            opened = _OpenString(self.window)
+            if end >= 0:
+                opened.add(buf, quote + 1, end)
+                self._placeholder(opened.close())
+                pos = end + 1
+                continue
+            opened.carry = trailing_backslashes(buf, quote + 1, stop, 0)
+            opened.add(buf, quote + 1, stop)
+            self._open = opened
+            return
+
+    def skeleton(self) -> bytes | None:
+        """The structure's bytes, or None if the line was unreadable (too much structure, a
+        string that never closed)."""
+        if self.failed or self._open is not None:
+            return None
+        return b"".join(self.parts)
+
+    def decode(self) -> Any:
+        """The event, each long string a RawClip. Raises ValueError if it is not JSON."""
+        skeleton = self.skeleton()
+        if skeleton is None:
+            raise ValueError("unreadable over-long line")
+        return restore(json.loads(skeleton), self.clips)
+
+
+def restore(value: Any, clips: dict[str, RawClip]) -> Any:
+    """The decoded skeleton with its placeholders replaced by their RawClips."""
+    if not clips:
+        return value
+    if isinstance(value, str):
+        return clips.get(value, value)
+    if isinstance(value, dict):
+        for key, item in value.items():
+            value[key] = restore(item, clips)
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            value[index] = restore(item, clips)
+    return value
