@@ -254,7 +254,7 @@ def content_words(text: str) -> set[str]:
 # tool request summary and the separators between its parts, the omission marker of a cut.
 # None of it is session text, so none of it can serve as evidence.
 _TOOL_HEADER = re.compile(r"^\(tool output[^\n]*\)$")
-_OMISSION = re.compile(r"^\[… [\d,]+ characters omitted …\]$")
+_OMISSION = re.compile(r"^\[… (?:about )?[\d,]+ characters omitted …\]$")  # omp.sessions.lines.omission_marker
 _TOOL_REQUEST = "[tool request] "
 
 

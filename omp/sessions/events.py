@@ -15,18 +15,35 @@ A generic `{"role": ..., "content": ...}` line (other producers) is accepted too
 else (`system.message`, `hook.*`, `session.*`, turn markers, usage records) carries no
 conversation and is counted in `skipped_events`.
 
-Reading is a stream: one line in memory at a time (a single huge line, e.g. a 600 KB paste, is
-held once), never the whole file. Lines that do not parse are counted in `bad_lines`. A last
-line without its newline is a write in progress: it is not consumed, and `end_offset` (the
-cursor a later review resumes from) stops before it.
+Reading is a stream, in blocks (`omp.sessions.lines`), never the whole file, and costs little
+more than finding the line ends:
 
-Most of a session's bytes are tool output and events nobody reads, so the reader looks at the
-event type at the start of each line (Copilot writes `{"type":"…",` first) and parses only the
-lines that can hold conversation.
+- the event type is read at the start of each line (Copilot writes `{"type":"…",` first; other
+  layouts are matched with a pattern, and a line without a type is decoded): lines that carry
+  no conversation are counted and never copied nor decoded;
+- a `tool.execution_complete` line (most of a session's bytes) is not decoded whole: its
+  `result.content` string is found by its bounds, the line is decoded with that string left
+  out (everything else of it: toolCallId, success, a detailedContent, checked for being JSON),
+  and of the string only its ends are decoded, enough for the excerpt. Its length is then an
+  estimate, and the excerpt's header says "about N chars" (exact when the output was decoded
+  whole). A line in another layout is decoded whole, as before;
+- user and assistant lines are decoded whole: the explicit pass reads all of a user message;
+- no line longer than MAX_HELD_BYTES (8 MiB) is ever held or decoded whole. Such a line is
+  streamed and rebuilt without its long strings (`omp.sessions.lines.Skeleton`); of each, its
+  first and last 384 KiB are kept. A 60 MB paste is therefore a message of its head and tail
+  around an omission marker: the explicit pass finds requests in both (it reads a long
+  message's first and last 128 K characters anyway, `omp.intents.SCAN_CHARS`), and the middle
+  of the paste is not read at all; a 60 MB tool output is excerpted from its ends like any other.
+
+Lines that do not parse are counted in `bad_lines`. (A line is checked for being JSON except in
+the middle of a long string it is read by the ends of.) A last line without its newline is a
+write in progress: it is not consumed, and `end_offset` (the cursor a later review resumes
+from) stops before it.
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import re
@@ -37,6 +54,21 @@ from typing import IO, Any, Callable, Iterator, Literal
 
 from omp.errors import OmpError
 from omp.safety.secrets import redact
+from omp.sessions import lines
+from omp.sessions.lines import (
+    Clip,
+    LineSource,
+    RawClip,
+    Skeleton,
+    about,
+    decode_string,
+    line_at,
+    omission_marker,
+    open_clip,
+    restore,
+    stream_range,
+    string_end,
+)
 
 Origin = Literal["user", "assistant", "tool"]
 ORIGINS: tuple[Origin, ...] = ("user", "assistant", "tool")
@@ -46,7 +78,6 @@ TOOL_TAIL_CHARS = 500
 EXCERPT_MARGIN_CHARS = 32 * 1024  # kept around a tool excerpt's cuts before cleaning (> any secret)
 TOOL_SUMMARY_PART_CHARS = 200
 SUMMARY_MARGIN_CHARS = 8 * 1024  # scanned beyond a summary part's cut before it is cut
-MAX_LINE_BYTES = 64 * 1024 * 1024  # a longer line is skipped (counted bad), never held whole
 
 # What omp itself injects into a session (the sessionStart nudge and memory block, see
 # omp/hooks/start.py NUDGE and omp/memory/block.py): a user message that starts with one of these is
@@ -62,7 +93,9 @@ MIN_INJECTED_CHARS = 24
 
 # Event types that never carry conversation: skipped without parsing the line.
 _CONVERSATION_TYPES = frozenset({b"user.message", b"assistant.message", b"tool.execution_complete", b"message"})
+_TOOL_TYPE = b"tool.execution_complete"
 _TYPE_AT_START = re.compile(rb'^\s*\{\s*"type"\s*:\s*"([^"\\]{1,100})"')
+_TYPE_AT = re.compile(rb'\s*\{\s*"type"\s*:\s*"([^"\\]{1,100})"')  # for match(buf, pos): no "^"
 _TOOL_CALL_ID = re.compile(rb'"toolCallId"\s*:\s*"([^"\\]{1,200})"')
 
 
@@ -81,12 +114,14 @@ class Message:
 
 @dataclass(frozen=True)
 class RawMessage:
-    """A message as found in one line, before excerpting: tool output is still whole."""
+    """A message as found in one line, before excerpting: tool output is still whole, or, read
+    by its ends, a Clip (`clip`; `text` is then its head and tail around an omission marker)."""
 
     origin: Origin
     text: str
     tool_name: str | None = None
     tool_failed: bool = False
+    clip: Clip | None = None
 
 
 def _one_line(value: Any, limit: int = TOOL_SUMMARY_PART_CHARS) -> str:
@@ -98,11 +133,22 @@ def _one_line(value: Any, limit: int = TOOL_SUMMARY_PART_CHARS) -> str:
 
 def _redacted(value: Any) -> Any:
     """Secrets in a whole part redacted, so the cut that follows never keeps half of one."""
+    if isinstance(value, RawClip):
+        opened = open_clip(value)
+        value = opened.head if isinstance(opened, Clip) else opened
     if not isinstance(value, str) or not value:
         return value
     # Only the start is ever shown; a margin far wider than any secret is enough (a 100 KB
     # heredoc command is not scanned whole, twice per review).
-    return redact(value[: TOOL_SUMMARY_PART_CHARS + SUMMARY_MARGIN_CHARS])[0]
+    return _redacted_part(value[: TOOL_SUMMARY_PART_CHARS + SUMMARY_MARGIN_CHARS])
+
+
+@functools.lru_cache(maxsize=512)
+def _redacted_part(part: str) -> str:
+    # Sessions repeat their commands and descriptions ("pytest -q", "git status"): a part
+    # redacted once is not redacted again (the redaction of a short text costs more than
+    # reading the line it came from).
+    return redact(part)[0]
 
 
 def summarize_tool_request(request: Any) -> str:
@@ -115,6 +161,8 @@ def summarize_tool_request(request: Any) -> str:
         return ""
     name = _one_line(request.get("name")) or "tool"
     arguments = request.get("arguments")
+    if isinstance(arguments, RawClip):  # a huge JSON-string argument of an over-long line
+        arguments = _as_text(arguments)
     if isinstance(arguments, str):  # some producers keep arguments as a JSON string
         try:
             arguments = json.loads(arguments)
@@ -134,42 +182,79 @@ def summarize_tool_request(request: Any) -> str:
     return f"{name}: {' | '.join(parts)}" if parts else name
 
 
-def _text_content(content: Any) -> str:
-    """A string, or the text parts of an OpenAI/Anthropic-style content list."""
-    if isinstance(content, str):
+def _text_content(content: Any) -> str | Clip:
+    """A string, or the text parts of an OpenAI/Anthropic-style content list. A string of an
+    over-long line read by its ends is a Clip."""
+    if isinstance(content, (str, Clip)):
         return content
+    if isinstance(content, RawClip):
+        return open_clip(content)
     if isinstance(content, list):
         texts = []
         for part in content:
-            if isinstance(part, str):
-                texts.append(part)
-            elif isinstance(part, dict) and isinstance(part.get("text"), str):
-                texts.append(part["text"])
+            if isinstance(part, (str, RawClip)):
+                texts.append(_as_text(part))
+            elif isinstance(part, dict) and isinstance(part.get("text"), (str, RawClip)):
+                texts.append(_as_text(part["text"]))
         return "\n".join(texts)
     return ""
 
 
-def _assistant_text(data: dict[str, Any]) -> str:
-    text = _text_content(data.get("content")).strip()
+def _as_text(value: str | RawClip | Clip) -> str:
+    if isinstance(value, RawClip):
+        value = open_clip(value)
+    return value.marked() if isinstance(value, Clip) else value
+
+
+def _blank(text: str | Clip) -> bool:
+    if isinstance(text, Clip):  # its middle was not read: blank only if both of its ends are
+        return not text.head.strip() and not text.tail.strip()
+    return not text.strip()
+
+
+def _assistant_text(data: dict[str, Any]) -> str | Clip:
+    content = _text_content(data.get("content"))
     requests = data.get("toolRequests")
     lines = [summarize_tool_request(r) for r in requests] if isinstance(requests, list) else []
     lines = [f"[tool request] {line}" for line in lines if line]
+    if isinstance(content, Clip) and not lines:
+        return content
+    text = _as_text(content).strip()
     return "\n".join(([text] if text else []) + lines)
 
 
-def _tool_output(data: dict[str, Any]) -> str:
+# Of a tool output read by its ends, what its excerpt can show: the head and tail and the
+# margin redaction looks through (the window grows if whitespace or escapes leave less).
+_TOOL_CLIP_BYTES = 48 * 1024
+_TOOL_CLIP_MIN_HEAD = TOOL_HEAD_CHARS + EXCERPT_MARGIN_CHARS + 100
+_TOOL_CLIP_MIN_TAIL = TOOL_TAIL_CHARS + EXCERPT_MARGIN_CHARS + 100
+
+
+def _tool_text(value: Any) -> str | Clip:
+    if isinstance(value, RawClip):
+        return open_clip(value, _TOOL_CLIP_BYTES, _TOOL_CLIP_BYTES, _TOOL_CLIP_MIN_HEAD, _TOOL_CLIP_MIN_TAIL)
+    return _text_content(value)
+
+
+def _tool_output(data: dict[str, Any]) -> str | Clip:
     result = data.get("result")
     if isinstance(result, dict):
-        text = _text_content(result.get("content"))
-        if not text.strip():
-            text = _text_content(result.get("detailedContent"))
+        text = _tool_text(result.get("content"))
+        if _blank(text):
+            text = _tool_text(result.get("detailedContent"))
         return text
-    if isinstance(result, str):
-        return result
+    if isinstance(result, (str, RawClip)):
+        return _tool_text(result)
     error = data.get("error")
     if isinstance(error, dict):
-        return _text_content(error.get("message"))
-    return _text_content(error)
+        return _tool_text(error.get("message"))
+    return _tool_text(error)
+
+
+def _message(origin: Origin, text: str | Clip, tool_name: str | None = None, failed: bool = False) -> RawMessage:
+    if isinstance(text, Clip):
+        return RawMessage(origin, text.marked(), tool_name, failed, text)
+    return RawMessage(origin, text, tool_name, failed)
 
 
 _GENERIC_ROLES: dict[str, Origin] = {
@@ -184,7 +269,9 @@ _GENERIC_ROLES: dict[str, Origin] = {
 
 
 def parse_event(event: Any, tool_names: dict[str, str] | None = None) -> RawMessage | None:
-    """The message one decoded event carries, or None. `tool_names` maps toolCallId → name."""
+    """The message one decoded event carries, or None. `tool_names` maps toolCallId → name.
+
+    Raises ValueError when a string of an over-long line (a RawClip) does not decode."""
     if not isinstance(event, dict):
         return None
     kind = event.get("type")
@@ -192,11 +279,11 @@ def parse_event(event: Any, tool_names: dict[str, str] | None = None) -> RawMess
     if isinstance(kind, str) and isinstance(data, dict):
         if kind == "user.message":
             text = _text_content(data.get("content"))
-            return RawMessage("user", text) if text.strip() else None
+            return None if _blank(text) else _message("user", text)
         if kind == "assistant.message":
             _remember_tool_names(data, tool_names)
-            text = _assistant_text(data)
-            return RawMessage("assistant", text) if text else None
+            reply = _assistant_text(data)
+            return _message("assistant", reply) if reply else None
         if kind == "tool.execution_complete":
             call_id = data.get("toolCallId")
             name = data.get("toolName")
@@ -205,16 +292,16 @@ def parse_event(event: Any, tool_names: dict[str, str] | None = None) -> RawMess
             # Kept even when empty, so that every tool.execution_complete line is one message
             # (the packet's first pass counts them without decoding).
             failed = data.get("success") is False
-            return RawMessage("tool", _tool_output(data), name if isinstance(name, str) else None, failed)
+            return _message("tool", _tool_output(data), name if isinstance(name, str) else None, failed)
         if kind != "message":
             return None
     role = event.get("role")
     if isinstance(role, str) and role.lower() in _GENERIC_ROLES:
         text = _text_content(event.get("content"))
-        if text.strip():
+        if not _blank(text):
             origin = _GENERIC_ROLES[role.lower()]
             name = event.get("name") if origin == "tool" else None
-            return RawMessage(origin, text, name if isinstance(name, str) else None)
+            return _message(origin, text, name if isinstance(name, str) else None)
     return None
 
 
@@ -232,19 +319,22 @@ def _remember_tool_names(data: dict[str, Any], tool_names: dict[str, str] | None
             tool_names[request["toolCallId"]] = request["name"]
 
 
-def tool_header(name: str | None, failed: bool, total_chars: int) -> str:
+def tool_header(name: str | None, failed: bool, total_chars: int, approximate: bool = False) -> str:
     what = f"tool output: {name}" if name else "tool output"
     if failed:
         what += ", failed"
-    return f"({what}; {total_chars:,} chars)"
+    size = f"about {about(total_chars):,}" if approximate else f"{total_chars:,}"
+    return f"({what}; {size} chars)"
 
 
-def cut_head_tail(text: str, head: int, tail: int, already_omitted: int = 0) -> tuple[str, int]:
+def cut_head_tail(text: str, head: int, tail: int, already_omitted: int = 0,
+                  approximate: bool = False) -> tuple[str, int]:
     """`text` reduced to about `head` + `tail` characters around an omission marker.
 
     Cuts land on whitespace near the limits, so no token (or redaction marker) is split.
     Returns the text and how many characters were left out (0 when nothing was);
-    `already_omitted` counts characters the caller removed from the middle beforehand.
+    `already_omitted` counts characters the caller removed from the middle beforehand
+    (`approximate`: that count is an estimate, and the marker says "about").
     """
     if len(text) <= head + tail + 80:
         return text, 0
@@ -253,7 +343,8 @@ def cut_head_tail(text: str, head: int, tail: int, already_omitted: int = 0) -> 
     if tail_start <= head_end:
         return text, 0
     omitted = tail_start - head_end + already_omitted
-    return f"{text[:head_end].rstrip()}\n[… {omitted:,} characters omitted …]\n{text[tail_start:].lstrip()}", omitted
+    shown = about(omitted) if approximate else omitted
+    return f"{text[:head_end].rstrip()}\n{omission_marker(shown, approximate)}\n{text[tail_start:].lstrip()}", omitted
 
 
 def _snap_back(text: str, at: int) -> int:
@@ -274,8 +365,11 @@ def excerpt_tool(raw: RawMessage, clean: Callable[[str], str] | None = None) -> 
     `clean` (the packet's redaction) runs before the cut, so a cut never leaves half a
     secret. Only the ends are ever shown, so a huge output is first reduced to its ends plus a
     margin wider than any secret: nothing is scanned twice, and the megabytes in between not
-    at all.
+    at all. An output read by its ends (`raw.clip`) is excerpted from them the same way; its
+    length, and so what the marker says was left out, is then an estimate.
     """
+    if raw.clip is not None:
+        return _excerpt_clip(raw, raw.clip, clean)
     longest = TOOL_HEAD_CHARS + TOOL_TAIL_CHARS + 2 * EXCERPT_MARGIN_CHARS
     start, end = _strip_bounds(raw.text) if len(raw.text) > longest else (0, 0)
     skipped = 0
@@ -293,8 +387,25 @@ def excerpt_tool(raw: RawMessage, clean: Callable[[str], str] | None = None) -> 
     return f"{tool_header(raw.tool_name, raw.tool_failed, len(raw.text))}\n{body}"
 
 
+def _excerpt_clip(raw: RawMessage, clip: Clip, clean: Callable[[str], str] | None) -> str:
+    """`excerpt_tool` of an output known by its ends: what it does with the whole text's ends
+    (the stripped text's first and last characters plus the margin), from the Clip's."""
+    head = clip.head.lstrip()
+    tail = clip.tail.rstrip()
+    stripped = clip.chars - (len(clip.head) - len(head)) - (len(clip.tail) - len(tail))
+    head = head[: TOOL_HEAD_CHARS + EXCERPT_MARGIN_CHARS]
+    tail = tail[len(tail) - min(len(tail), TOOL_TAIL_CHARS + EXCERPT_MARGIN_CHARS):]
+    skipped = max(0, stripped - len(head) - len(tail) - 1)
+    text = f"{head}\n{tail}"
+    if clean is not None:
+        text = clean(text)
+    body, _ = cut_head_tail(text, TOOL_HEAD_CHARS, TOOL_TAIL_CHARS, already_omitted=skipped,
+                            approximate=not clip.exact)
+    return f"{tool_header(raw.tool_name, raw.tool_failed, clip.chars, not clip.exact)}\n{body}"
+
+
 def _decode_line(line: bytes) -> Any:
-    """`json.loads(line.strip())` without copying the line first: it may be tens of megabytes.
+    """`json.loads(line.strip())` without copying the line first.
     (JSON's own whitespace is all a line ever has around it; the strip is for the rest.)"""
     try:
         return json.loads(line)
@@ -319,6 +430,71 @@ def _strip_bounds(text: str) -> tuple[int, int]:
 def message_text(raw: RawMessage) -> str:
     """The text a Message carries: tool output as a labelled excerpt, the rest as is."""
     return excerpt_tool(raw) if raw.origin == "tool" else raw.text
+
+
+# --------------------------------------------------------------------------------------------
+# A tool output line, read by the ends of its output
+
+# Copilot writes `…,"success":true,"result":{"content":"…"…`: the output string starts right
+# after this (a match is real structure: `{"` cannot occur inside a JSON string).
+_CONTENT_KEY = b'"result":{"content":"'
+_PREFIX_LIMIT = 64 * 1024  # the content key is looked for this far into the line
+_SUFFIX_DECODED = 4 * 1024  # what follows the output string is decoded as is up to this size (else its skeleton)
+# The output string is decoded whole up to this size, else its ends: at least as much of them
+# as the excerpt shows (plus the width its cuts look around for whitespace).
+_SCAN_HEAD_BYTES = 960
+_SCAN_TAIL_BYTES = 720
+_SCAN_MIN_HEAD = TOOL_HEAD_CHARS + 80
+_SCAN_MIN_TAIL = TOOL_TAIL_CHARS + 90
+# What the output string is replaced with while the rest of the line is decoded (a session
+# cannot forge it: it holds a NUL and a random nonce).
+_OUTPUT_MARK = "\x00omp-output:" + os.urandom(6).hex()
+_OUTPUT_MARK_JSON = json.dumps(_OUTPUT_MARK).encode()[1:-1]
+
+
+def tool_event_by_ends(buf: bytes, start: int, stop: int) -> Any:
+    """The event of the `tool.execution_complete` line `buf[start:stop]`, decoded without its
+    output string but for the string's ends: `data.result.content` is a Clip (or the string
+    itself, when it is short). None when the line is not in Copilot's layout, or does not
+    decode this way: the caller decodes it whole.
+
+    The output string's closing quote is found by `string_end`; the line is decoded with the
+    string replaced by a mark (so toolCallId, success, detailedContent, every other field and
+    the JSON of the whole line are checked as a whole decode checks them), and the mark must
+    come out as `data.result.content`, which proves the string was that field. A long
+    detailedContent (or any long string after the output) is left out the same way.
+    """
+    key = buf.find(_CONTENT_KEY, start, min(stop, start + _PREFIX_LIMIT))
+    if key < 0 or buf[key - 1] not in b"{,":
+        return None
+    first = key + len(_CONTENT_KEY)
+    end = string_end(buf, first, stop)
+    if end < 0:
+        return None
+    clips: dict[str, RawClip] = {}
+    if stop - end > _SUFFIX_DECODED:
+        rest = Skeleton()
+        rest.feed(buf, end + 1, stop)
+        after = rest.skeleton()
+        if after is None:
+            return None
+        clips = rest.clips
+    else:
+        after = buf[end + 1 : stop]
+    try:
+        event = json.loads(buf[start:first] + _OUTPUT_MARK_JSON + b'"' + after)
+    except ValueError:
+        return None
+    data = event.get("data") if isinstance(event, dict) else None
+    result = data.get("result") if isinstance(data, dict) else None
+    if not isinstance(result, dict) or result.get("content") != _OUTPUT_MARK:
+        return None
+    try:
+        result["content"] = decode_string(buf, first, end, _SCAN_HEAD_BYTES, _SCAN_TAIL_BYTES,
+                                          _SCAN_MIN_HEAD, _SCAN_MIN_TAIL)
+    except ValueError:
+        return None
+    return restore(event, clips)
 
 
 # --------------------------------------------------------------------------------------------
@@ -369,10 +545,10 @@ def is_regular_file(path: Path) -> bool:
 class SessionReader:
     """Streams one `events.jsonl` from a byte offset (a cursor).
 
-    Counters, valid after iterating: `bad_lines` (lines that did not parse, oversized lines,
-    a torn line), `skipped_events` (events that carry no conversation), `messages`,
-    `end_offset` (byte offset just after the last complete line: the next cursor),
-    `partial_tail` (True when the file ended in a line without its newline).
+    Counters, valid after iterating: `bad_lines` (lines that did not parse, a torn line),
+    `skipped_events` (events that carry no conversation), `messages`, `end_offset` (byte
+    offset just after the last complete line: the next cursor), `partial_tail` (True when the
+    file ended in a line without its newline).
     """
 
     def __init__(self, path: Path, cursor: int = 0) -> None:
@@ -399,31 +575,7 @@ class SessionReader:
         if self.cursor > size:
             # The file is shorter than the cursor: it was replaced. Read it from the start.
             self.cursor = 0
-        handle.seek(self.cursor)
         return handle
-
-    def _lines(self, handle: IO[bytes]) -> Iterator[tuple[int, bytes]]:
-        """(offset, line) for each complete line; updates end_offset, partial_tail, bad_lines."""
-        self.bad_lines = self.skipped_events = self.messages = 0
-        self.partial_tail = False
-        offset = self.cursor
-        self.end_offset = offset
-        while True:
-            line = handle.readline(MAX_LINE_BYTES)
-            if not line:
-                return
-            if not line.endswith(b"\n"):
-                if len(line) < MAX_LINE_BYTES:
-                    self.partial_tail = True  # a write in progress: leave it for the next read
-                    return
-                skipped = len(line) + _skip_rest_of_line(handle)
-                self.bad_lines += 1
-                offset += skipped
-                self.end_offset = offset
-                continue
-            yield offset, line
-            offset += len(line)
-            self.end_offset = offset
 
     def iter_messages(self) -> Iterator[Message]:
         """Every message after the cursor, in order, tool output as an excerpt."""
@@ -433,14 +585,11 @@ class SessionReader:
     def iter_indexed(self) -> Iterator[tuple[Entry, Message]]:
         """Every message after the cursor with where it is: one pass that feeds both the
         explicit pass (the messages) and the packet (the entries, SPEC §12: the file is read once)."""
-        tool_names: dict[str, str] = {}
-        with self._open() as handle:
-            for offset, line in self._lines(handle):
-                raw = self._parse(line, tool_names)
-                if raw is not None:
-                    seq = self.messages
-                    self.messages += 1
-                    yield Entry(seq, raw.origin, offset, raw.tool_name), Message(raw.origin, message_text(raw), seq)
+        for offset, raw in self._raw_messages(decode_tools=True):
+            assert raw is not None
+            seq = self.messages
+            self.messages += 1
+            yield Entry(seq, raw.origin, offset, raw.tool_name), Message(raw.origin, message_text(raw), seq)
 
     def iter_entries(self) -> Iterator[Entry]:
         """Position and origin of every message, decoding as little as possible.
@@ -450,41 +599,105 @@ class SessionReader:
         assistant's request. The other lines are decoded, so that messages are numbered
         exactly as `iter_messages` numbers them.
         """
+        for offset, raw in self._raw_messages(decode_tools=False):
+            seq = self.messages
+            self.messages += 1
+            if raw is None:  # a tool output line, not decoded
+                yield Entry(seq, "tool", offset, self._pending_tool_name)
+            else:
+                yield Entry(seq, raw.origin, offset, raw.tool_name)
+
+    def _raw_messages(self, decode_tools: bool) -> Iterator[tuple[int, RawMessage | None]]:
+        """(offset, message) for each line that holds a message; updates the counters. With
+        `decode_tools` False a tool output line gives None (and `_pending_tool_name`)."""
+        self.bad_lines = self.skipped_events = self.messages = 0
+        self.partial_tail = False
+        self.end_offset = self.cursor
         tool_names: dict[str, str] = {}
         with self._open() as handle:
-            for offset, line in self._lines(handle):
-                kind = line_type(line)
-                if kind == b"tool.execution_complete":
-                    seq = self.messages
-                    self.messages += 1
-                    yield Entry(seq, "tool", offset, _tool_name_from_line(line, tool_names))
-                    continue
-                raw = self._parse(line, tool_names, kind)
-                if raw is not None:
-                    seq = self.messages
-                    self.messages += 1
-                    yield Entry(seq, raw.origin, offset, raw.tool_name)
+            source = LineSource(handle, self.cursor)
+            try:
+                for offset, buf, start, stop, length in source:
+                    whole = stop - start == length
+                    if buf.startswith(b'{"type":"', start):  # how Copilot writes every line
+                        quote = buf.find(b'"', start + 9, start + 120)
+                        kind = buf[start + 9 : quote] if quote > 0 else None
+                    else:
+                        match = _TYPE_AT.match(buf, start, min(stop, start + 200))
+                        kind = match.group(1) if match else None
+                    if kind is not None and kind not in _CONVERSATION_TYPES:
+                        self.skipped_events += 1
+                        if kind == b"hook.end":
+                            self._hook_end(source, offset, buf, start, stop, length)
+                        continue
+                    if kind is None and whole and not buf[start:stop].strip():
+                        continue  # a blank line
+                    if kind == _TOOL_TYPE and not decode_tools:
+                        self._pending_tool_name = _tool_name_from_line(buf, start, stop, tool_names)
+                        yield offset, None
+                        continue
+                    raw = self._parse(source, offset, buf, start, stop, length, kind, tool_names)
+                    if raw is not None:
+                        yield offset, raw
+            finally:
+                self.end_offset = source.end
+                self.partial_tail = source.partial
 
-    def _parse(self, line: bytes, tool_names: dict[str, str] | None, kind: bytes | None = None) -> RawMessage | None:
-        kind = kind if kind is not None else line_type(line)
-        if kind is not None and kind not in _CONVERSATION_TYPES:
-            self.skipped_events += 1
-            if kind == b"hook.end" and b"additionalContext" in line:
-                self._remember_context(line)
-            return None
-        if line.isspace():
-            return None
+    _pending_tool_name: str | None = None
+
+    def _parse(self, source: LineSource, offset: int, buf: bytes, start: int, stop: int, length: int,
+               kind: bytes | None, tool_names: dict[str, str]) -> RawMessage | None:
+        """The message of one conversation line (or of one whose type is unknown), or None."""
+        event: Any = None
+        if stop - start < length and length > lines.MAX_HELD_BYTES:
+            event = self._over_long(source, offset, length)
+            if event is None:
+                self.bad_lines += 1
+                return None
+        else:
+            if stop - start < length:
+                buf, start, stop = source.read_line(offset, length), 0, length
+            if kind == _TOOL_TYPE:
+                event = tool_event_by_ends(buf, start, stop)
+            if event is None:
+                try:
+                    event = _decode_line(buf[start:stop])
+                except ValueError:
+                    self.bad_lines += 1
+                    return None
         try:
-            event = _decode_line(line)
-        except ValueError:
+            raw = parse_event(event, tool_names)
+        except ValueError:  # a long string of an over-long line that does not decode
             self.bad_lines += 1
             return None
-        raw = parse_event(event, tool_names)
         if raw is not None and raw.origin == "user" and self._injected_by_a_hook(raw.text):
             raw = None
         if raw is None:
             self.skipped_events += 1
         return raw
+
+    def _over_long(self, source: LineSource, offset: int, length: int) -> Any:
+        """A line too long to hold, rebuilt from its stream without its long strings (their
+        ends are kept); None if it is not JSON."""
+        skeleton = Skeleton()
+        for chunk in source.stream_line(offset, length):
+            skeleton.feed(chunk)
+            if skeleton.failed:
+                return None
+        try:
+            return skeleton.decode()
+        except ValueError:
+            return None
+
+    def _hook_end(self, source: LineSource, offset: int, buf: bytes, start: int, stop: int, length: int) -> None:
+        """Remember what a hook injected (a hook.end's additionalContext); a hook.end line over
+        MAX_HELD_BYTES is not read."""
+        if stop - start < length:
+            if length > lines.MAX_HELD_BYTES:
+                return
+            buf, start, stop = source.read_line(offset, length), 0, length
+        if buf.find(b"additionalContext", start, stop) >= 0:
+            self._remember_context(buf[start:stop])
 
     def _remember_context(self, line: bytes) -> None:
         try:
@@ -510,22 +723,42 @@ def is_omp_context(text: str) -> bool:
 def _inside_context(text: str, contexts: list[str]) -> bool:
     if not contexts:
         return False
+    longest = max(len(context) for context in contexts)
+    if len(text) > 2 * longest + 64 and len(" ".join(text[: 2 * longest + 64].split())) > longest:
+        return False  # longer than any context even folded (a huge paste is not split whole)
     folded = " ".join(text.split())
     return len(folded) >= MIN_INJECTED_CHARS and any(folded in context for context in contexts)
 
 
 def read_message_at(handle: IO[bytes], offset: int, tool_name: str | None = None) -> RawMessage | None:
-    """The message on the line at `offset` of an open events file (an Entry's), or None."""
-    handle.seek(offset)
-    line = handle.readline(MAX_LINE_BYTES)
+    """The message on the line at `offset` of an open events file (an Entry's), or None.
+
+    A line of at most MAX_HELD_BYTES is decoded whole (a tool output's excerpt is then exact);
+    a longer one is streamed and read by the ends of its long strings, as `SessionReader` does.
+    """
+    first, length = line_at(handle, offset)
+    if length < 0:
+        return None
     try:
-        event = json.loads(line)
+        if length <= lines.MAX_HELD_BYTES:
+            line = first if length == len(first) else _read(handle, offset, length)
+            event = _decode_line(line)
+        else:
+            skeleton = Skeleton()
+            for chunk in stream_range(handle, offset, length):
+                skeleton.feed(chunk)
+            event = skeleton.decode()
+        raw = parse_event(event)
     except ValueError:
         return None
-    raw = parse_event(event)
     if raw is not None and raw.tool_name is None and tool_name:
-        raw = RawMessage(raw.origin, raw.text, tool_name, raw.tool_failed)
+        raw = RawMessage(raw.origin, raw.text, tool_name, raw.tool_failed, raw.clip)
     return raw
+
+
+def _read(handle: IO[bytes], offset: int, length: int) -> bytes:
+    handle.seek(offset)
+    return handle.read(length)
 
 
 _TYPE_PREFIX = b'{"type":"'
@@ -541,17 +774,8 @@ def line_type(line: bytes) -> bytes | None:
     return match.group(1) if match else None
 
 
-def _tool_name_from_line(line: bytes, tool_names: dict[str, str]) -> str | None:
+def _tool_name_from_line(buf: bytes, start: int, stop: int, tool_names: dict[str, str]) -> str | None:
     if not tool_names:
         return None
-    match = _TOOL_CALL_ID.search(line, 0, 400)
+    match = _TOOL_CALL_ID.search(buf, start, min(stop, start + 400))
     return tool_names.pop(match.group(1).decode("utf-8", "replace"), None) if match else None
-
-
-def _skip_rest_of_line(handle: IO[bytes]) -> int:
-    skipped = 0
-    while True:
-        chunk = handle.readline(MAX_LINE_BYTES)
-        skipped += len(chunk)
-        if not chunk or chunk.endswith(b"\n"):
-            return skipped
