@@ -66,7 +66,7 @@ def hook(hook_type: str = "userPromptSubmitted") -> list[dict[str, Any]]:
 
 
 def lines(events: Iterable[dict[str, Any]]) -> str:
-    return "".join(json.dumps(e, ensure_ascii=False) + "\n" for e in events)
+    return "".join(json.dumps(e, ensure_ascii=False, separators=(",", ":")) + "\n" for e in events)
 
 
 def session_dir(copilot_home: Path, session_id: str) -> Path:
