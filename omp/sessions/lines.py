@@ -130,25 +130,34 @@ def _boundary(raw: bytes, p: int) -> bool:
         return False
     if before == 0x75 and p >= 2 and raw[p - 2] == _BACKSLASH:  # "\u"
         return False
-    if before in _HEX and raw.find(b"\\u", max(0, p - 6), p - 1) >= 0:
-        return False  # maybe inside "\uXXXX" (or right after a high surrogate)
+    if before in _HEX:
+        escape = raw.find(b"\\u", max(0, p - 6), p - 1)
+        if escape >= 0:
+            if escape > p - 6 or raw.find(b"\\u", escape + 1, p - 1) >= 0:
+                return False  # inside a "\uXXXX"
+            # Right after a whole "\uXXXX" (or a literal "\\uXXXX": plain characters), unless
+            # it is a high surrogate, which a low one may follow.
+            return not (raw[p - 4] in b"dD" and raw[p - 3] in b"89abAB")
     return True
 
 
 def safe_before(raw: bytes, p: int, lo: int = 0) -> int:
     """The largest cut at most `p` (and above `lo`, the string's first byte) that splits
-    nothing; `lo` itself if there is none (the cut then keeps nothing)."""
+    nothing; `lo` itself if there is none (the cut then keeps nothing). `raw[p]` must be known:
+    a window cut from a longer string is cut at most before its last byte."""
     while p > lo and not _boundary(raw, p):
         p -= 1
     return p
 
 
 def safe_after(raw: bytes, p: int, hi: int) -> int:
-    """The smallest cut at least `p` (and below `hi`, the string's end) that splits nothing."""
-    p = max(p, 1)
+    """The smallest cut at least `p` (and below `hi`, the string's end) that splits nothing.
+    Never before byte 6: the bytes before `raw` (a window cut from a longer string) are
+    unknown, and the rule looks six bytes back."""
+    p = max(p, 6)
     while p < hi and not _boundary(raw, p):
         p += 1
-    return p
+    return min(p, hi)
 
 
 def decode_raw(raw: bytes) -> str:
@@ -226,7 +235,7 @@ class LineSource:
             if not chunk:
                 self.partial = pos < len(buf)
                 return
-            if len(buf) - pos < block:
+            if len(buf) - pos < max(block, 256):  # (a long line's first bytes hold its type)
                 base += pos
                 buf = buf[pos:] + chunk
                 pos = 0
@@ -325,7 +334,7 @@ def open_clip(raw: RawClip, head_bytes: int = 0, tail_bytes: int = 0, min_head: 
     want_head = min(head_bytes or kept_head, kept_head)
     want_tail = min(tail_bytes or kept_tail, kept_tail)
     while True:
-        cut = safe_before(raw.head, want_head)
+        cut = safe_before(raw.head, min(want_head, kept_head - 1))  # the byte after the head is unknown
         begin = safe_after(raw.tail, kept_tail - want_tail, kept_tail)
         head, tail = decode_raw(raw.head[:cut]), decode_raw(raw.tail[begin:])
         enough = len(head.lstrip()) >= min_head and len(tail.rstrip()) >= min_tail
@@ -403,6 +412,9 @@ class Skeleton:
             self.parts.append(piece)
 
     def _placeholder(self, raw: RawClip) -> None:
+        if raw.whole is not None and raw.size <= self.keep_whole:  # short, but cut by a block
+            self._append(b'"' + raw.whole + b'"')
+            return
         key = f"\x00omp:{self._nonce}:{len(self.clips)}"
         self.clips[key] = raw
         self._append(b'"\\u0000omp:' + self._nonce.encode() + b":" + str(len(self.clips) - 1).encode() + b'"')
