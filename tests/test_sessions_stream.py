@@ -106,6 +106,16 @@ def test_the_closing_quote_is_found_whatever_backslashes_and_quotes_precede_it()
             assert json.loads(line[start - 1 : start + len(raw) + 1]) == decode_raw(raw)
 
 
+def test_a_strings_raw_bytes_decode_as_json_decodes_them_and_bad_ones_are_refused() -> None:
+    rng = random.Random(1)
+    for _ in range(1500):
+        for raw in raw_forms(nasty_string(rng, rng.randrange(0, 80))):
+            assert decode_raw(raw) == json.loads(b'"' + raw + b'"')
+    for bad in (b'a"b', b'\\"a"', b"a\\x", b"tab\tand\x01", b"\xff", b"ends\\"):
+        with pytest.raises(ValueError):
+            decode_raw(bad)
+
+
 def test_a_string_cut_anywhere_decodes_to_the_whole_decodes_first_and_last_characters() -> None:
     rng = random.Random(11)
     for _ in range(60):

@@ -396,15 +396,25 @@ def _excerpt_clip(raw: RawMessage, clip: Clip, clean: Callable[[str], str] | Non
     head = head[: TOOL_HEAD_CHARS + EXCERPT_MARGIN_CHARS]
     tail = tail[len(tail) - min(len(tail), TOOL_TAIL_CHARS + EXCERPT_MARGIN_CHARS):]
     skipped = max(0, stripped - len(head) - len(tail) - 1)
+    header = tool_header(raw.tool_name, raw.tool_failed, clip.chars, not clip.exact)
+    if (clean is None and len(head) >= TOOL_HEAD_CHARS and len(tail) >= TOOL_TAIL_CHARS
+            and len(head) + len(tail) + 1 > TOOL_HEAD_CHARS + TOOL_TAIL_CHARS + 80):
+        # `cut_head_tail` of head + "\n" + tail looks at no more than these two ends of it:
+        # the same cuts, made on the pieces (the scan excerpts every tool output).
+        head_end = _snap_back(head, TOOL_HEAD_CHARS)
+        tail_start = _snap_forward(tail, len(tail) - TOOL_TAIL_CHARS)
+        omitted = len(head) + 1 + tail_start - head_end + skipped
+        marker = omission_marker(about(omitted) if not clip.exact else omitted, not clip.exact)
+        return f"{header}\n{head[:head_end].rstrip()}\n{marker}\n{tail[tail_start:].lstrip()}"
     text = f"{head}\n{tail}"
     if clean is not None:
         text = clean(text)
     body, _ = cut_head_tail(text, TOOL_HEAD_CHARS, TOOL_TAIL_CHARS, already_omitted=skipped,
                             approximate=not clip.exact)
-    return f"{tool_header(raw.tool_name, raw.tool_failed, clip.chars, not clip.exact)}\n{body}"
+    return f"{header}\n{body}"
 
 
-def _decode_line(line: bytes) -> Any:
+def _decode_line(line: bytes | bytearray) -> Any:
     """`json.loads(line.strip())` without copying the line first.
     (JSON's own whitespace is all a line ever has around it; the strip is for the rest.)"""
     try:
@@ -452,7 +462,7 @@ _OUTPUT_MARK = "\x00omp-output:" + os.urandom(6).hex()
 _OUTPUT_MARK_JSON = json.dumps(_OUTPUT_MARK).encode()[1:-1]
 
 
-def tool_event_by_ends(buf: bytes, start: int, stop: int) -> Any:
+def tool_event_by_ends(buf: bytes | bytearray, start: int, stop: int) -> Any:
     """The event of the `tool.execution_complete` line `buf[start:stop]`, decoded without its
     output string but for the string's ends: `data.result.content` is a Clip (or the string
     itself, when it is short). None when the line is not in Copilot's layout, or does not
@@ -472,6 +482,7 @@ def tool_event_by_ends(buf: bytes, start: int, stop: int) -> Any:
     if end < 0:
         return None
     clips: dict[str, RawClip] = {}
+    after: bytes | bytearray | None
     if stop - end > _SUFFIX_DECODED:
         rest = Skeleton()
         rest.feed(buf, end + 1, stop)
@@ -621,10 +632,10 @@ class SessionReader:
                     whole = stop - start == length
                     if buf.startswith(b'{"type":"', start):  # how Copilot writes every line
                         quote = buf.find(b'"', start + 9, start + 120)
-                        kind = buf[start + 9 : quote] if quote > 0 else None
+                        kind = bytes(buf[start + 9 : quote]) if quote > 0 else None
                     else:
                         match = _TYPE_AT.match(buf, start, min(stop, start + 200))
-                        kind = match.group(1) if match else None
+                        kind = bytes(match.group(1)) if match else None
                     if kind is not None and kind not in _CONVERSATION_TYPES:
                         self.skipped_events += 1
                         if kind == b"hook.end":
@@ -645,7 +656,7 @@ class SessionReader:
 
     _pending_tool_name: str | None = None
 
-    def _parse(self, source: LineSource, offset: int, buf: bytes, start: int, stop: int, length: int,
+    def _parse(self, source: LineSource, offset: int, buf: bytes | bytearray, start: int, stop: int, length: int,
                kind: bytes | None, tool_names: dict[str, str]) -> RawMessage | None:
         """The message of one conversation line (or of one whose type is unknown), or None."""
         event: Any = None
@@ -689,7 +700,8 @@ class SessionReader:
         except ValueError:
             return None
 
-    def _hook_end(self, source: LineSource, offset: int, buf: bytes, start: int, stop: int, length: int) -> None:
+    def _hook_end(self, source: LineSource, offset: int, buf: bytes | bytearray, start: int, stop: int,
+                  length: int) -> None:
         """Remember what a hook injected (a hook.end's additionalContext); a hook.end line over
         MAX_HELD_BYTES is not read."""
         if stop - start < length:
@@ -699,7 +711,7 @@ class SessionReader:
         if buf.find(b"additionalContext", start, stop) >= 0:
             self._remember_context(buf[start:stop])
 
-    def _remember_context(self, line: bytes) -> None:
+    def _remember_context(self, line: bytes | bytearray) -> None:
         try:
             event = json.loads(line)
         except ValueError:
@@ -774,7 +786,7 @@ def line_type(line: bytes) -> bytes | None:
     return match.group(1) if match else None
 
 
-def _tool_name_from_line(buf: bytes, start: int, stop: int, tool_names: dict[str, str]) -> str | None:
+def _tool_name_from_line(buf: bytes | bytearray, start: int, stop: int, tool_names: dict[str, str]) -> str | None:
     if not tool_names:
         return None
     match = _TOOL_CALL_ID.search(buf, start, min(stop, start + 400))

@@ -86,10 +86,15 @@ def about(n: int) -> int:
 # A JSON string's bounds and ends
 
 
-def string_end(buf: bytes, pos: int, stop: int, carry: int = 0) -> int:
+def string_end(buf: bytes | bytearray, pos: int, stop: int, carry: int = 0) -> int:
     """Index of the closing quote of the JSON string whose bytes start at `pos`, or -1 if it
     does not close before `stop`. `carry`: backslashes just before `pos` that belong to the
     string (a string continued from the previous block)."""
+    quote = buf.find(b'"', pos, stop)  # a memchr first: an output without quotes costs no more
+    if quote < 0:
+        return -1
+    if (buf[quote - 1] != _BACKSLASH) if quote > pos else carry % 2 == 0:
+        return quote
     while True:
         match = _QUOTE.search(buf, pos, stop)
         if match is None:
@@ -107,7 +112,7 @@ def string_end(buf: bytes, pos: int, stop: int, carry: int = 0) -> int:
         pos, carry = quote + 1, 0
 
 
-def trailing_backslashes(buf: bytes, start: int, stop: int, carry: int) -> int:
+def trailing_backslashes(buf: bytes | bytearray, start: int, stop: int, carry: int) -> int:
     """The run of backslashes that ends `buf[start:stop]` (plus `carry` if the run fills it)."""
     i = stop
     while i > start and buf[i - 1] == _BACKSLASH:
@@ -115,7 +120,7 @@ def trailing_backslashes(buf: bytes, start: int, stop: int, carry: int) -> int:
     return stop - i + (carry if i == start else 0)
 
 
-def _boundary(raw: bytes, p: int) -> bool:
+def _boundary(raw: bytes | bytearray, p: int) -> bool:
     """Can the raw bytes of a JSON string be cut before `raw[p]`? Only if that splits no UTF-8
     sequence and no escape: the byte before is not a backslash, not the `u` of a `\\u`, not one
     of a `\\uXXXX`'s hex digits (nor the end of a high surrogate that a low one follows), and
@@ -141,7 +146,7 @@ def _boundary(raw: bytes, p: int) -> bool:
     return True
 
 
-def safe_before(raw: bytes, p: int, lo: int = 0) -> int:
+def safe_before(raw: bytes | bytearray, p: int, lo: int = 0) -> int:
     """The largest cut at most `p` (and above `lo`, the string's first byte) that splits
     nothing; `lo` itself if there is none (the cut then keeps nothing). `raw[p]` must be known:
     a window cut from a longer string is cut at most before its last byte."""
@@ -150,7 +155,7 @@ def safe_before(raw: bytes, p: int, lo: int = 0) -> int:
     return p
 
 
-def safe_after(raw: bytes, p: int, hi: int) -> int:
+def safe_after(raw: bytes | bytearray, p: int, hi: int) -> int:
     """The smallest cut at least `p` (and below `hi`, the string's end) that splits nothing.
     Never before byte 6: the bytes before `raw` (a window cut from a longer string) are
     unknown, and the rule looks six bytes back."""
@@ -160,7 +165,7 @@ def safe_after(raw: bytes, p: int, hi: int) -> int:
     return min(p, hi)
 
 
-def decode_raw(raw: bytes) -> str:
+def decode_raw(raw: bytes | bytearray) -> str:
     """The text of a JSON string's raw bytes (escapes and all, without its quotes), decoded as
     `json.loads` decodes it (its `scanstring` directly: half the cost on a short string). Raises
     ValueError if it is not one string (an unescaped quote, a bad escape, a control character,
@@ -172,7 +177,7 @@ def decode_raw(raw: bytes) -> str:
     return value
 
 
-def decode_string(buf: bytes, start: int, end: int, head_bytes: int, tail_bytes: int,
+def decode_string(buf: bytes | bytearray, start: int, end: int, head_bytes: int, tail_bytes: int,
                   min_head: int = 0, min_tail: int = 0) -> str | Clip:
     """The JSON string `buf[start:end]` (its raw bytes, between its quotes): decoded whole if it
     is at most `head_bytes + tail_bytes` long, else its two ends (a Clip), at least `min_head`
@@ -207,63 +212,72 @@ class LineSource:
     Iterating yields `(offset, buf, start, stop, length)` per complete line: the line's byte
     offset in the file and its length without the newline; `buf[start:stop]` holds it whole
     when `stop - start == length`, else (a line longer than a block) only its first bytes, and
-    `read_line` or `stream_line` get the rest. After iterating, `end` is the offset just after
-    the last complete line and `partial` says whether bytes without a newline followed it.
+    `read_line` or `stream_line` get the rest. `buf` is one buffer, refilled in place (a fresh
+    megabyte per block costs more in page faults than the read itself): what a line is needed
+    for must be taken from it before the next line is asked for. After iterating, `end` is the
+    offset just after the last complete line and `partial` says whether bytes without a newline
+    followed it.
     """
 
     def __init__(self, handle: IO[bytes], offset: int, block: int | None = None) -> None:
         self.handle = handle
-        self.block = block or BLOCK_BYTES
+        self.block = max(block or BLOCK_BYTES, 256)  # (a long line's first bytes hold its type)
         self.end = offset
         self.partial = False
         self._start = offset
 
-    def __iter__(self) -> Iterator[tuple[int, bytes, int, int, int]]:
+    def __iter__(self) -> Iterator[tuple[int, bytearray, int, int, int]]:
         handle, block = self.handle, self.block
+        readinto = handle.readinto  # type: ignore[attr-defined]
+        buf = bytearray(block)
+        view = memoryview(buf)
         base = self._start  # file offset of buf[0]
         handle.seek(base)
-        buf = b""
-        pos = 0
-        while True:
-            newline = buf.find(b"\n", pos)
-            if newline >= 0:
-                yield base + pos, buf, pos, newline, newline - pos
-                pos = newline + 1
-                self.end = base + pos
-                continue
-            chunk = handle.read(block)
-            if not chunk:
-                self.partial = pos < len(buf)
-                return
-            if len(buf) - pos < max(block, 256):  # (a long line's first bytes hold its type)
-                base += pos
-                buf = buf[pos:] + chunk
-                pos = 0
-                continue
-            # A line longer than a block: find where it ends, keeping only its first bytes.
-            start = base + pos
-            length = self._measure(start, len(buf) - pos, chunk)
-            if length < 0:
-                self.partial = True
-                return
-            yield start, buf, pos, len(buf), length
-            base = start + length + 1
-            self.end = base
-            handle.seek(base)
-            buf, pos = b"", 0
+        pos = filled = 0
+        try:
+            while True:
+                newline = buf.find(b"\n", pos, filled)
+                if newline >= 0:
+                    yield base + pos, buf, pos, newline, newline - pos
+                    pos = newline + 1
+                    self.end = base + pos
+                    continue
+                rest = filled - pos
+                if rest < block:
+                    if pos:  # the start of the next line goes to the front, the block fills up
+                        buf[:rest] = buf[pos:filled]  # (a copy first: the two overlap)
+                        base, pos, filled = base + pos, 0, rest
+                    got = readinto(view[filled:])
+                    if not got:
+                        self.partial = rest > 0
+                        return
+                    filled += got
+                    continue
+                # A line longer than a block: find where it ends, keeping only its first bytes.
+                length = self._measure(base, rest)
+                if length < 0:
+                    self.partial = True
+                    return
+                yield base, buf, 0, filled, length
+                base += length + 1
+                self.end = base
+                handle.seek(base)
+                pos = filled = 0
+        finally:
+            view.release()
 
-    def _measure(self, start: int, have: int, chunk: bytes) -> int:
-        """Length of the line at `start` (`have` bytes of it already read, `chunk` the next
-        ones), or -1 if the file ends before its newline. Nothing is kept."""
+    def _measure(self, start: int, have: int) -> int:
+        """Length of the line at `start` (`have` bytes of it read so far, none of them a
+        newline), or -1 if the file ends before its newline. Nothing is kept."""
         length = have
         while True:
+            chunk = self.handle.read(self.block)
+            if not chunk:
+                return -1
             newline = chunk.find(b"\n")
             if newline >= 0:
                 return length + newline
             length += len(chunk)
-            chunk = self.handle.read(self.block)
-            if not chunk:
-                return -1
 
     def read_line(self, offset: int, length: int) -> bytes:
         """The line at `offset` whole (for one of at most MAX_HELD_BYTES)."""
@@ -289,13 +303,12 @@ def stream_range(handle: IO[bytes], offset: int, length: int, block: int | None 
 
 def line_at(handle: IO[bytes], offset: int, block: int | None = None) -> tuple[bytes, int]:
     """(the first bytes of the line at `offset`, its length without the newline); the bytes
-    are the whole line when it is at most a block long. Length -1: no newline, a torn line."""
+    are the whole line when it is at most 64 KiB long. Length -1: no newline, a torn line."""
     block = block or BLOCK_BYTES
     handle.seek(offset)
-    first = handle.read(min(block, 64 * 1024))
-    newline = first.find(b"\n")
-    if newline >= 0:
-        return first[:newline], newline
+    first = handle.readline(64 * 1024)  # most lines: read to their end and no further
+    if first.endswith(b"\n"):
+        return first[:-1], len(first) - 1
     length = len(first)
     while True:
         chunk = handle.read(block)
@@ -357,7 +370,7 @@ class _OpenString:
         self.size = 0
         self.carry = 0
 
-    def add(self, buf: bytes, start: int, stop: int) -> None:
+    def add(self, buf: bytes | bytearray, start: int, stop: int) -> None:
         if stop <= start:
             return
         self.size += stop - start
@@ -396,7 +409,7 @@ class Skeleton:
         self.window = window or CLIP_WINDOW_BYTES
         self.keep_whole = keep_whole or KEEP_WHOLE_BYTES
         self.limit = limit or SKELETON_LIMIT_BYTES
-        self.parts: list[bytes] = []
+        self.parts: list[bytes | bytearray] = []
         self.size = 0
         self.clips: dict[str, RawClip] = {}
         self.failed = False
@@ -404,7 +417,7 @@ class Skeleton:
         # Placeholders a session cannot forge: they hold a NUL and a random nonce.
         self._nonce = os.urandom(6).hex()
 
-    def _append(self, piece: bytes) -> None:
+    def _append(self, piece: bytes | bytearray) -> None:
         self.size += len(piece)
         if self.size > self.limit:
             self.failed = True
@@ -419,7 +432,7 @@ class Skeleton:
         self.clips[key] = raw
         self._append(b'"\\u0000omp:' + self._nonce.encode() + b":" + str(len(self.clips) - 1).encode() + b'"')
 
-    def feed(self, buf: bytes, start: int = 0, stop: int | None = None) -> None:
+    def feed(self, buf: bytes | bytearray, start: int = 0, stop: int | None = None) -> None:
         stop = len(buf) if stop is None else stop
         pos = start
         while pos < stop and not self.failed:
