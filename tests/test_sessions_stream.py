@@ -24,6 +24,7 @@ from sessions_support import FIXTURE, assistant, conversation, event, generate_s
 import omp.packet as packet_module
 from omp.packet import build_packet
 from omp.review.explicit import scan
+from omp.safety.secrets import redact
 from omp.sessions import events, lines
 from omp.sessions.events import SessionReader
 from omp.sessions.lines import Clip, Skeleton, decode_raw, decode_string, open_clip, safe_after, safe_before, string_end
@@ -308,6 +309,11 @@ def small_caps(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def peak_while(work: Any) -> tuple[Any, int]:
+    """What `work()` returns, and the most memory Python held meanwhile. What any review pays
+    once (patterns compiled on first use) is paid before."""
+    scan(SessionReader(FIXTURE).iter_messages())
+    build_packet(FIXTURE, 2000, counter=ESTIMATE)
+    redact("export GITHUB_TOKEN=ghp_abcdefghijklmnopqrstuvwxyz0123456789")  # detect-secrets loads
     tracemalloc.start()
     try:
         result = work()

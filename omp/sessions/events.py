@@ -483,8 +483,8 @@ def tool_event_by_ends(buf: bytes | bytearray, start: int, stop: int) -> Any:
         return None
     clips: dict[str, RawClip] = {}
     after: bytes | bytearray | None
-    if stop - end > _SUFFIX_DECODED:
-        rest = Skeleton()
+    if stop - end > _SUFFIX_DECODED:  # a detailedContent, say: kept by its ends, decoded if read
+        rest = Skeleton(window=_TOOL_CLIP_BYTES, keep_whole=_SUFFIX_DECODED)
         rest.feed(buf, end + 1, stop)
         after = rest.skeleton()
         if after is None:
@@ -596,7 +596,7 @@ class SessionReader:
     def iter_indexed(self) -> Iterator[tuple[Entry, Message]]:
         """Every message after the cursor with where it is: one pass that feeds both the
         explicit pass (the messages) and the packet (the entries, SPEC §12: the file is read once)."""
-        for offset, raw in self._raw_messages(decode_tools=True):
+        for offset, raw, _ in self._raw_messages(decode_tools=True):
             assert raw is not None
             seq = self.messages
             self.messages += 1
@@ -610,17 +610,17 @@ class SessionReader:
         assistant's request. The other lines are decoded, so that messages are numbered
         exactly as `iter_messages` numbers them.
         """
-        for offset, raw in self._raw_messages(decode_tools=False):
+        for offset, raw, tool_name in self._raw_messages(decode_tools=False):
             seq = self.messages
             self.messages += 1
             if raw is None:  # a tool output line, not decoded
-                yield Entry(seq, "tool", offset, self._pending_tool_name)
+                yield Entry(seq, "tool", offset, tool_name)
             else:
                 yield Entry(seq, raw.origin, offset, raw.tool_name)
 
-    def _raw_messages(self, decode_tools: bool) -> Iterator[tuple[int, RawMessage | None]]:
-        """(offset, message) for each line that holds a message; updates the counters. With
-        `decode_tools` False a tool output line gives None (and `_pending_tool_name`)."""
+    def _raw_messages(self, decode_tools: bool) -> Iterator[tuple[int, RawMessage | None, str | None]]:
+        """(offset, message, None) for each line that holds a message; updates the counters.
+        With `decode_tools` False a tool output line gives (offset, None, its tool's name)."""
         self.bad_lines = self.skipped_events = self.messages = 0
         self.partial_tail = False
         self.end_offset = self.cursor
@@ -644,17 +644,14 @@ class SessionReader:
                     if kind is None and whole and not buf[start:stop].strip():
                         continue  # a blank line
                     if kind == _TOOL_TYPE and not decode_tools:
-                        self._pending_tool_name = _tool_name_from_line(buf, start, stop, tool_names)
-                        yield offset, None
+                        yield offset, None, _tool_name_from_line(buf, start, stop, tool_names)
                         continue
                     raw = self._parse(source, offset, buf, start, stop, length, kind, tool_names)
                     if raw is not None:
-                        yield offset, raw
+                        yield offset, raw, None
             finally:
                 self.end_offset = source.end
                 self.partial_tail = source.partial
-
-    _pending_tool_name: str | None = None
 
     def _parse(self, source: LineSource, offset: int, buf: bytes | bytearray, start: int, stop: int, length: int,
                kind: bytes | None, tool_names: dict[str, str]) -> RawMessage | None:
@@ -668,6 +665,8 @@ class SessionReader:
         else:
             if stop - start < length:
                 buf, start, stop = source.read_line(offset, length), 0, length
+                if kind is None and not buf.strip():
+                    return None  # a blank line, a long one
             if kind == _TOOL_TYPE:
                 event = tool_event_by_ends(buf, start, stop)
             if event is None:
