@@ -6,9 +6,14 @@ user messages per MiB, so 1,300 on the 100 MiB one) it runs, each in a fresh sub
 side by side in the same run:
 
 - floor:   a plain `for line in open(path, "rb")` over the file (the least any reader pays);
-- parse:   `SessionReader.iter_messages()` over the whole file (every message decoded);
+- parse:   `SessionReader.iter_messages()` over the whole file: every message, as the explicit
+           pass reads them (tool outputs read by their ends, omp/sessions/lines.py);
 - packet:  `build_packet()` with the review's budget (the default 24,000 tokens minus what the
            prompt frame reserves), i.e. the scan, the choice, redaction, counting and rendering.
+
+With `--big-messages` two more sessions are measured the same way: 1 MiB plus one 60 MB tool
+output, and 1 MiB plus one 60 MB user paste (a 120 MB line: Copilot writes it twice); their
+peak RSS should be the 1 MiB session's (no line over 8 MiB is held).
 
 Time is measured inside the child around the work only (interpreter start-up and imports are
 reported apart); peak RSS is the child's own `ru_maxrss` from `os.wait4`. Each figure is the
@@ -16,6 +21,7 @@ median of --repeat runs. Coverage: how many user messages reach the packet, whet
 newest ones, and the tokens used against the budget.
 
     python bench/bench_parse.py                       # 1, 20, 100 MiB; prints a table
+    python bench/bench_parse.py --big-messages        # …and the two 60 MB messages
     python bench/bench_parse.py --write-readme        # …and updates bench/README.md
 """
 
@@ -123,27 +129,35 @@ def median_run(mode: str, path: Path, repeat: int, *extra: str) -> dict[str, Any
     return best
 
 
-def ensure_session(folder: Path, mb: int, seed: int) -> tuple[Path, dict[str, Any]]:
-    path = folder / f"session-{mb}mb-seed{seed}.jsonl"
+BIG_MESSAGE_KB = 60 * 1024
+BIG_KINDS = {"tool": "--big-tool-output-kb", "user": "--big-user-message-kb"}
+
+
+def ensure_session(folder: Path, mb: int, seed: int, big: str | None = None) -> tuple[Path, dict[str, Any]]:
+    path = folder / f"session-{mb}mb-seed{seed}{f'-big-{big}' if big else ''}.jsonl"
     info_path = path.with_suffix(".json")
     if not (path.exists() and info_path.exists()):
         users = 13 * mb
+        extra = [BIG_KINDS[big], str(BIG_MESSAGE_KB)] if big else []
         proc = subprocess.run(
             [sys.executable, str(HERE / "gen_session.py"), str(path), "--mb", str(mb), "--user-messages", str(users),
-             "--seed", str(seed), "--cwd", "/home/dev/proj"],
+             "--seed", str(seed), "--cwd", "/home/dev/proj", *extra],
             capture_output=True, text=True, check=True,
         )
         info_path.write_text(proc.stdout)
     return path, json.loads(info_path.read_text())
 
 
-def measure(sizes: list[int], repeat: int, folder: Path, seed: int) -> dict[str, Any]:
+def measure(sizes: list[int], repeat: int, folder: Path, seed: int, big_messages: bool = False) -> dict[str, Any]:
     # The parent imports nothing of omp: a child's peak RSS includes what it was forked from.
     folder.mkdir(parents=True, exist_ok=True)
     rows = []
     budget = max_input = 0
-    for mb in sizes:
-        path, info = ensure_session(folder, mb, seed)
+    runs: list[tuple[int, str | None]] = [(mb, None) for mb in sizes]
+    if big_messages:
+        runs += [(1, "tool"), (1, "user")]
+    for mb, big in runs:
+        path, info = ensure_session(folder, mb, seed, big)
         facts = run_measured("info", path)
         max_input, budget = facts["max_input"], facts["budget"]
         floor = median_run("floor", path, repeat)
@@ -151,7 +165,7 @@ def measure(sizes: list[int], repeat: int, folder: Path, seed: int) -> dict[str,
         packet = median_run("packet", path, repeat, str(budget))
         kept, all_users = packet["kept_user_seqs"], facts["user_seqs"]
         rows.append({
-            "mb": mb, "bytes": info["bytes"], "messages": info["messages"],
+            "mb": mb, "big": big, "bytes": info["bytes"], "messages": info["messages"],
             "floor": floor, "parse": parse, "packet": packet,
             "users_seen": len(all_users), "users_kept": len(kept),
             "users_newest": kept == all_users[len(all_users) - len(kept):],
@@ -173,8 +187,9 @@ def render(report: dict[str, Any]) -> str:
     for row in rows:
         floor, parse, packet = row["floor"], row["parse"], row["packet"]
         mb = row["bytes"] / 2**20
+        what = f", one 60 MB {'tool output' if row['big'] == 'tool' else 'user paste'}" if row.get("big") else ""
         out.append(
-            f"| {mb:.0f} MB, {row['users_seen']:,} user msgs | {floor['work_s'] * 1000:.0f} ms, {floor['rss_mb']:.0f} MB RSS "
+            f"| {mb:.0f} MB, {row['users_seen']:,} user msgs{what} | {floor['work_s'] * 1000:.0f} ms, {floor['rss_mb']:.0f} MB RSS "
             f"| {parse['work_s'] * 1000:.0f} ms, {parse['rss_mb']:.0f} MB RSS "
             f"| {packet['work_s'] * 1000:.0f} ms, {packet['rss_mb']:.0f} MB RSS "
             f"| {(packet['work_s'] - floor['work_s']) * 1000:+.0f} ms ({packet['work_s'] / max(floor['work_s'], 1e-9):.1f}×), "
@@ -214,10 +229,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--dir", type=Path, default=HERE / "out", help="where generated sessions are kept")
+    parser.add_argument("--big-messages", action="store_true",
+                        help="also 1 MiB sessions with one 60 MB tool output and one 60 MB user paste")
     parser.add_argument("--json", action="store_true", help="print the raw figures as JSON")
     parser.add_argument("--write-readme", action="store_true", help="update the section in bench/README.md")
     args = parser.parse_args(argv)
-    report = measure(args.sizes, args.repeat, args.dir, args.seed)
+    report = measure(args.sizes, args.repeat, args.dir, args.seed, args.big_messages)
     section = render(report)
     print(json.dumps(report, indent=2) if args.json else section)
     if args.write_readme:
