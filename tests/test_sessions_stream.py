@@ -405,3 +405,16 @@ def test_an_over_long_line_nobody_reads_is_skipped_without_being_held(tmp_path: 
     (messages, reader), peak = peak_while(lambda: read(path))
     assert [m[2] for m in messages] == ["a", "b"] and reader.skipped_events == 2 and reader.bad_lines == 0
     assert peak < 1024 * 1024
+
+
+def test_a_huge_reply_keeps_its_ends_and_its_tool_requests(tmp_path: Path, small_caps: None) -> None:
+    reply = log_text(HUGE, "REPLY-HEAD", "REPLY-TAIL")
+    path = tmp_path / "events.jsonl"
+    path.write_text(compact([user("go"), assistant(reply, [tool_request("c1", command="make check")]),
+                             tool_result("c1", "ok")]))
+    (messages, reader), peak = peak_while(lambda: read(path))
+    assert peak < 2 * 1024 * 1024 and reader.bad_lines == 0
+    text = messages[1][2]
+    assert text.startswith("REPLY-HEAD") and "characters omitted" in text
+    assert text.endswith("REPLY-TAIL\n[tool request] bash: list files | make check")
+    assert messages[2][2].startswith("(tool output: bash; 2 chars)")  # the name from the request

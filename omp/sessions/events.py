@@ -215,12 +215,15 @@ def _blank(text: str | Clip) -> bool:
 def _assistant_text(data: dict[str, Any]) -> str | Clip:
     content = _text_content(data.get("content"))
     requests = data.get("toolRequests")
-    lines = [summarize_tool_request(r) for r in requests] if isinstance(requests, list) else []
-    lines = [f"[tool request] {line}" for line in lines if line]
-    if isinstance(content, Clip) and not lines:
-        return content
-    text = _as_text(content).strip()
-    return "\n".join(([text] if text else []) + lines)
+    summaries = [summarize_tool_request(r) for r in requests] if isinstance(requests, list) else []
+    summaries = [f"[tool request] {line}" for line in summaries if line]
+    if isinstance(content, Clip):  # a huge reply read by its ends: its requests end its tail
+        if not summaries:
+            return content
+        added = "\n" + "\n".join(summaries)
+        return Clip(content.head.lstrip(), content.tail.rstrip() + added, content.chars + len(added), content.exact)
+    text = content.strip()
+    return "\n".join(([text] if text else []) + summaries)
 
 
 # Of a tool output read by its ends, what its excerpt can show: the head and tail and the
