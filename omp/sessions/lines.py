@@ -363,7 +363,8 @@ def open_clip(raw: RawClip, head_bytes: int = 0, tail_bytes: int = 0, min_head: 
 
 class _OpenString:
     """A string being read across blocks: its first `window` bytes and its last ones (views of
-    the blocks they came from: at most two blocks stay alive)."""
+    the blocks they came from, but for a block it fills: of that one only its last `window`
+    bytes are kept, a copy, so no more than a window and a block's end stay alive)."""
 
     __slots__ = ("head", "tail", "tail_size", "size", "carry", "window")
 
@@ -383,7 +384,7 @@ class _OpenString:
         if room > 0:
             self.head += buf[start : min(stop, start + room)]
         if stop - start >= self.window:
-            self.tail = [memoryview(buf)[stop - self.window : stop]]
+            self.tail = [memoryview(bytes(buf[stop - self.window : stop]))]
             self.tail_size = self.window
             return
         self.tail.append(memoryview(buf)[start:stop])
