@@ -175,6 +175,40 @@ def test_huge_tool_output_is_redacted_around_its_cuts(tmp_path: Path) -> None:
     assert len(output) - 2_000 < omitted < len(output)
 
 
+def test_a_secret_across_either_cut_of_an_ordinary_tool_output_is_never_shown_in_part(tmp_path: Path) -> None:
+    """A 20 KB output (no key block) is redacted only a few KB beyond its cuts: every corpus
+    secret placed across the head cut or the tail cut is still seen whole and redacted; a key
+    block across the tail cut, its header kilobytes before it, takes the full margin."""
+    from safety_corpus import SECRETS as CASES
+
+    events: list = [user("run them")]
+    for number, case in enumerate(CASES):
+        filler = "word " * 4000
+        half = len(case.text) // 2
+        head = filler[: 700 - half] + case.text + " " + filler
+        tail = filler + case.text + " " + "end " * ((500 - half) // 4)
+        events += [assistant("", [tool_request(f"h{number}")]), tool_result(f"h{number}", head),
+                   assistant("", [tool_request(f"t{number}")]), tool_result(f"t{number}", tail)]
+    import base64
+    import random
+
+    rng = random.Random(3)  # a 6 KB key (RSA 4096 and PGP blocks are this long and longer)
+    body = base64.b64encode(bytes(rng.getrandbits(8) for _ in range(4_500))).decode()
+    long_key = "\n".join(["-----BEGIN RSA PRIVATE KEY-----", *(body[i:i + 64] for i in range(0, len(body), 64)),
+                          "-----END RSA PRIVATE KEY-----"])
+    key_lines = long_key.splitlines()
+    key_tail = ("word " * 4000) + long_key + "\n" + "end " * 100
+    events += [assistant("", [tool_request("k")]), tool_result("k", key_tail)]
+    path = write(tmp_path, events)
+    packet = build_packet(path, 400_000, counter=ESTIMATE)
+    tools = [m for m in packet.messages if m.origin == "tool"]
+    assert len(tools) == 2 * len(CASES) + 1  # every output is in the packet
+    for case in CASES:
+        for needle in case.needles:
+            assert needle not in packet.text, case.name
+    assert not [line for line in key_lines[1:-1] if line in packet.text]
+
+
 def test_shas_and_uuids_are_not_redacted(tmp_path: Path) -> None:
     import hashlib
     import uuid

@@ -76,6 +76,12 @@ ORIGINS: tuple[Origin, ...] = ("user", "assistant", "tool")
 TOOL_HEAD_CHARS = 700
 TOOL_TAIL_CHARS = 500
 EXCERPT_MARGIN_CHARS = 32 * 1024  # kept around a tool excerpt's cuts before cleaning (> any secret)
+# The margin when the output holds no private-key block (the one secret that spans lines and
+# kilobytes): wider than any other secret omp or detect-secrets finds (at most 1,200 characters
+# after its trigger, the trigger at most 80 before it) with room to spare. Redacting 32 K around
+# both cuts of every ordinary 20–60 KB output cost a 1 MB review ≈ 30 ms (SPEC §12).
+SMALL_EXCERPT_MARGIN_CHARS = 4 * 1024
+_KEY_BLOCK_MARKS = ("-----BEGIN", "PuTTY-User-Key")
 TOOL_SUMMARY_PART_CHARS = 200
 SUMMARY_MARGIN_CHARS = 8 * 1024  # scanned beyond a summary part's cut before it is cut
 
@@ -373,13 +379,14 @@ def excerpt_tool(raw: RawMessage, clean: Callable[[str], str] | None = None) -> 
     """
     if raw.clip is not None:
         return _excerpt_clip(raw, raw.clip, clean)
-    longest = TOOL_HEAD_CHARS + TOOL_TAIL_CHARS + 2 * EXCERPT_MARGIN_CHARS
+    margin = excerpt_margin(raw.text)
+    longest = TOOL_HEAD_CHARS + TOOL_TAIL_CHARS + 2 * margin
     start, end = _strip_bounds(raw.text) if len(raw.text) > longest else (0, 0)
     skipped = 0
     if end - start > longest:
         # `raw.text.strip()` without the copy: the output may be tens of megabytes.
-        head = raw.text[start : start + TOOL_HEAD_CHARS + EXCERPT_MARGIN_CHARS]
-        tail = raw.text[end - (TOOL_TAIL_CHARS + EXCERPT_MARGIN_CHARS) : end]
+        head = raw.text[start : start + TOOL_HEAD_CHARS + margin]
+        tail = raw.text[end - (TOOL_TAIL_CHARS + margin) : end]
         skipped = end - start - len(head) - len(tail) - 1  # the joining newline is omitted too
         text = f"{head}\n{tail}"
     else:
@@ -388,6 +395,12 @@ def excerpt_tool(raw: RawMessage, clean: Callable[[str], str] | None = None) -> 
         text = clean(text)
     body, _ = cut_head_tail(text, TOOL_HEAD_CHARS, TOOL_TAIL_CHARS, already_omitted=skipped)
     return f"{tool_header(raw.tool_name, raw.tool_failed, len(raw.text))}\n{body}"
+
+
+def excerpt_margin(text: str) -> int:
+    """How far beyond a cut an excerpt of `text` is redacted: the full margin when a private-key
+    block may be in it, else the small one."""
+    return EXCERPT_MARGIN_CHARS if any(mark in text for mark in _KEY_BLOCK_MARKS) else SMALL_EXCERPT_MARGIN_CHARS
 
 
 def _excerpt_clip(raw: RawMessage, clip: Clip, clean: Callable[[str], str] | None) -> str:
