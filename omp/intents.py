@@ -35,7 +35,6 @@ on* families is cut from its start ("From now on, sign every commit" → "Sign e
 
 from __future__ import annotations
 
-import functools
 import re
 import unicodedata
 from dataclasses import dataclass
@@ -651,14 +650,7 @@ def _points_back(sentence: str) -> bool:
 
 def requests_in(text: str) -> Iterator[Request]:
     """Every explicit request of a user message, in order (pasted material left out)."""
-    return iter(_requests_of(_bounded(text)))
-
-
-# A review asks twice about each user message, in a row (is it one the packet must keep, and
-# what does it request): the second time is free. Keys are bounded texts (`_bounded`).
-@functools.lru_cache(maxsize=2)
-def _requests_of(text: str) -> tuple[Request, ...]:
-    return tuple(_find_requests(text))
+    return _find_requests(_bounded(text))
 
 
 def _find_requests(text: str) -> Iterator[Request]:

@@ -44,9 +44,9 @@ from __future__ import annotations
 import collections
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any, Iterator, Protocol
+from typing import IO, Any, Iterable, Iterator, Protocol
 
-from omp.intents import asks_to_keep
+from omp.intents import asks_to_keep, is_correction
 from omp.safety.secrets import find_secrets, redact, redaction_marker
 from omp.sessions.events import (
     EXCERPT_MARGIN_CHARS,
@@ -177,26 +177,28 @@ class SessionIndex:
 
 class SessionIndexer:
     """One pass over a session for a review: `messages()` streams every message to the explicit
-    pass, and the index the packet needs is kept on the way (the file is read once)."""
+    pass, and the index the packet needs is kept on the way (the file is read once). The
+    corrections are noted here; which user messages ask for something the explicit pass says
+    (`ExplicitScan.asking`), so no message is asked twice."""
 
     def __init__(self, reader: SessionReader) -> None:
         self.reader = reader
         self._entries: list[Entry] = []
-        self._must_keep: set[int] = set()
+        self._corrections: set[int] = set()
 
     def messages(self) -> Iterator[Message]:
         for entry, message in self.reader.iter_indexed():
             self._entries.append(entry)
-            if entry.origin == "user" and asks_to_keep(message.text):
-                self._must_keep.add(entry.seq)
+            if entry.origin == "user" and is_correction(message.text):
+                self._corrections.add(entry.seq)
             yield message
 
-    @property
-    def index(self) -> SessionIndex:
-        """Valid once `messages()` has been read to its end."""
+    def index(self, asking: Iterable[int]) -> SessionIndex:
+        """Valid once `messages()` has been read to its end; `asking`: the seqs of the user
+        messages holding an explicit request (the explicit pass's)."""
         reader = self.reader
         return SessionIndex(self._entries, reader.cursor, reader.end_offset, reader.bad_lines,
-                            reader.skipped_events, reader.partial_tail, self._must_keep)
+                            reader.skipped_events, reader.partial_tail, self._corrections | set(asking))
 
 
 def index_entries(reader: SessionReader) -> SessionIndex:
@@ -684,7 +686,7 @@ def preview(spec: str, project: Any, force: bool = False) -> Preview:
     cursor = None if force else done_cursor(project, session.id)
     indexer = SessionIndexer(SessionReader(session.events, cursor or 0))
     found = scan(indexer.messages())  # the file is read once, as a review reads it
-    packet = build_packet(session.events, budget, cursor=cursor or 0, counter=counter, index=indexer.index)
+    packet = build_packet(session.events, budget, cursor=cursor or 0, counter=counter, index=indexer.index(found.asking))
     minimum = int(get_value("memory-review-min-messages", project))
     model_skipped = None
     if found.messages < minimum:

@@ -385,11 +385,12 @@ def test_a_review_reads_the_session_once_for_the_explicit_pass_and_the_packet(
     monkeypatch.setattr(SessionReader, "_open", counting_open)
     indexer = SessionIndexer(SessionReader(path))
     found = scan(indexer.messages())
-    packet = build_packet(path, budget, counter=ESTIMATE, index=indexer.index)
+    packet = build_packet(path, budget, counter=ESTIMATE, index=indexer.index(found.asking))
     assert opened == [0], "the session is streamed once"
     assert packet.to_dict() == alone.to_dict()
-    assert found.messages == len(indexer.index.entries) == sum(alone.stats.seen.values())
-    assert indexer.index.must_keep == {user for user, _ in _corrections_and_requests(path)}
+    index = indexer.index(found.asking)
+    assert found.messages == len(index.entries) == sum(alone.stats.seen.values())
+    assert index.must_keep == {user for user, _ in _corrections_and_requests(path)}
 
 
 def test_the_index_of_one_pass_matches_the_packets_own_scan(tmp_path: Path) -> None:
@@ -397,11 +398,14 @@ def test_the_index_of_one_pass_matches_the_packets_own_scan(tmp_path: Path) -> N
                  + [assistant("ok", [tool_request("c9", command="make check")]), tool_result("c9", "all good")])
     indexer = SessionIndexer(SessionReader(path, 0))
     messages = list(indexer.messages())
+    found = scan(messages)
     entries = list(SessionReader(path, 0).iter_entries())
-    assert [(e.seq, e.origin, e.offset) for e in indexer.index.entries] == [(e.seq, e.origin, e.offset) for e in entries]
+    index = indexer.index(found.asking)
+    assert [(e.seq, e.origin, e.offset) for e in index.entries] == [(e.seq, e.origin, e.offset) for e in entries]
     assert [m.seq for m in messages] == [e.seq for e in entries]
     users = [m for m in messages if m.origin == "user"]
-    assert indexer.index.must_keep == {users[0].seq, users[1].seq}
+    assert found.asking == {users[1].seq}  # the request; the correction is the indexer's own
+    assert index.must_keep == {users[0].seq, users[1].seq}
 
 
 @ONE_WORKER

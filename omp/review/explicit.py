@@ -46,6 +46,9 @@ class ExplicitScan:
     rejected: list[Rejection] = field(default_factory=list)
     messages: int = 0  # every message since the cursor (the trivial-session check counts these)
     user_messages: int = 0
+    # Seqs of the user messages that ask, in so many words (before duplicates and limits): the
+    # packet must carry them (SessionIndexer.index), and each message is asked once.
+    asking: set[int] = field(default_factory=set)
 
 
 def parse_request(sentence: str) -> tuple[ItemKind, str] | None:
@@ -70,7 +73,10 @@ def scan(messages: Iterable[MessageLike]) -> ExplicitScan:
                 _collect_foreign(message.origin, seq, message.text, foreign)
             continue
         result.user_messages += 1
-        for request in requests_in(message.text):
+        requests = list(requests_in(message.text))
+        if requests:
+            result.asking.add(seq)
+        for request in requests:
             kind, text = ItemKind(request.kind), request.text
             key = (kind, fold_for_evidence(text))
             if key in seen:

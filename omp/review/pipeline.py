@@ -146,7 +146,7 @@ def _scan(events: Path, cursor: int) -> tuple[ExplicitScan, SessionIndex]:
     index the packet is built from (the file is read once, SPEC §12)."""
     indexer = SessionIndexer(SessionReader(events, cursor))
     result = scan(indexer.messages())
-    return result, indexer.index
+    return result, indexer.index(result.asking)
 
 
 def file_size(path: Path) -> int:
