@@ -52,6 +52,7 @@ __all__ = [
     "SecretFinding",
     "contains_secret",
     "find_secrets",
+    "may_hold_key_block",
     "redact",
     "redaction_marker",
 ]
@@ -466,6 +467,15 @@ _PEM_BODY_RE = lazy(
     r"(?:[ \t]*(?:\r?\n|\\n)[ \t]*(?:[A-Za-z0-9+/=]+|(?:Proc-Type|DEK-Info|Comment):[^\n\\]*)" + _PEM_LINE_END + ")*"
 )
 _PEM_MAX_BODY = 16384
+# How a private key that spans lines and kilobytes starts: a PEM header, a PuTTY key file.
+_KEY_BLOCK_MARKS = ("-----BEGIN", "PuTTY-User-Key")
+
+
+def may_hold_key_block(text: str) -> bool:
+    """Could `text` hold a private-key block, the one secret far longer than a line? Every other
+    secret found here spans at most about 1,200 characters after its trigger (a cut that keeps
+    a few KB beyond itself sees it whole)."""
+    return any(mark in text for mark in _KEY_BLOCK_MARKS)
 
 
 def _pem_findings(text: str) -> Iterator[SecretFinding]:
@@ -556,37 +566,32 @@ _DS_KINDS = {
     "Stripe Access Key": "stripe-key",
 }
 
-# The plugins' literal prefixes (lower-case), and the keyword plugin's words. A keyword line
-# goes to detect-secrets only when an assignment or comparison follows the keyword.
-_DS_FORMAT_TRIGGERS = (
-    "akia", "asia", "abia", "acca", "a3t", "accountkey", "://", "ghp_", "gho_", "ghs_", "ghu_",
-    "ghr_", "github_pat_", "glpat-", "eyj", "-us", "npm_", "sk-", "private key", "putty",
-    "pypi-", "sg.", "xox", "hooks.slack", "sq0csp", "sk_live", "rk_live", "sk_test", "rk_test",
+# The plugins' literal prefixes, each written once, as its plugin matches it. Most plugins match
+# theirs case-sensitively, so such a prefix must stand in the text in that case: `acca` in a git
+# SHA cannot start an AWS key id (`ACCA…`), and a line whose only trigger is such a prefix in
+# another case goes to detect-secrets no more (its load and scan cost far more than this check).
+# A line holding any other trigger still goes, as before: a keyword form only detect-secrets
+# knows (`password "x";`) must not depend on whether a SHA beside it happens to hold `acca`.
+_DS_EXACT_CASE_PREFIXES = (
+    "AKIA", "ASIA", "ABIA", "ACCA", "A3T",  # AWS key ids: [A-Z0-9]{16} follows
+    "AccountKey", "ghp_", "gho_", "ghs_", "ghu_", "ghr_", "glpat-", "eyJ", "-us", "npm_", "sk-",
+    "PRIVATE KEY", "PuTTY", "pypi-", "SG.", "sq0csp", "sk_live", "rk_live", "sk_test", "rk_test",
     # GitLab's other token kinds (its plugin's denylist): deploy, feed, OAuth, runner, CI/CD,
     # incoming-mail, trigger, agent and OAuth-application tokens, and runner registration.
-    "gldt-", "glft-", "glsoat-", "glrt-", "glcbt-", "glimt-", "glptt-", "glagent-", "gloas-", "gr1348941",
+    "gldt-", "glft-", "glsoat-", "glrt-", "glcbt-", "glimt-", "glptt-", "glagent-", "gloas-", "GR1348941",
 )
+# The prefixes that count in any case (the Slack plugin ignores case; "://" and "github_pat_"
+# are kept as they were).
+_DS_ANY_CASE_PREFIXES = ("://", "github_pat_", "xox", "hooks.slack")
+_DS_EXACT_CASE = {prefix.lower(): prefix for prefix in _DS_EXACT_CASE_PREFIXES}
+_DS_FORMAT_TRIGGERS = (*_DS_EXACT_CASE, *_DS_ANY_CASE_PREFIXES)  # lower-case, as the text is searched
+# The keyword plugin's words: a keyword line goes to detect-secrets only when an assignment or
+# comparison follows the keyword.
 _DS_KEYWORD_TRIGGERS = ("pass", "pwd", "secret", "key", "contrase")
 # The AWS plugin's second form: a 40-character secret in quotes shortly after "aws" and a
 # credential word (`aws_key "wJalr…"`), which has no `=` or `:` for the keyword rule to see.
 _DS_AWS_TRIGGER = "aws"
 _DS_TRIGGERS = frozenset(_DS_FORMAT_TRIGGERS + _DS_KEYWORD_TRIGGERS + (_DS_AWS_TRIGGER,))
-# The prefixes those plugins match case-sensitively, as they must stand in the text: `acca` in a
-# git SHA cannot start an AWS key id (`ACCA…`), so a line whose only trigger is such a prefix in
-# another case goes to detect-secrets no more (its load and scan cost far more than this check).
-# A line holding any other trigger still goes, as before: a keyword form only detect-secrets
-# knows (`password "x";`) must not depend on whether a SHA beside it happens to hold `acca`.
-# The other triggers count in any case (the Slack and keyword plugins ignore case; "://" and
-# "github_pat_" are kept as they were).
-_DS_EXACT_CASE = {
-    trigger.lower(): trigger
-    for trigger in (
-        "AKIA", "ASIA", "ABIA", "ACCA", "A3T",  # AWS key ids: [A-Z0-9]{16} follows
-        "AccountKey", "ghp_", "gho_", "ghs_", "ghu_", "ghr_", "glpat-", "eyJ", "-us", "npm_", "sk-",
-        "PRIVATE KEY", "PuTTY", "pypi-", "SG.", "sq0csp", "sk_live", "rk_live", "sk_test", "rk_test",
-        "gldt-", "glft-", "glsoat-", "glrt-", "glcbt-", "glimt-", "glptt-", "glagent-", "gloas-", "GR1348941",
-    )
-}
 _OWN_TRIGGERS = _own_triggers()
 _ALL_TRIGGERS = tuple(sorted(_DS_TRIGGERS | set(_OWN_TRIGGERS)))
 _DS_KEYWORD_FOLLOW_RE = lazy(r"[^\s=:]{0,40}\s*(?:=|:|!=|<-)")

@@ -53,7 +53,7 @@ from pathlib import Path
 from typing import IO, Any, Callable, Iterator, Literal
 
 from omp.errors import OmpError
-from omp.safety.secrets import redact
+from omp.safety.secrets import may_hold_key_block, redact
 from omp.sessions import lines
 from omp.sessions.lines import (
     Clip,
@@ -76,12 +76,11 @@ ORIGINS: tuple[Origin, ...] = ("user", "assistant", "tool")
 TOOL_HEAD_CHARS = 700
 TOOL_TAIL_CHARS = 500
 EXCERPT_MARGIN_CHARS = 32 * 1024  # kept around a tool excerpt's cuts before cleaning (> any secret)
-# The margin when the output holds no private-key block (the one secret that spans lines and
-# kilobytes): wider than any other secret omp or detect-secrets finds (at most 1,200 characters
-# after its trigger, the trigger at most 80 before it) with room to spare. Redacting 32 K around
-# both cuts of every ordinary 20–60 KB output cost a 1 MB review ≈ 30 ms (SPEC §12).
+# The margin when the output holds no private-key block (`may_hold_key_block`: the one secret
+# that spans lines and kilobytes): wider than any other secret omp or detect-secrets finds (at
+# most 1,200 characters after its trigger, the trigger at most 80 before it) with room to spare.
+# Redacting 32 K around both cuts of every ordinary 20–60 KB output cost a 1 MB review ≈ 30 ms.
 SMALL_EXCERPT_MARGIN_CHARS = 4 * 1024
-_KEY_BLOCK_MARKS = ("-----BEGIN", "PuTTY-User-Key")
 TOOL_SUMMARY_PART_CHARS = 200
 SUMMARY_MARGIN_CHARS = 8 * 1024  # scanned beyond a summary part's cut before it is cut
 
@@ -400,7 +399,7 @@ def excerpt_tool(raw: RawMessage, clean: Callable[[str], str] | None = None) -> 
 def excerpt_margin(text: str) -> int:
     """How far beyond a cut an excerpt of `text` is redacted: the full margin when a private-key
     block may be in it, else the small one."""
-    return EXCERPT_MARGIN_CHARS if any(mark in text for mark in _KEY_BLOCK_MARKS) else SMALL_EXCERPT_MARGIN_CHARS
+    return EXCERPT_MARGIN_CHARS if may_hold_key_block(text) else SMALL_EXCERPT_MARGIN_CHARS
 
 
 def _excerpt_clip(raw: RawMessage, clip: Clip, clean: Callable[[str], str] | None) -> str:
