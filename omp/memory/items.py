@@ -18,14 +18,19 @@ from typing import Any, Literal
 Status = Literal["written", "duplicate", "rejected"]
 
 
-class ItemKind(str, enum.Enum):
+class Code(str, enum.Enum):
+    """A stable code that is its own word: `str()` and f-strings give the value ("note", not
+    "ItemKind.NOTE"), as `--json`, the review log and the journal write it."""
+
+    def __str__(self) -> str:
+        return self.value
+
+
+class ItemKind(Code):
     DIRECTIVE = "directive"
     NOTE = "note"
     SKILL_DRAFT = "skill_draft"
     FORGET = "forget"
-
-    def __str__(self) -> str:
-        return self.value
 
     @property
     def section(self) -> str:
@@ -57,7 +62,7 @@ _SECTIONS = {
 }
 
 
-class RejectionCode(str, enum.Enum):
+class RejectionCode(Code):
     """Why an item was refused. Stable: tests pin the set (tests/test_outcome_codes.py)."""
 
     # the answer's shape (SPEC §5.3)
@@ -81,9 +86,6 @@ class RejectionCode(str, enum.Enum):
     # safety (SPEC §6)
     SECRET = "secret"
     INJECTION = "injection"
-
-    def __str__(self) -> str:
-        return self.value
 
 
 # ---------------------------------------------------------------------------------------------

@@ -7,11 +7,10 @@ the enums' values are the words it has always written (tests/test_outcome_codes.
 
 from __future__ import annotations
 
-import enum
 from dataclasses import dataclass, field
 from typing import Any
 
-from omp.memory.items import ItemKind, ItemResult
+from omp.memory.items import Code, ItemKind, ItemResult
 from omp.review.answer import Rejection
 
 
@@ -23,7 +22,7 @@ class ReviewRequest:
     force: bool = False
 
 
-class SkipReason(str, enum.Enum):
+class SkipReason(Code):
     """Why a review did not run (exit 0). The value is the key a sweep counts it under."""
 
     MEMORY_MODE_OFF = "memory-mode off"
@@ -36,9 +35,6 @@ class SkipReason(str, enum.Enum):
     # a sweep's own
     OVER_LIMIT = "over --limit"
     QUEUED_SESSION_GONE = "queued session gone"
-
-    def __str__(self) -> str:
-        return self.value
 
 
 @dataclass(frozen=True)
