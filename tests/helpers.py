@@ -53,6 +53,12 @@ def run_omp(
     return Result(proc.returncode, proc.stdout, proc.stderr)
 
 
+def python_output(program: str) -> str:
+    """The stdout of `python -c PROGRAM` with this interpreter, in a fresh process (what it
+    imports is its own to tell); a non-zero exit fails the test (CalledProcessError)."""
+    return subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, check=True).stdout
+
+
 def isolate(monkeypatch: pytest.MonkeyPatch, folder: Path) -> Path:
     """HOME, OMP_HOME and COPILOT_HOME inside `folder`; OMP_* and COPILOT_* settings cleared.
     The home is returned. (isolated_home does this for every test; a module-scoped fixture

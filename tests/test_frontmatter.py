@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import run_omp
+from helpers import python_output, run_omp
 from omp.memory import frontmatter
 
 HAND_EDITED = """---
@@ -98,13 +98,10 @@ def test_anything_omp_would_not_have_written_goes_to_yaml(block: str) -> None:
 
 
 def test_reading_omps_notes_does_not_import_yaml() -> None:
-    import subprocess
-    import sys
-
     program = ("import sys\nfrom omp.memory import frontmatter as f\n"
                "text = f.render([('id', 'n-1'), ('title', 'He said: \"ship it\" — #1'), ('created', '2026-12-01')])\n"
                "print(f.parse(text + 'body')[0]['title'], 'yaml' in sys.modules)\n"
                "f.parse('---\\ndescription: >-\\n  folded\\n---\\n')\n"
                "print('yaml' in sys.modules)\n")
-    out = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, check=True).stdout
+    out = python_output(program)
     assert out.splitlines() == ['He said: "ship it" — #1 False', "True"]

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
 
 import pytest
 
+from helpers import python_output
 from omp.evaluate import load_corpus
 from omp.intents import asks_to_keep, is_correction, might_ask, requests_in
 
@@ -131,5 +130,5 @@ def test_importing_the_grammar_compiles_none_of_it() -> None:
     program = ("import omp.intents as grammar, omp.lazyre as lazyre\n"
                "patterns = [v for v in vars(grammar).values() if isinstance(v, lazyre.LazyPattern)]\n"
                "print(len(patterns), sum(p._compiled is not None for p in patterns))")
-    out = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, check=True).stdout.split()
+    out = python_output(program).split()
     assert int(out[0]) > 40 and out[1] == "0"

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from helpers import python_output
 from omp import intents, lazyre
 from omp.safety import injection, secrets
 
@@ -156,7 +157,7 @@ def test_a_second_process_reads_what_the_first_compiled() -> None:
     subprocess.run([sys.executable, "-c", program], check=True, capture_output=True)
     folder = Path(lazyre.cache_folder())
     entries = {p.name: p.stat().st_mtime_ns for p in folder.iterdir()}
-    count = subprocess.run([sys.executable, "-c", program], check=True, capture_output=True, text=True).stdout
+    count = python_output(program)
     assert len(entries) >= int(count) > 40
     assert {p.name: p.stat().st_mtime_ns for p in folder.iterdir()} == entries  # read, not rewritten
 

@@ -19,6 +19,7 @@ from pathlib import Path
 import psutil
 import pytest
 
+from helpers import python_output
 from omp import process
 
 OMP = Path(__file__).resolve().parent.parent / "omp"
@@ -289,7 +290,7 @@ def test_a_start_time_read_from_proc_is_psutils_to_the_bit() -> None:
 
 def test_telling_a_start_time_does_not_import_psutil_on_linux() -> None:
     program = "import os, sys, omp.process as p; p.start_time(os.getpid()); print('psutil' in sys.modules)"
-    out = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, check=True).stdout
+    out = python_output(program)
     assert out.strip() == ("False" if sys.platform.startswith("linux") else "True")
 
 

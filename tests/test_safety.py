@@ -11,6 +11,7 @@ import uuid
 
 import pytest
 
+from helpers import python_output
 from omp.safety.injection import injection_reasons
 from omp.safety.secrets import contains_secret, find_secrets, redact
 
@@ -229,8 +230,7 @@ print(json.dumps({"redacted": redacted, "loaded": loaded, "verified": verified, 
 
 
 def test_detect_secrets_loads_offline_and_its_verify_calls_cannot_reach_the_network() -> None:
-    out = subprocess.run([sys.executable, "-c", _OFFLINE_PROGRAM], capture_output=True, text=True, check=True)
-    result = json.loads(out.stdout)
+    result = json.loads(python_output(_OFFLINE_PROGRAM))
     assert "TwL2iGABf9DHoTf" not in result["redacted"]  # detect-secrets' SendGrid plugin found it
     assert result["loaded"] == {"detect_secrets": True, "requests": False}
     assert result["verified"] == ["ConnectionError"] * 4 and result["attempts"] == []
@@ -242,7 +242,7 @@ def test_detect_secrets_uses_requests_when_it_is_already_loaded() -> None:
                "s.redact('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')\n"
                "from detect_secrets.plugins import stripe\n"
                "print(stripe.requests is requests, sys.modules['requests'] is requests)\n")
-    out = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, check=True).stdout
+    out = python_output(program)
     assert out.split() == ["True", "True"]
 
 
@@ -253,7 +253,7 @@ def test_a_detect_secrets_that_needs_more_of_requests_gets_the_real_one() -> Non
                "s._offline_requests = lambda: types.SimpleNamespace(exceptions=types.ModuleType('requests.exceptions'))\n"
                "text = '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'\n"
                "print('TwL2iGABf9DHoTf' in s.redact(text)[0], hasattr(sys.modules.get('requests'), 'Session'))\n")
-    out = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, check=True).stdout
+    out = python_output(program)
     assert out.split() == ["False", "True"]
 
 
@@ -264,7 +264,7 @@ def test_a_git_sha_holding_acca_does_not_wake_detect_secrets() -> None:
                "print(s.find_secrets('commit 1cc31e9e2bfcfb77d484acbaccabb4c268e86501\\nAuthor: eyjafjallajokull\\n"
                "msg.send()'), 'detect_secrets' in sys.modules)\n"
                "print([f.kind for f in s.find_secrets('id ACCAQ3EGUNZ7WTXP4KLM')], 'detect_secrets' in sys.modules)\n")
-    out = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, check=True).stdout
+    out = python_output(program)
     assert out.splitlines() == ["[] False", "['aws-access-key'] True"]
 
 
