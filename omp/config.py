@@ -24,7 +24,7 @@ from __future__ import annotations
 import os
 import re
 import shlex
-from dataclasses import dataclass
+from msgspec import Struct
 from pathlib import Path
 from typing import Any, Callable, Literal
 
@@ -42,8 +42,7 @@ Scope = Literal["project", "global"]
 _MODEL_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:/@+-]{0,127}$")
 
 
-@dataclass(frozen=True)
-class Key:
+class Key(Struct, frozen=True):
     name: str
     default: Any
     accepts: str  # shown in help and in every error about this key
@@ -166,8 +165,7 @@ BLOCK_KEYS = frozenset(
 )
 
 
-@dataclass(frozen=True)
-class Setting:
+class Setting(Struct, frozen=True):
     key: str
     value: Any
     origin: Origin

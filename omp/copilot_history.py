@@ -26,7 +26,7 @@ import os
 import re
 import shutil
 import uuid
-from dataclasses import dataclass
+from msgspec import Struct
 from pathlib import Path
 from typing import TYPE_CHECKING, Mapping
 
@@ -42,8 +42,7 @@ LEFT_OVER_CAP = 200
 _UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
 
 
-@dataclass(frozen=True)
-class Forgotten:
+class Forgotten(Struct, frozen=True):
     """What `forget_session` removed (for logs and tests)."""
 
     session: str

@@ -50,7 +50,7 @@ import subprocess
 import tempfile
 import time
 import uuid
-from dataclasses import dataclass, field
+from msgspec import Struct, field
 from importlib import resources
 from pathlib import Path
 from typing import Any, Iterator
@@ -85,8 +85,7 @@ DEMO_SECRETS: dict[str, str] = {
 _KEPT_OMP_VARS = ("OMP_COPILOT_BIN", "OMP_TOKENIZER")
 
 
-@dataclass
-class DemoFolders:
+class DemoFolders(Struct):
     base: Path
     project: Path
     copilot_home: Path
@@ -101,8 +100,7 @@ class DemoFolders:
         return folders
 
 
-@dataclass
-class DemoReport:
+class DemoReport(Struct):
     """Everything `omp demo` shows; `to_json()` is its `--json` output."""
 
     reviewer: str

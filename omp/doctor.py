@@ -20,7 +20,8 @@ import shutil
 import stat
 import sys
 import time
-from dataclasses import asdict, dataclass
+from msgspec import Struct
+from msgspec.structs import asdict
 from pathlib import Path
 from typing import Callable, Literal
 
@@ -33,16 +34,14 @@ Status = Literal["ok", "info", "warn", "fail"]
 DEEP_PROMPT = "This is a connectivity check from omp doctor. Reply with the single word: OK"
 
 
-@dataclass(frozen=True)
-class Check:
+class Check(Struct, frozen=True):
     name: str
     status: Status
     detail: str
     fix: str | None = None
 
 
-@dataclass
-class Report:
+class Report(Struct):
     checks: list[Check]
 
     @property
@@ -53,8 +52,7 @@ class Report:
         return {"ok": self.ok, "checks": [asdict(check) for check in self.checks]}
 
 
-@dataclass
-class _Context:
+class _Context(Struct):
     project: ProjectPaths | None
     global_paths: GlobalPaths
     deep: bool

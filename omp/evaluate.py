@@ -28,7 +28,8 @@ import shutil
 import tempfile
 import time
 import uuid
-from dataclasses import dataclass, field
+from msgspec import Struct, field
+from msgspec.structs import asdict
 from importlib import resources
 from pathlib import Path
 from typing import Any, Callable, Iterator
@@ -54,8 +55,7 @@ CARRIED_KEYS = ("memory-reviewer", "memory-review-model", "memory-reviewer-comma
 EXPECTED_KINDS = (*(kind.value for kind in ItemKind), "any")
 
 
-@dataclass(frozen=True)
-class Expected:
+class Expected(Struct, frozen=True):
     kind: ItemKind | None  # None: "any"
     contains: str
 
@@ -63,8 +63,7 @@ class Expected:
         return (self.kind is None or item.kind is self.kind) and fold_for_evidence(self.contains) in fold_for_evidence(item.text)
 
 
-@dataclass(frozen=True)
-class Case:
+class Case(Struct, frozen=True):
     id: str
     category: str
     language: str
@@ -75,8 +74,7 @@ class Case:
     note: str = ""
 
 
-@dataclass
-class CaseResult:
+class CaseResult(Struct):
     case: Case
     written: list[ItemResult] = field(default_factory=list)  # items the stores wrote
     recalled: int = 0
@@ -99,8 +97,7 @@ class CaseResult:
         }
 
 
-@dataclass
-class CategoryScore:
+class CategoryScore(Struct):
     category: str
     cases: int = 0
     expected: int = 0
@@ -114,11 +111,10 @@ class CategoryScore:
     errors: int = 0
 
     def to_json(self) -> dict[str, Any]:
-        return {k: (round(v, 3) if isinstance(v, float) else v) for k, v in self.__dict__.items()}
+        return {k: (round(v, 3) if isinstance(v, float) else v) for k, v in asdict(self).items()}
 
 
-@dataclass
-class EvalReport:
+class EvalReport(Struct):
     reviewer: str
     model: str | None
     corpus: list[str]

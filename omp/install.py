@@ -31,7 +31,7 @@ import shlex
 import shutil
 import sys
 import tempfile
-from dataclasses import dataclass, field
+from msgspec import Struct, field
 from pathlib import Path
 from typing import Any
 
@@ -50,8 +50,7 @@ INTERPRETER_FILE = "hooks/interpreter"
 COPILOT_TIMEOUT = 120.0
 
 
-@dataclass(frozen=True)
-class Registration:
+class Registration(Struct, frozen=True):
     """One place from which Copilot would run omp's hooks."""
 
     kind: str  # "plugin" (copied into C/installed-plugins), "live-plugin" (marketplace), "hooks-file"
@@ -79,8 +78,7 @@ class Registration:
         return text.splitlines()[0] if text else None
 
 
-@dataclass
-class InstallResult:
+class InstallResult(Struct):
     mode: str  # "plugin" | "hooks-only"
     plugin_dir: Path
     interpreter: str

@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from dataclasses import dataclass
+from msgspec import Struct
 from typing import Iterator, Literal
 
 from omp.lazyre import LazyPattern, lazy
@@ -47,8 +47,7 @@ RequestKind = Literal["directive", "forget"]
 MIN_RULE_CHARS = 6  # "use it" is not a rule; CJK rules are short, hence characters, not words
 
 
-@dataclass(frozen=True)
-class Request:
+class Request(Struct, frozen=True):
     """One explicit request found in a user message."""
 
     kind: RequestKind

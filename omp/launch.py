@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import os
 import uuid
-from dataclasses import dataclass
+from msgspec import Struct
 from pathlib import Path
 from typing import Sequence
 
@@ -38,8 +38,7 @@ NO_SESSION_FLAGS = frozenset({"-h", "--help", "-v", "--version", "--acp"})
 RESUME_FLAGS = frozenset({"-r", "--resume", "--continue"})
 
 
-@dataclass(frozen=True)
-class LaunchPlan:
+class LaunchPlan(Struct, frozen=True):
     argv: list[str]  # the whole command line run
     session_id: str | None  # known before the run (ours or the user's --session-id)
     resume: str | None  # --resume's value ("" for --continue or a bare --resume); None if new
@@ -47,8 +46,7 @@ class LaunchPlan:
     reviewable: bool  # False for subcommands, --help, --version, --connect
 
 
-@dataclass
-class LaunchResult:
+class LaunchResult(Struct):
     exit_code: int
     session_id: str | None = None
     review: Detached | None = None

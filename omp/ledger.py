@@ -17,7 +17,7 @@ from __future__ import annotations
 import datetime as _dt
 import os
 from collections import defaultdict
-from dataclasses import dataclass, field
+from msgspec import Struct, field
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
@@ -79,8 +79,7 @@ def read_records(path: Path) -> Iterator[dict[str, Any]]:
 # cost ledger
 
 
-@dataclass(frozen=True)
-class CallRecord:
+class CallRecord(Struct, frozen=True):
     """One reviewer call, as the ledger stores it."""
 
     session: str
@@ -148,8 +147,7 @@ def read_review_log(paths: ProjectPaths) -> list[dict[str, Any]]:
 # `omp cost`
 
 
-@dataclass
-class Totals:
+class Totals(Struct):
     calls: int = 0
     in_tokens: int = 0
     out_tokens: int = 0
@@ -179,8 +177,7 @@ class Totals:
         }
 
 
-@dataclass
-class CostSummary:
+class CostSummary(Struct):
     total: Totals
     by_model: dict[str, Totals]
     by_outcome: dict[str, Totals]

@@ -42,7 +42,7 @@ seen whole, or not shown). Their sizes are estimates, and the header and markers
 from __future__ import annotations
 
 import collections
-from dataclasses import dataclass, field
+from msgspec import Struct, field
 from pathlib import Path
 from typing import IO, Any, Iterable, Iterator, Protocol
 
@@ -94,8 +94,7 @@ CONTEXT_MIN_BUDGET = 2000
 TOOL_SHARE_OF_CONTEXT = 0.25
 
 
-@dataclass
-class PacketStats:
+class PacketStats(Struct):
     seen: collections.Counter[str] = field(default_factory=collections.Counter)
     kept: collections.Counter[str] = field(default_factory=collections.Counter)
     dropped: collections.Counter[str] = field(default_factory=collections.Counter)
@@ -121,8 +120,7 @@ class PacketStats:
         }
 
 
-@dataclass
-class Packet:
+class Packet(Struct):
     messages: list[Message]  # kept, redacted, possibly cut, in conversation order
     text: str  # the transcript the prompt embeds
     tokens: int
@@ -160,8 +158,7 @@ def header(kept: int, seen: int) -> str:
 # The first pass
 
 
-@dataclass
-class SessionIndex:
+class SessionIndex(Struct):
     """What the packet keeps of its first pass: where each message is, never its text."""
 
     entries: list[Entry]
@@ -211,8 +208,7 @@ def index_entries(reader: SessionReader) -> SessionIndex:
 # --------------------------------------------------------------------------------------------
 
 
-@dataclass
-class _Candidate:
+class _Candidate(Struct):
     entry: Entry
     text_tokens: int  # its redacted text, counted exactly
     tokens: int  # what its whole block costs: label, text and separator
@@ -614,8 +610,7 @@ def build_packet(
 # What a review would send: `omp memory-review --dry-run`
 
 
-@dataclass
-class Preview:
+class Preview(Struct):
     session: Any  # omp.sessions.discovery.SessionInfo
     packet: Packet
     max_input_tokens: int

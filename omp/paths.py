@@ -13,7 +13,7 @@ name the fix.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from msgspec import Struct
 from pathlib import Path
 
 from omp.core import layout
@@ -81,8 +81,7 @@ def find_project_root(start: Path | str | None = None) -> Path:
     return Path(root)
 
 
-@dataclass(frozen=True)
-class ProjectPaths:
+class ProjectPaths(Struct, frozen=True):
     """All project-scoped paths, derived from the root `R`."""
 
     root: Path
@@ -172,8 +171,7 @@ class ProjectPaths:
         return self.root / ".gitignore"
 
 
-@dataclass(frozen=True)
-class GlobalPaths:
+class GlobalPaths(Struct, frozen=True):
     """Paths under the global home `G` and the Copilot home `C`."""
 
     home: Path

@@ -24,7 +24,7 @@ from __future__ import annotations
 import contextlib
 import os
 import time
-from dataclasses import dataclass
+from msgspec import Struct
 from pathlib import Path
 from typing import Any, Literal
 
@@ -43,8 +43,7 @@ FIX = "omp trust"  # the command every "ignored" message names
 State = Literal["absent", "trusted", "untrusted"]
 
 
-@dataclass(frozen=True)
-class LayerTrust:
+class LayerTrust(Struct, frozen=True):
     """The verdict on one project's config file."""
 
     path: Path
@@ -61,8 +60,7 @@ class LayerTrust:
         return f"{self.path} is ignored: {self.reason} — review it, then run: {FIX}"
 
 
-@dataclass(frozen=True)
-class ProjectLayer:
+class ProjectLayer(Struct, frozen=True):
     """The project config as omp may use it: its settings ({} unless trusted) and the verdict."""
 
     data: dict[str, Any]
@@ -200,8 +198,7 @@ def forget(project: ProjectPaths, global_paths: GlobalPaths | None = None) -> bo
 # `omp trust`: show the file, then record the bytes shown
 
 
-@dataclass(frozen=True)
-class Review:
+class Review(Struct, frozen=True):
     """What `omp trust` shows before asking: the file as safe text and what it would change."""
 
     trust: LayerTrust

@@ -15,6 +15,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import msgspec
 import pytest
 
 from helpers import python_output
@@ -38,8 +39,8 @@ def _all_patterns() -> list[lazyre.LazyPattern]:
         elif isinstance(value, dict):
             for item in value.values():
                 collect(item)
-        elif hasattr(value, "__dataclass_fields__") and not isinstance(value, type):
-            for name in value.__dataclass_fields__:  # type: ignore[attr-defined]
+        elif isinstance(value, msgspec.Struct):
+            for name in value.__struct_fields__:
                 collect(getattr(value, name))
 
     for module in (intents, injection, secrets):

@@ -9,7 +9,7 @@ write goes through `self.writer`, which journals it first when a review opened t
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from msgspec import Struct, field
 from typing import Any, Callable, Literal
 
 from omp import config
@@ -51,8 +51,7 @@ MAX_BODY = 20000
 # What opening the batch did
 
 
-@dataclass
-class Housekeeping:
+class Housekeeping(Struct):
     """What opening the batch did on its own (reported by the CLI, logged by the review)."""
 
     migrated: dict[str, int] = field(default_factory=dict)

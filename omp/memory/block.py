@@ -27,7 +27,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-from dataclasses import dataclass
+from msgspec import Struct
 from pathlib import Path
 from typing import Any, Mapping
 
@@ -47,8 +47,7 @@ class BlockMarkerError(OmpError):
     """The instruction file's markers are not one start followed by one end."""
 
 
-@dataclass(frozen=True)
-class Selection:
+class Selection(Struct, frozen=True):
     shown: list[str]
     skipped: int
 
@@ -303,8 +302,7 @@ def _strip_block_file(path: Path, within: Path) -> str:
     return "removed"
 
 
-@dataclass(frozen=True)
-class SyncResult:
+class SyncResult(Struct, frozen=True):
     inject: str  # "block" | "hook"
     project_file: Path
     project: str  # "written" | "unchanged" | "absent" | "removed" | "skipped"

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from dataclasses import dataclass, field
+from msgspec import Struct, field
 
 SIMILARITY_THRESHOLD = 0.85
 _NON_WORD_RE = re.compile(r"[\W_]+", re.UNICODE)
@@ -63,8 +63,7 @@ def overlap(target: str, candidate: str) -> float:
     return len(tt & tc) / len(tt)
 
 
-@dataclass
-class DedupeIndex:
+class DedupeIndex(Struct):
     """Known texts, each with a label saying where it lives ("active directive", "note x", ...)."""
 
     entries: list[tuple[str, str, frozenset[str]]] = field(default_factory=list)

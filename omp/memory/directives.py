@@ -18,7 +18,7 @@ The sessionStart hook counts pending items with omp.core.pending, not with this 
 from __future__ import annotations
 
 import datetime as _dt
-from dataclasses import dataclass, field
+from msgspec import Struct, field
 from pathlib import Path
 from typing import Any, Iterator, Literal
 
@@ -50,8 +50,7 @@ Dismissed items are remembered and not proposed again.
 # Active directives
 
 
-@dataclass(frozen=True)
-class Directive:
+class Directive(Struct, frozen=True):
     text: str
     added_at: str | None = None
     source: str | None = None  # "manual", "review:<session>", "legacy"
@@ -92,8 +91,7 @@ def render_directives(directives: list[Directive]) -> str:
 # Pending queue
 
 
-@dataclass(frozen=True)
-class PendingItem:
+class PendingItem(Struct, frozen=True):
     kind: Kind
     text: str
     proposed_at: str | None = None
@@ -119,8 +117,7 @@ class PendingItem:
         }
 
 
-@dataclass(frozen=True)
-class ChecklistLine:
+class ChecklistLine(Struct, frozen=True):
     kind: Kind
     text: str
     ticked: bool
@@ -180,8 +177,7 @@ def count_open(path: Path) -> int:
 # Decisions and tombstones
 
 
-@dataclass(frozen=True)
-class Decision:
+class Decision(Struct, frozen=True):
     ts: str
     text: str
     status: str

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
+from msgspec import Struct
 from pathlib import Path
 
 from omp.errors import OmpError, UsageError
@@ -33,8 +33,7 @@ MAX_SLUG = 64  # Copilot / agent-skills limit on a skill's name
 MAX_DESCRIPTION = 1024
 
 
-@dataclass(frozen=True)
-class Draft:
+class Draft(Struct, frozen=True):
     slug: str
     description: str
     status: str

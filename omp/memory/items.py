@@ -12,10 +12,20 @@ summary (STYLE.md, "Outcomes are data").
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
 from typing import Any, Literal
 
+from msgspec import Struct
+
 Status = Literal["written", "duplicate", "rejected"]
+
+
+def set_frozen_field(record: Struct, name: str, value: Any) -> None:
+    """Set a field of a frozen Struct from its `__post_init__` (to coerce what it was given).
+
+    A frozen Struct's `__setattr__` refuses every assignment, `object.__setattr__` included;
+    the field's slot descriptor does not, and the record is not shared before `__init__` ends.
+    """
+    getattr(type(record), name).__set__(record, value)
 
 
 class Code(str, enum.Enum):
@@ -92,16 +102,14 @@ class RejectionCode(Code):
 # what a store accepts, and what it answers
 
 
-@dataclass(frozen=True)
-class NoteProposal:
+class NoteProposal(Struct, frozen=True):
     title: str
     body: str = ""
     session: str | None = None
     evidence: str | None = None
 
 
-@dataclass(frozen=True)
-class DirectiveProposal:
+class DirectiveProposal(Struct, frozen=True):
     text: str  # for ItemKind.FORGET: what to forget
     session: str | None = None
     evidence: str | None = None
@@ -110,11 +118,10 @@ class DirectiveProposal:
     def __post_init__(self) -> None:
         if ItemKind(self.kind) not in (ItemKind.DIRECTIVE, ItemKind.FORGET):
             raise ValueError(f"a directive proposal is a directive or a forget request, not {self.kind!r}")
-        object.__setattr__(self, "kind", ItemKind(self.kind))
+        set_frozen_field(self, "kind", ItemKind(self.kind))
 
 
-@dataclass(frozen=True)
-class DraftProposal:
+class DraftProposal(Struct, frozen=True):
     slug: str
     description: str
     body: str
@@ -122,8 +129,7 @@ class DraftProposal:
     evidence: str | None = None
 
 
-@dataclass(frozen=True)
-class ItemResult:
+class ItemResult(Struct, frozen=True):
     kind: ItemKind
     text: str  # the text as stored (or as it would have been stored)
     status: Status
@@ -145,8 +151,7 @@ class ItemResult:
         return data
 
 
-@dataclass(frozen=True)
-class KnownItems:
+class KnownItems(Struct, frozen=True):
     """What memory already holds: for dedupe, and to list in the review prompt."""
 
     directives: tuple[str, ...]

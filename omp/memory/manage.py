@@ -11,7 +11,7 @@ Numbers are 1-based: pending items as `omp project-memory pending` lists them, d
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from msgspec import Struct, field
 from pathlib import Path
 from typing import Literal
 
@@ -33,8 +33,7 @@ from omp.project import global_lock
 Scope = Literal["project", "global"]
 
 
-@dataclass
-class Change:
+class Change(Struct):
     """The outcome of one command: per-item results, warnings, and what housekeeping happened."""
 
     results: list[ItemResult] = field(default_factory=list)
@@ -45,8 +44,7 @@ class Change:
     housekeeping: Housekeeping = field(default_factory=Housekeeping)
 
 
-@dataclass(frozen=True)
-class Overview:
+class Overview(Struct, frozen=True):
     directives: list[Directive]
     global_directives: list[Directive]
     pending: int

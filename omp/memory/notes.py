@@ -27,7 +27,7 @@ import datetime as _dt
 import os
 import re
 import unicodedata
-from dataclasses import dataclass
+from msgspec import Struct
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -41,8 +41,7 @@ MAX_SLUG = 60
 _ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
 
 
-@dataclass(frozen=True)
-class Note:
+class Note(Struct, frozen=True):
     id: str
     title: str
     created: str  # ISO 8601 UTC, e.g. 2025-01-31T12:00:00Z

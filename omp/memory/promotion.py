@@ -7,7 +7,7 @@ Called when a human promotes (`omp.memory.manage.promote`) or ticks a box in the
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from msgspec import Struct, field
 from typing import Any, Literal
 
 from omp.memory import dedupe, directives as dirs
@@ -17,8 +17,7 @@ from omp.memory.journal import utc_now
 from omp.memory.notes import Note
 
 
-@dataclass(frozen=True)
-class PromoteOutcome:
+class PromoteOutcome(Struct, frozen=True):
     item: PendingItem
     outcome: Literal["promoted", "already-active", "forgotten", "nothing-matched"]
     removed: list[str] = field(default_factory=list)  # what a FORGET proposal removed, as labels

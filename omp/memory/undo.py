@@ -22,7 +22,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from dataclasses import dataclass, field
+from msgspec import Struct, field
 from pathlib import Path
 from typing import Any
 
@@ -37,14 +37,12 @@ from omp.paths import ProjectPaths, check_session_id
 MIN_PREFIX = 7
 
 
-@dataclass(frozen=True)
-class Kept:
+class Kept(Struct, frozen=True):
     item: str  # "note <id>", "pending: <text>", "draft <slug>"
     why: str
 
 
-@dataclass(frozen=True)
-class UndoReport:
+class UndoReport(Struct, frozen=True):
     session: str
     removed: tuple[str, ...]  # items the review added, now taken out
     restored: tuple[str, ...]  # notes the review pruned, now back
@@ -53,8 +51,7 @@ class UndoReport:
     old_journal: bool = False  # a version 1 journal (queue items found by session)
 
 
-@dataclass
-class _Plan:
+class _Plan(Struct):
     created: dict[str, str] = field(default_factory=dict)  # rel path -> sha256 the review left
     pruned: dict[str, bytes] = field(default_factory=dict)  # rel path -> bytes before the prune
     pending: list[tuple[str, str]] = field(default_factory=list)  # (kind, text) the review queued

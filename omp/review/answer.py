@@ -22,10 +22,10 @@ from __future__ import annotations
 import json
 import re
 import unicodedata
-from dataclasses import dataclass, field
+from msgspec import Struct, field
 from typing import Any, Iterable, Literal, Protocol, Sequence
 
-from omp.memory.items import ItemKind, RejectionCode
+from omp.memory.items import ItemKind, RejectionCode, set_frozen_field
 
 SCHEMA = "omp.review.v1"
 
@@ -55,8 +55,7 @@ class MessageLike(Protocol):
     def text(self) -> str: ...
 
 
-@dataclass(frozen=True)
-class Proposal:
+class Proposal(Struct, frozen=True):
     """One item a review proposes, from the model or from the explicit pass."""
 
     kind: ItemKind
@@ -70,7 +69,7 @@ class Proposal:
     description: str = ""
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "kind", ItemKind(self.kind))  # "note" is ItemKind.NOTE
+        set_frozen_field(self, "kind", ItemKind(self.kind))  # "note" is ItemKind.NOTE
 
     def texts(self) -> dict[str, str]:
         """Every non-empty text field, by name (what the safety filter scans)."""
@@ -86,8 +85,7 @@ class Proposal:
         return self.slug
 
 
-@dataclass(frozen=True)
-class Rejection:
+class Rejection(Struct, frozen=True):
     """An item refused, and why: `code` for the program, `reason` for a person."""
 
     where: str
@@ -102,14 +100,12 @@ class Rejection:
         return {"item": self.where, "kind": kind, "reason": self.reason, "source": self.source}
 
 
-@dataclass(frozen=True)
-class FoundAnswer:
+class FoundAnswer(Struct, frozen=True):
     obj: dict[str, Any] | None
     error: str | None
 
 
-@dataclass
-class Validation:
+class Validation(Struct):
     proposals: list[Proposal] = field(default_factory=list)
     rejected: list[Rejection] = field(default_factory=list)
 

@@ -35,7 +35,8 @@ import os
 import platform  # node(): the host name socket.gethostname() gives, without importing socket (~4 ms)
 import time
 import uuid
-from dataclasses import asdict, dataclass
+from msgspec import Struct
+from msgspec.structs import asdict
 from pathlib import Path
 from typing import Any, Iterator, Literal
 
@@ -51,8 +52,7 @@ REVIEW_CLAIM_ENV = "OMP_REVIEW_CLAIM"  # the claim token, in every reviewer proc
 State = Literal["running", "done"]
 
 
-@dataclass(frozen=True)
-class ClaimRecord:
+class ClaimRecord(Struct, frozen=True):
     token: str
     pid: int
     pid_started_at: float | None
@@ -108,8 +108,7 @@ def _float_or_none(value: Any) -> float | None:
 Refusal = Literal["done", "running", "contended"]
 
 
-@dataclass(frozen=True)
-class Verdict:
+class Verdict(Struct, frozen=True):
     """What an existing claim means for a new review."""
 
     take: bool  # may this review claim the session?
@@ -120,8 +119,7 @@ class Verdict:
     refused: Refusal | None = None  # take=False: what holds the session ("done", "running", "contended")
 
 
-@dataclass(frozen=True)
-class Claim:
+class Claim(Struct, frozen=True):
     """A claim this process holds."""
 
     paths: ProjectPaths

@@ -23,7 +23,7 @@ is dropped in favour of the user's own words.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from msgspec import Struct, field
 from typing import Iterable
 
 from omp.intents import find_request, requests_in, requests_in_foreign
@@ -40,8 +40,7 @@ MAX_NOT_FROM_USER = 10  # rejections reported per review: enough to show an atta
 SNIPPET_CHARS = 100
 
 
-@dataclass
-class ExplicitScan:
+class ExplicitScan(Struct):
     proposals: list[Proposal] = field(default_factory=list)
     rejected: list[Rejection] = field(default_factory=list)
     messages: int = 0  # every message since the cursor (the trivial-session check counts these)
@@ -100,8 +99,7 @@ def scan(messages: Iterable[MessageLike]) -> ExplicitScan:
     return result
 
 
-@dataclass(frozen=True)
-class _Foreign:
+class _Foreign(Struct, frozen=True):
     """A rule request found outside the user's messages."""
 
     origin: str

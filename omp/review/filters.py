@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import collections
 import re
-from dataclasses import dataclass, field
+from msgspec import Struct, field
 
 from omp.memory.items import RejectionCode
 from omp.memory.neutralise import stored_forms
@@ -29,8 +29,7 @@ from omp.safety.secrets import find_secrets
 _REDACTED = re.compile(r"\[REDACTED:([a-z0-9-]+)\]", re.I)
 
 
-@dataclass
-class Screened:
+class Screened(Struct):
     kept: list[Proposal] = field(default_factory=list)
     rejected: list[Rejection] = field(default_factory=list)
     secrets: collections.Counter[str] = field(default_factory=collections.Counter)

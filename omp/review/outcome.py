@@ -7,15 +7,14 @@ the enums' values are the words it has always written (tests/test_outcome_codes.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from msgspec import Struct, field
 from typing import Any
 
 from omp.memory.items import Code, ItemKind, ItemResult
 from omp.review.answer import Rejection
 
 
-@dataclass(frozen=True)
-class ReviewRequest:
+class ReviewRequest(Struct, frozen=True):
     session: str = "latest"
     model: str | None = None
     reviewer: str | None = None
@@ -37,8 +36,7 @@ class SkipReason(Code):
     QUEUED_SESSION_GONE = "queued session gone"
 
 
-@dataclass(frozen=True)
-class ReviewSummary:
+class ReviewSummary(Struct, frozen=True):
     """What a review that ran wrote: counts by kind, and one `ItemResult` per proposal."""
 
     items: tuple[ItemResult, ...]
@@ -87,8 +85,7 @@ class ReviewSummary:
 _SUMMARY_ORDER = (ItemKind.NOTE, ItemKind.DIRECTIVE, ItemKind.FORGET, ItemKind.SKILL_DRAFT)
 
 
-@dataclass(frozen=True)
-class ReviewOutcome:
+class ReviewOutcome(Struct, frozen=True):
     """What one review did: ran, skipped (`skip` says why) or failed (`failed`, exit 1)."""
 
     ran: bool

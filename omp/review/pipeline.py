@@ -32,8 +32,8 @@ queue entries `omp.review.housekeeping`, taking a review back `omp.review.undo`.
 
 from __future__ import annotations
 
-import dataclasses
-from dataclasses import dataclass, field
+import msgspec
+from msgspec import Struct, field
 from pathlib import Path
 from typing import Any
 
@@ -56,8 +56,7 @@ from omp.review.reviewers import BACKENDS, ReviewerConfig, ReviewerReply, Review
 from omp.sessions.events import SessionReader
 
 
-@dataclass(frozen=True)
-class ReviewContext:
+class ReviewContext(Struct, frozen=True):
     paths: ProjectPaths
     settings: dict[str, Any]
     backend: str
@@ -266,8 +265,7 @@ def _known_for_prompt(paths: ProjectPaths) -> KnownForPrompt:
     })
 
 
-@dataclass
-class _ModelPass:
+class _ModelPass(Struct):
     proposals: list[Proposal] = field(default_factory=list)
     rejected: list[Rejection] = field(default_factory=list)
     tokens: dict[str, Any] = field(default_factory=dict)
@@ -306,7 +304,7 @@ def _run_claimed(ctx: ReviewContext, held: claims.Claim, events: Path, found: Ex
         reason="; ".join(r for r in (took_over, model_skipped) if r) or None,
         session=session_id,
         summary=summary,
-        rejected=tuple(dataclasses.replace(r, reason=_safe(r.reason) or "") for r in rejected),
+        rejected=tuple(msgspec.structs.replace(r, reason=_safe(r.reason) or "") for r in rejected),
         tokens=model_pass.tokens,
     )
     _log(ctx.paths, outcome, backend=ctx.backend,

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import json
 import secrets
-from dataclasses import dataclass, field
+from msgspec import Struct, field
 from typing import Protocol
 
 from omp.review.answer import LIMITS, MAX_CHARS, SCHEMA
@@ -38,15 +38,13 @@ class TokenCounting(Protocol):
     def count(self, text: str) -> int: ...
 
 
-@dataclass(frozen=True)
-class KnownForPrompt:
+class KnownForPrompt(Struct, frozen=True):
     """What the project already holds, as short lines per section."""
 
     sections: dict[str, list[str]] = field(default_factory=dict)  # title -> items, newest first
 
 
-@dataclass(frozen=True)
-class PromptFrame:
+class PromptFrame(Struct, frozen=True):
     head: str
     tail: str
     tokens: int

@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import contextlib
 import time
-from dataclasses import asdict, dataclass
+from msgspec import Struct
+from msgspec.structs import asdict
 from pathlib import Path
 from typing import Any
 
@@ -30,8 +31,7 @@ BACKOFF_BASE_SECONDS = 60.0
 BACKOFF_CAP_SECONDS = 6 * 3600.0
 
 
-@dataclass(frozen=True)
-class QueueEntry:
+class QueueEntry(Struct, frozen=True):
     session: str
     attempts: int
     next_try_at: float  # epoch seconds

@@ -32,7 +32,7 @@ import re
 import shlex
 import shutil
 import tempfile
-from dataclasses import dataclass, field
+from msgspec import Struct, field
 from pathlib import Path
 from typing import Callable, Mapping
 
@@ -55,8 +55,7 @@ HINT_COMMAND = 'run: omp config set memory-reviewer-command "<command line>"'
 HINT_OFFLINE = "or review without a model: omp config set memory-reviewer offline"
 
 
-@dataclass(frozen=True)
-class ReviewerConfig:
+class ReviewerConfig(Struct, frozen=True):
     backend: str
     model: str
     command: str | None
@@ -65,8 +64,7 @@ class ReviewerConfig:
     claim_token: str | None = None  # marks the reviewer's processes (OMP_REVIEW_CLAIM) for a takeover
 
 
-@dataclass
-class ReviewerReply:
+class ReviewerReply(Struct):
     text: str
     stderr: str
     returncode: int | None

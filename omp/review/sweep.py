@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from msgspec import Struct, field
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
@@ -22,8 +22,7 @@ from omp.review.pipeline import ReviewContext, file_size, review_context, review
 from omp.sessions.discovery import find_session, list_project_sessions
 
 
-@dataclass
-class SweepResult:
+class SweepResult(Struct):
     outcomes: list[ReviewOutcome] = field(default_factory=list)
     skipped: dict[SkipReason, int] = field(default_factory=dict)  # quiet skips by reason
     cleaned: dict[str, int] = field(default_factory=dict)

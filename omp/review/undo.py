@@ -6,7 +6,8 @@ managed block and logs the outcome.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from msgspec import Struct
+from msgspec.structs import asdict
 from typing import Any
 
 from omp.ledger import log_review
@@ -16,8 +17,7 @@ from omp.project import project_lock
 from omp.review.pipeline import refresh_block
 
 
-@dataclass(frozen=True)
-class UndoOutcome:
+class UndoOutcome(Struct, frozen=True):
     session: str
     removed: list[str]
     restored: list[str]
@@ -27,7 +27,7 @@ class UndoOutcome:
     block_error: str | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return dict(self.__dict__)
+        return asdict(self)
 
 
 def undo_session(paths: ProjectPaths, session_id: str, force: bool = False) -> UndoOutcome:

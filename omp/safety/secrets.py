@@ -43,7 +43,7 @@ import re
 import sys
 import threading
 import types
-from dataclasses import dataclass, field
+from msgspec import Struct
 from typing import Any, Callable, Iterable, Iterator
 
 from omp.lazyre import LazyPattern, lazy
@@ -58,8 +58,7 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True)
-class SecretFinding:
+class SecretFinding(Struct, frozen=True):
     kind: str  # short label used in markers: "github-token", "aws-access-key", "private-key", …
     start: int  # offsets into the scanned text
     end: int
@@ -82,14 +81,13 @@ def _lowered(text: str) -> str:
 # Our own patterns
 
 
-@dataclass(frozen=True)
-class _Pattern:
+class _Pattern(Struct, frozen=True):
     kind: str
     regex: LazyPattern
     triggers: tuple[str, ...]  # lower-case literals found in every match
     before: int = 0  # how far before its trigger a match may start
     reach: int = 1200  # how far after its trigger a match may end
-    check: Callable[[re.Match[str]], bool] | None = field(default=None, compare=False)
+    check: Callable[[re.Match[str]], bool] | None = None
 
     def find(self, text: str, hit: int) -> SecretFinding | None:
         if self.before:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import os
 import stat
-from dataclasses import dataclass
+from msgspec import Struct
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -31,8 +31,7 @@ HEAD_SCAN_LINES = 20  # session.start is the first line; a few more in case some
 HEAD_SCAN_BYTES = 256 * 1024
 
 
-@dataclass
-class SessionInfo:
+class SessionInfo(Struct):
     id: str
     dir: Path
     events: Path

@@ -48,7 +48,7 @@ import json
 import os
 import re
 import stat
-from dataclasses import dataclass
+from msgspec import Struct
 from pathlib import Path
 from typing import IO, Any, Callable, Iterator, Literal
 
@@ -104,8 +104,7 @@ _TYPE_AT = re.compile(rb'\s*\{\s*"type"\s*:\s*"([^"\\]{1,100})"')  # for match(b
 _TOOL_CALL_ID = re.compile(rb'"toolCallId"\s*:\s*"([^"\\]{1,200})"')
 
 
-@dataclass(frozen=True)
-class Message:
+class Message(Struct, frozen=True):
     origin: Origin
     text: str
     seq: int  # 0-based position in the conversation, counting only messages (from the cursor)
@@ -117,8 +116,7 @@ class Message:
 # Parsing one event
 
 
-@dataclass(frozen=True)
-class RawMessage:
+class RawMessage(Struct, frozen=True):
     """A message as found in one line, before excerpting: tool output is still whole, or, read
     by its ends, a Clip (`clip`; `text` is then its head and tail around an omission marker)."""
 
@@ -527,8 +525,7 @@ def tool_event_by_ends(buf: bytes | bytearray, start: int, stop: int) -> Any:
 # Streaming a file
 
 
-@dataclass(frozen=True, slots=True)
-class Entry:
+class Entry(Struct, frozen=True):
     """Where one message is, without its text: what the packet's first pass keeps per message."""
 
     seq: int

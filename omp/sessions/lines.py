@@ -37,7 +37,7 @@ from __future__ import annotations
 import json
 import os
 import re
-from dataclasses import dataclass
+from msgspec import Struct
 from typing import IO, Any, Callable, Iterator
 
 # The json module's own string decoder (what json.loads uses for every string; not in typeshed).
@@ -57,8 +57,7 @@ _BACKSLASH = 0x5C
 _HEX = frozenset(b"0123456789abcdefABCDEF")
 
 
-@dataclass(frozen=True)
-class Clip:
+class Clip(Struct, frozen=True):
     """A string too long to decode whole: its first and last characters, and its length."""
 
     head: str
@@ -329,8 +328,7 @@ def line_at(handle: IO[bytes], offset: int, block: int | None = None) -> tuple[b
 # The skeleton of an over-long line
 
 
-@dataclass(frozen=True)
-class RawClip:
+class RawClip(Struct, frozen=True):
     """A long string of an over-long line, as found in the file: its first and last raw bytes
     (escapes and all) and its size. `whole` when it was short enough to keep all of it."""
 
