@@ -22,7 +22,6 @@ resolve those with that module and come here only for a value it cannot judge.
 from __future__ import annotations
 
 import os
-import re
 import shlex
 from msgspec import Struct
 from pathlib import Path
@@ -35,11 +34,12 @@ from omp.fsio import CorruptFileError, atomic_write, atomic_write_json, dump_jso
 from omp.paths import GlobalPaths, ProjectPaths
 from omp.project import global_lock, project_lock
 from omp.trust import FIX, ProjectLayer, Review, parse_layer, read_project_layer, record, visible
+from omp.lazyre import lazy
 
 Origin = Literal["env", "project", "global", "default"]
 Scope = Literal["project", "global"]
 
-_MODEL_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:/@+-]{0,127}$")
+_MODEL_RE = lazy(r"^[A-Za-z0-9][A-Za-z0-9._:/@+-]{0,127}$")
 
 
 class Key(Struct, frozen=True):

@@ -23,7 +23,6 @@ Careful by design:
 from __future__ import annotations
 
 import os
-import re
 import shutil
 import uuid
 from msgspec import Struct
@@ -31,6 +30,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Mapping
 
 from omp.core import layout
+from omp.lazyre import lazy
 
 if TYPE_CHECKING:  # sqlite3 (~5 ms) is imported where a store is opened: after a copilot reviewer ran, not before
     import sqlite3
@@ -39,7 +39,7 @@ STORE_NAME = "session-store.db"
 LEFT_OVER_FILE = "forget-sessions.txt"
 LOCK_WAIT_SECONDS = 5.0
 LEFT_OVER_CAP = 200
-_UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
+_UUID = lazy(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
 
 
 class Forgotten(Struct, frozen=True):

@@ -15,10 +15,11 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from omp.lazyre import lazy
 from msgspec import Struct, field
 
 SIMILARITY_THRESHOLD = 0.85
-_NON_WORD_RE = re.compile(r"[\W_]+", re.UNICODE)
+_NON_WORD_RE = lazy(r"[\W_]+", re.UNICODE)
 _IGNORED_WORDS = frozenset({"a", "an", "the"})
 # Words that say *how* someone asks to forget, not *what*: "forget that we use pnpm".
 _REQUEST_WORDS = frozenset(

@@ -18,7 +18,6 @@ with the front matter Copilot requires (`name`, `description`) and nothing else.
 from __future__ import annotations
 
 import os
-import re
 from msgspec import Struct
 from pathlib import Path
 
@@ -26,9 +25,10 @@ from omp.errors import OmpError, UsageError
 from omp.fsio import confine, create_exclusive
 from omp.memory import frontmatter
 from omp.memory.journal import Writer
+from omp.lazyre import lazy
 
 SKILL_FILE = "SKILL.md"
-SLUG_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
+SLUG_RE = lazy(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 MAX_SLUG = 64  # Copilot / agent-skills limit on a skill's name
 MAX_DESCRIPTION = 1024
 

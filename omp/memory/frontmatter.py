@@ -22,13 +22,13 @@ readers over generated values); anything else, a hand edit above all, goes to Py
 from __future__ import annotations
 
 import json
-import re
+from omp.lazyre import lazy
 from pathlib import Path
 from typing import Any
 
 
 FENCE = "---"
-_BARE_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._/-]*$")
+_BARE_RE = lazy(r"^[A-Za-z0-9][A-Za-z0-9._/-]*$")
 
 
 class FrontMatterError(ValueError):
@@ -70,9 +70,9 @@ def parse(text: str) -> tuple[dict[str, str], str]:
     raise FrontMatterError("front matter opened with '---' on line 1 is never closed")
 
 
-_RENDERED_LINE = re.compile(r"([A-Za-z0-9_][A-Za-z0-9_-]{0,99}): (.+)")  # YAML caps implicit keys at 1024
+_RENDERED_LINE = lazy(r"([A-Za-z0-9_][A-Za-z0-9_-]{0,99}): (.+)")  # YAML caps implicit keys at 1024
 # Characters outside YAML's printable set, and the ones it reads as line breaks or strips.
-_YAML_APART = re.compile("[^\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd\U00010000-\U0010ffff]")
+_YAML_APART = lazy("[^\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd\U00010000-\U0010ffff]")
 
 
 def _as_rendered(block: str) -> dict[str, str] | None:

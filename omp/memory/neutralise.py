@@ -16,14 +16,15 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from omp.lazyre import lazy
 
 # Line separators Python's splitlines() knows, so no exotic separator survives as a line break.
-_LINE_BREAK_RE = re.compile(r"\r\n|[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]")
+_LINE_BREAK_RE = lazy(r"\r\n|[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]")
 # `- [ ] x`, `* x`, `+ x`, `1. x`, `2) x`, `[x] x` at the start of a line.
-_LIST_PREFIX_RE = re.compile(r"^\s*(?:(?:[-*+]|\d{1,9}[.)])(?=\s|\[|$)\s*)?(?:\[[ xX]?\]\s*)?")
-_COMMENT_RE = re.compile(r"<!--|-->|--!>")
-_FORGET_PREFIX_RE = re.compile(r"^\s*forget\s*:\s*", re.IGNORECASE)
-_SPACES_RE = re.compile(r"[ \t]+")
+_LIST_PREFIX_RE = lazy(r"^\s*(?:(?:[-*+]|\d{1,9}[.)])(?=\s|\[|$)\s*)?(?:\[[ xX]?\]\s*)?")
+_COMMENT_RE = lazy(r"<!--|-->|--!>")
+_FORGET_PREFIX_RE = lazy(r"^\s*forget\s*:\s*", re.IGNORECASE)
+_SPACES_RE = lazy(r"[ \t]+")
 _END_PUNCT = ".;:!?,"
 
 

@@ -33,12 +33,13 @@ from typing import TYPE_CHECKING
 
 from omp.errors import UsageError
 from omp.memory import frontmatter
+from omp.lazyre import lazy
 
 if TYPE_CHECKING:  # annotations only: reading notes never needs the journal
     from omp.memory.journal import Writer
 
 MAX_SLUG = 60
-_ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
+_ID_RE = lazy(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
 
 
 class Note(Struct, frozen=True):

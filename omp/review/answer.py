@@ -20,12 +20,12 @@ output, a web page, or the assistant's own words.
 from __future__ import annotations
 
 import json
-import re
 import unicodedata
 from msgspec import Struct, field
 from typing import Any, Iterable, Literal, Protocol, Sequence
 
 from omp.memory.items import ItemKind, RejectionCode, set_frozen_field
+from omp.lazyre import lazy
 
 SCHEMA = "omp.review.v1"
 
@@ -44,7 +44,7 @@ MAX_CHARS = {
 MIN_EVIDENCE_CHARS = 8
 MAX_ANSWER_SCAN = 2_000_000  # characters of reviewer output looked at
 
-SLUG_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
+SLUG_RE = lazy(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 
 
 class MessageLike(Protocol):
@@ -114,7 +114,7 @@ class Validation(Struct):
 # finding the object
 
 _DECODER = json.JSONDecoder()
-_OPENING = re.compile(r'\{\s*["}]')
+_OPENING = lazy(r'\{\s*["}]')
 
 
 def find_answer(text: str) -> FoundAnswer:
@@ -181,7 +181,7 @@ _QUOTES = str.maketrans({
     "\u201c": '"', "\u201d": '"', "\u201e": '"', "\u201f": '"',
     "\u2013": "-", "\u2014": "-", "\u2212": "-", "\u00a0": " ",
 })
-_SPACE = re.compile(r"\s+")
+_SPACE = lazy(r"\s+")
 
 
 def fold_for_evidence(text: str) -> str:
@@ -195,7 +195,7 @@ def one_line(text: str) -> str:
     return _SPACE.sub(" ", text).strip()
 
 
-_WORD = re.compile(r"[a-z0-9][a-z0-9_.+#/-]*")
+_WORD = lazy(r"[a-z0-9][a-z0-9_.+#/-]*")
 _STOPWORDS = frozenset(
     "the and for are but not you your with this that from have has had was were will would "
     "should could can our ours use uses using always never please remember from now forget "
@@ -222,8 +222,8 @@ _FILLER = (_STOPWORDS - {"make"}) | frozenset(
     "what's that's there's here's i'm i've i'll you're we're we've don't doesn't didn't can't won't "
     "isn't aren't wasn't weren't hasn't haven't hadn't wouldn't shouldn't couldn't".split()
 )
-_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
-_TOKEN = re.compile(r"\w+(?:['.+#/-]\w+)*")
+_CJK = lazy(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
+_TOKEN = lazy(r"\w+(?:['.+#/-]\w+)*")
 
 
 def content_words(text: str) -> set[str]:
@@ -249,8 +249,8 @@ def content_words(text: str) -> set[str]:
 # omp's own framing inside a packet message: the tool excerpt's header line, the prefix of a
 # tool request summary and the separators between its parts, the omission marker of a cut.
 # None of it is session text, so none of it can serve as evidence.
-_TOOL_HEADER = re.compile(r"^\(tool output[^\n]*\)$")
-_OMISSION = re.compile(r"^\[… (?:about )?[\d,]+ characters omitted …\]$")  # omp.sessions.lines.omission_marker
+_TOOL_HEADER = lazy(r"^\(tool output[^\n]*\)$")
+_OMISSION = lazy(r"^\[… (?:about )?[\d,]+ characters omitted …\]$")  # omp.sessions.lines.omission_marker
 _TOOL_REQUEST = "[tool request] "
 
 

@@ -25,8 +25,9 @@ from omp.memory.neutralise import stored_forms
 from omp.review.answer import Proposal, Rejection
 from omp.safety.injection import injection_reasons
 from omp.safety.secrets import find_secrets
+from omp.lazyre import lazy
 
-_REDACTED = re.compile(r"\[REDACTED:([a-z0-9-]+)\]", re.I)
+_REDACTED = lazy(r"\[REDACTED:([a-z0-9-]+)\]", re.I)
 
 
 class Screened(Struct):

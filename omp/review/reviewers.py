@@ -41,6 +41,7 @@ from omp.copilot_history import Forgotten, copilot_home_of, forget_session, new_
 from omp.errors import OmpError
 from omp.paths import global_home
 from omp.process import TERMINATE_GRACE_SECONDS, reviewer_env_file, run_captured
+from omp.lazyre import lazy
 
 BACKENDS = ("copilot", "command", "offline")
 NO_TOOLS = "omp-no-tools"
@@ -193,13 +194,13 @@ def run_process(
 # ---------------------------------------------------------------------------------------------
 # classifying failures
 
-_AUTH = re.compile(r"no authentication information found|not authenticated|not logged in|please (?:log ?in|sign in)|copilot login", re.I)
-_MODEL = re.compile(
+_AUTH = lazy(r"no authentication information found|not authenticated|not logged in|please (?:log ?in|sign in)|copilot login", re.I)
+_MODEL = lazy(
     r"(?:unknown|invalid|unsupported) model|model\b[^\n]{0,80}?\b(?:is )?(?:not available|not supported|unavailable|not found|not enabled|does not exist)",
     re.I,
 )
-_RATE = re.compile(r"rate.?limit|too many requests|\b429\b|quota", re.I)
-_NETWORK = re.compile(
+_RATE = lazy(r"rate.?limit|too many requests|\b429\b|quota", re.I)
+_NETWORK = lazy(
     r"enotfound|econnrefused|econnreset|etimedout|eai_again|getaddrinfo|fetch failed|socket hang up|"
     r"network|could not resolve|connection (?:refused|reset|timed out)|unable to connect",
     re.I,
