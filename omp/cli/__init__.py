@@ -12,13 +12,10 @@ an exit that skips Python's finalisation (see `_exit_now`).
 
 from __future__ import annotations
 
-import datetime as _dt
 import importlib
 import os
-import pkgutil
 import shlex
 import sys
-import traceback
 from pathlib import Path
 from typing import NoReturn, Sequence
 
@@ -31,11 +28,12 @@ _NOT_COMMANDS = {"options", "render"}
 
 
 def _command_names() -> list[str]:
-    here = Path(__file__).parent
+    # The folder's `*.py` files, read directly: pkgutil (and what it imports) would cost every
+    # command a few milliseconds of start-up for the same list.
     names = [
-        info.name.replace("_", "-")
-        for info in pkgutil.iter_modules([str(here)])
-        if not info.name.startswith("_") and info.name not in _NOT_COMMANDS
+        entry.name[:-3].replace("_", "-")
+        for entry in os.scandir(Path(__file__).parent)
+        if entry.name.endswith(".py") and not entry.name.startswith("_") and entry.name[:-3] not in _NOT_COMMANDS
     ]
     return sorted(names)
 
@@ -73,6 +71,8 @@ def _crash_report(exc: BaseException) -> str:
     or `-p "PGPASSWORD=…"` are seen as what they are; the traceback (whose messages and source
     lines can quote a secret) is redacted too.
     """
+    import traceback  # only a crash needs it (with linecache and tokenize): not every command's start-up
+
     text = (
         f"omp {__version__}\ncommand: {shlex.join(sys.argv)}\n\n"
         + "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
@@ -86,12 +86,14 @@ def _crash_report(exc: BaseException) -> str:
 
 
 def _crash_log(exc: BaseException) -> Path | None:
+    import datetime
+
     from omp.paths import global_home
 
     try:
         folder = global_home() / "logs"
         folder.mkdir(parents=True, exist_ok=True)
-        stamp = _dt.datetime.now().strftime("%Y%m%d-%H%M%S")
+        stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
         path = folder / f"crash-{stamp}-{os.getpid()}.log"
         path.write_text(_crash_report(exc), encoding="utf-8")
         return path
