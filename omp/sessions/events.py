@@ -165,6 +165,16 @@ def summarize_tool_request(request: Any) -> str:
     if not isinstance(request, dict):
         return ""
     name = _one_line(request.get("name")) or "tool"
+    parts: list[str] = []
+    for value in _request_parts(request):
+        part = _one_line(_redacted(value))
+        if part and part not in parts:
+            parts.append(part)
+    return f"{name}: {' | '.join(parts)}" if parts else name
+
+
+def _request_parts(request: dict[str, Any]) -> tuple[Any, ...]:
+    """The values a tool request's summary is made of, after its name, in order (any type)."""
     arguments = request.get("arguments")
     if isinstance(arguments, RawClip):  # a huge JSON-string argument of an over-long line
         arguments = _as_text(arguments)
@@ -174,17 +184,12 @@ def summarize_tool_request(request: Any) -> str:
         except ValueError:
             arguments = {"command": arguments}
     arguments = arguments if isinstance(arguments, dict) else {}
-    parts: list[str] = []
-    for value in (
+    return (
         request.get("intentionSummary"),
         arguments.get("description"),
         arguments.get("command"),
         arguments.get("path") if not arguments.get("command") else None,
-    ):
-        part = _one_line(_redacted(value))
-        if part and part not in parts:
-            parts.append(part)
-    return f"{name}: {' | '.join(parts)}" if parts else name
+    )
 
 
 def _text_content(content: Any) -> str | Clip:
@@ -229,6 +234,35 @@ def _assistant_text(data: dict[str, Any]) -> str | Clip:
         return Clip(content.head.lstrip(), content.tail.rstrip() + added, content.chars + len(added), content.exact)
     text = content.strip()
     return "\n".join(([text] if text else []) + summaries)
+
+
+def _reply_has_text(data: dict[str, Any]) -> bool:
+    """`bool(_assistant_text(data))` without making the summaries: every tool request that is
+    an object has one (its name, or "tool"). For data with no RawClip in it (decoded whole)."""
+    content = _text_content(data.get("content"))
+    if isinstance(content, Clip) or content.strip():
+        return True
+    requests = data.get("toolRequests")
+    return isinstance(requests, list) and any(isinstance(request, dict) for request in requests)
+
+
+def _reply_pieces(data: dict[str, Any]) -> list[str] | None:
+    """The strings `_assistant_text(data)` is made of: its content, and each tool request's name
+    and parts before they are redacted and cut. None when one is not a plain string."""
+    content = _text_content(data.get("content"))
+    if not isinstance(content, str):
+        return None
+    pieces = [content]
+    requests = data.get("toolRequests")
+    for request in requests if isinstance(requests, list) else ():
+        if not isinstance(request, dict):
+            continue
+        for value in (request.get("name"), *_request_parts(request)):
+            if isinstance(value, str):
+                pieces.append(value)
+            elif isinstance(value, RawClip):
+                return None
+    return pieces
 
 
 # Of a tool output read by its ends, what its excerpt can show: the head and tail and the
@@ -311,6 +345,11 @@ def parse_event(event: Any, tool_names: dict[str, str] | None = None) -> RawMess
             name = event.get("name") if origin == "tool" else None
             return _message(origin, text, name if isinstance(name, str) else None)
     return None
+
+
+def _is_reply(event: Any) -> bool:
+    """Is this an event `parse_event` reads as an assistant.message?"""
+    return isinstance(event, dict) and event.get("type") == "assistant.message" and isinstance(event.get("data"), dict)
 
 
 _MAX_TOOL_NAMES = 4096
@@ -455,6 +494,77 @@ def _strip_bounds(text: str) -> tuple[int, int]:
 def message_text(raw: RawMessage) -> str:
     """The text a Message carries: tool output as a labelled excerpt, the rest as is."""
     return excerpt_tool(raw) if raw.origin == "tool" else raw.text
+
+
+# A tool output decoded whole up to this size is looked through for `may_hold`; a longer one
+# (another producer's layout) has its excerpt made instead.
+_LOOKED_THROUGH_CHARS = TOOL_HEAD_CHARS + TOOL_TAIL_CHARS + 2 * EXCERPT_MARGIN_CHARS
+
+
+class StreamedMessage:
+    """A message of a review's one pass (`SessionReader.iter_streamed`), whose text is made only
+    when it is read (`text`), as `Message.text` would be.
+
+    The explicit pass reads every user message whole, but of tool output and assistant text
+    only what might hold a rule planted in it (`may_hold`). Making every tool output's excerpt
+    and redacting every tool request's parts (the assistant's summary lines) cost more than
+    reading their lines, for text nobody else reads in the pass.
+    """
+
+    __slots__ = ("origin", "seq", "_text", "_raw", "_reply")
+
+    def __init__(self, origin: Origin, seq: int, text: str | None = None, raw: RawMessage | None = None,
+                 reply: dict[str, Any] | None = None) -> None:
+        self.origin = origin
+        self.seq = seq
+        self._text = text
+        self._raw = raw  # a tool output, until its excerpt is made
+        self._reply = reply  # an assistant.message's data, until its text is made
+
+    @property
+    def text(self) -> str:
+        if self._text is None:
+            if self._reply is not None:
+                reply = _assistant_text(self._reply)
+                self._text = reply.marked() if isinstance(reply, Clip) else reply
+            else:
+                assert self._raw is not None
+                self._text = message_text(self._raw)
+            self._raw = self._reply = None
+        return self._text
+
+    def may_hold(self, stems: tuple[str, ...]) -> bool:
+        """False only if `text.lower()` holds none of `stems` (lower-case, each without
+        whitespace at its ends or in a row, and without "\x00", "[" or "]"), decided from
+        what the text is made of, before it is made:
+
+        - an excerpt is its header (the tool's name and fixed words no stem is in) and pieces
+          of the output, each line kept whole or cut: a stem it holds is in the name or the output;
+        - an assistant text is its content and, per tool request, its name and parts, each
+          redacted (a secret becomes "[REDACTED:kind]", and no stem is in a marker nor crosses
+          its brackets), with its whitespace runs made single spaces (a stem whose spaces are
+          single stays whole), and cut: a stem it holds is in a piece with its whitespace
+          folded the same way.
+
+        The pieces are joined with "\x00", which no stem holds, so none is found across two."""
+        if self._text is not None:
+            return _holds_any(self._text.lower(), stems)
+        if self._reply is not None:
+            pieces = _reply_pieces(self._reply)
+            return pieces is None or _holds_any(" ".join("\x00".join(pieces).split()).lower(), stems)
+        raw = self._raw
+        assert raw is not None
+        if raw.clip is not None:
+            pieces = [raw.tool_name or "", raw.clip.head, raw.clip.tail]
+        elif len(raw.text) <= _LOOKED_THROUGH_CHARS:
+            pieces = [raw.tool_name or "", raw.text]
+        else:
+            return True
+        return _holds_any("\x00".join(pieces).lower(), stems)
+
+
+def _holds_any(lowered: str, stems: tuple[str, ...]) -> bool:
+    return any(stem in lowered for stem in stems)
 
 
 # --------------------------------------------------------------------------------------------
@@ -612,10 +722,23 @@ class SessionReader:
         """Every message after the cursor with where it is: one pass that feeds both the
         explicit pass (the messages) and the packet (the entries, SPEC §12: the file is read once)."""
         for offset, raw, _ in self._raw_messages(decode_tools=True):
-            assert raw is not None
+            assert isinstance(raw, RawMessage)
             seq = self.messages
             self.messages += 1
             yield Entry(seq, raw.origin, offset, raw.tool_name), Message(raw.origin, message_text(raw), seq)
+
+    def iter_streamed(self) -> Iterator[tuple[Entry, StreamedMessage]]:
+        """`iter_indexed` for a review's one pass: the same entries, and messages whose text is
+        made only when it is read (a user message's is at hand: the explicit pass reads them all)."""
+        for offset, found, _ in self._raw_messages(decode_tools=True, defer_replies=True):
+            seq = self.messages
+            self.messages += 1
+            if isinstance(found, RawMessage):
+                text = found.text if found.origin != "tool" else None
+                yield Entry(seq, found.origin, offset, found.tool_name), StreamedMessage(found.origin, seq, text, found)
+            else:
+                assert found is not None
+                yield Entry(seq, "assistant", offset), StreamedMessage("assistant", seq, reply=found)
 
     def iter_entries(self) -> Iterator[Entry]:
         """Position and origin of every message, decoding as little as possible.
@@ -623,19 +746,23 @@ class SessionReader:
         Tool output lines (most of a session's bytes) are not decoded: every
         `tool.execution_complete` is one message, and the tool's name comes from the
         assistant's request. The other lines are decoded, so that messages are numbered
-        exactly as `iter_messages` numbers them.
+        exactly as `iter_messages` numbers them (an assistant's text is not made, though).
         """
-        for offset, raw, tool_name in self._raw_messages(decode_tools=False):
+        for offset, raw, tool_name in self._raw_messages(decode_tools=False, defer_replies=True):
             seq = self.messages
             self.messages += 1
             if raw is None:  # a tool output line, not decoded
                 yield Entry(seq, "tool", offset, tool_name)
-            else:
+            elif isinstance(raw, RawMessage):
                 yield Entry(seq, raw.origin, offset, raw.tool_name)
+            else:  # an assistant.message, whose text only the packet's choice reads back
+                yield Entry(seq, "assistant", offset)
 
-    def _raw_messages(self, decode_tools: bool) -> Iterator[tuple[int, RawMessage | None, str | None]]:
+    def _raw_messages(self, decode_tools: bool, defer_replies: bool = False
+                      ) -> Iterator[tuple[int, RawMessage | dict[str, Any] | None, str | None]]:
         """(offset, message, None) for each line that holds a message; updates the counters.
-        With `decode_tools` False a tool output line gives (offset, None, its tool's name)."""
+        With `decode_tools` False a tool output line gives (offset, None, its tool's name); with
+        `defer_replies` an assistant.message decoded whole gives its `data`, its text not made."""
         self.bad_lines = self.skipped_events = self.messages = 0
         self.partial_tail = False
         self.end_offset = self.cursor
@@ -661,7 +788,7 @@ class SessionReader:
                     if kind == _TOOL_TYPE and not decode_tools:
                         yield offset, None, _tool_name_from_line(buf, start, stop, tool_names)
                         continue
-                    raw = self._parse(source, offset, buf, start, stop, length, kind, tool_names)
+                    raw = self._parse(source, offset, buf, start, stop, length, kind, tool_names, defer_replies)
                     if raw is not None:
                         yield offset, raw, None
             finally:
@@ -669,8 +796,10 @@ class SessionReader:
                 self.partial_tail = source.partial
 
     def _parse(self, source: LineSource, offset: int, buf: bytes | bytearray, start: int, stop: int, length: int,
-               kind: bytes | None, tool_names: dict[str, str]) -> RawMessage | None:
-        """The message of one conversation line (or of one whose type is unknown), or None."""
+               kind: bytes | None, tool_names: dict[str, str], defer_replies: bool = False
+               ) -> RawMessage | dict[str, Any] | None:
+        """The message of one conversation line (or of one whose type is unknown), or None; with
+        `defer_replies`, of an assistant.message decoded whole its `data` (see `_raw_messages`)."""
         event: Any = None
         if stop - start < length and length > lines.MAX_HELD_BYTES:
             event = self._over_long(source, offset, length)
@@ -689,6 +818,15 @@ class SessionReader:
                     event = _decode_line(buf[start:stop])
                 except ValueError:
                     self.bad_lines += 1
+                    return None
+                if defer_replies and _is_reply(event):
+                    # What parse_event does with it, but for making its text: no string of a
+                    # line decoded whole is a RawClip, so making it later raises nothing (a
+                    # RawClip that does not decode makes the line a bad one).
+                    _remember_tool_names(event["data"], tool_names)
+                    if _reply_has_text(event["data"]):
+                        return event["data"]  # type: ignore[no-any-return]
+                    self.skipped_events += 1
                     return None
         try:
             raw = parse_event(event, tool_names)
