@@ -472,9 +472,22 @@ def _decode_line(line: bytes | bytearray) -> Any:
     """`json.loads(line.strip())` without copying the line first.
     (JSON's own whitespace is all a line ever has around it; the strip is for the rest.)"""
     try:
-        return json.loads(line)
+        return loads(line)
     except ValueError:
         return json.loads(line.strip())
+
+
+_decode_text = json.JSONDecoder().decode  # what json.loads runs on the text (default options)
+
+
+def loads(line: bytes | bytearray) -> Any:
+    """`json.loads(line)`. Of a line that starts with "{" and a byte that is not NUL (every line
+    Copilot writes), json.detect_encoding says UTF-8, always (a UTF-16 or UTF-32 text, or a
+    byte-order mark, starts otherwise): the text is decoded as json.loads decodes it, without
+    the look."""
+    if len(line) > 1 and line[0] == 0x7B and line[1]:
+        return _decode_text(line.decode("utf-8", "surrogatepass"))
+    return json.loads(line)
 
 
 _NOT_SPACE = re.compile(r"\S")
@@ -618,7 +631,7 @@ def tool_event_by_ends(buf: bytes | bytearray, start: int, stop: int) -> Any:
     else:
         after = buf[end + 1 : stop]
     try:
-        event = json.loads(buf[start:first] + _OUTPUT_MARK_JSON + b'"' + after)
+        event = loads(buf[start:first] + _OUTPUT_MARK_JSON + b'"' + after)
     except ValueError:
         return None
     data = event.get("data") if isinstance(event, dict) else None
