@@ -99,6 +99,14 @@ MIN_INJECTED_CHARS = 24
 # Event types that never carry conversation: skipped without parsing the line.
 _CONVERSATION_TYPES = frozenset({b"user.message", b"assistant.message", b"tool.execution_complete", b"message"})
 _TOOL_TYPE = b"tool.execution_complete"
+# Lines of these types, as Copilot writes them, are passed over by LineSource without being
+# looked at one by one (counted as skipped events all the same). hook.end is read (what a hook
+# injected); a type not listed here is skipped by its type, as before.
+_PASSED_OVER = tuple(b'{"type":"' + kind + b'"' for kind in (
+    b"hook.start", b"assistant.turn_start", b"assistant.turn_end", b"session.usage_record", b"tool.execution_start",
+    b"system.message", b"session.start", b"session.resume", b"session.shutdown", b"session.error", b"session.info",
+    b"session.model_change", b"tool.execution_partial_result", b"assistant.reasoning",
+))
 _TYPE_AT_START = re.compile(rb'^\s*\{\s*"type"\s*:\s*"([^"\\]{1,100})"')
 _TYPE_AT = re.compile(rb'\s*\{\s*"type"\s*:\s*"([^"\\]{1,100})"')  # for match(buf, pos): no "^"
 _TOOL_CALL_ID = re.compile(rb'"toolCallId"\s*:\s*"([^"\\]{1,200})"')
@@ -781,7 +789,7 @@ class SessionReader:
         self.end_offset = self.cursor
         tool_names: dict[str, str] = {}
         with self._open() as handle:
-            source = LineSource(handle, self.cursor)
+            source = LineSource(handle, self.cursor, skip=_PASSED_OVER)
             try:
                 for offset, buf, start, stop, length in source:
                     whole = stop - start == length
@@ -805,6 +813,7 @@ class SessionReader:
                     if raw is not None:
                         yield offset, raw, None
             finally:
+                self.skipped_events += source.skipped
                 self.end_offset = source.end
                 self.partial_tail = source.partial
 
