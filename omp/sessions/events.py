@@ -585,7 +585,15 @@ class StreamedMessage:
 
 
 def _holds_any(lowered: str, stems: tuple[str, ...]) -> bool:
-    return any(stem in lowered for stem in stems)
+    for stem in _ascii_stems(stems) if lowered.isascii() else stems:  # (most text is ASCII)
+        if stem in lowered:
+            return True
+    return False
+
+
+@functools.lru_cache(maxsize=8)
+def _ascii_stems(stems: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(stem for stem in stems if stem.isascii())
 
 
 # --------------------------------------------------------------------------------------------
