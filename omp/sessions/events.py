@@ -20,7 +20,9 @@ more than finding the line ends:
 
 - the event type is read at the start of each line (Copilot writes `{"type":"…",` first; other
   layouts are matched with a pattern, and a line without a type is decoded): lines that carry
-  no conversation are counted and never copied nor decoded;
+  no conversation are counted and never copied nor decoded; runs of the record types Copilot
+  writes around every turn (hooks, turn markers, usage records) are passed over by one search
+  in C each (`_PASSED_OVER`, `LineSource`'s `skip`), not looked at line by line;
 - a `tool.execution_complete` line (most of a session's bytes) is not decoded whole: its
   `result.content` string is found by its bounds, the line is decoded with that string left
   out (everything else of it: toolCallId, success, a detailedContent, checked for being JSON),
@@ -34,6 +36,11 @@ more than finding the line ends:
   around an omission marker: the explicit pass finds requests in both (it reads a long
   message's first and last 128 K characters anyway, `omp.intents.SCAN_CHARS`), and the middle
   of the paste is not read at all; a 60 MB tool output is excerpted from its ends like any other.
+
+A review reads the messages once, as `StreamedMessage`s (`SessionReader.iter_streamed`): a user
+message's text is at hand, but a tool output's excerpt and an assistant's text (its tool
+requests redacted) are made only when read. The explicit pass reads them only when they might
+hold a planted rule (`StreamedMessage.may_hold`); the packet reads back the few it chooses.
 
 Lines that do not parse are counted in `bad_lines`. (A line is checked for being JSON except in
 the middle of a long string it is read by the ends of.) A last line without its newline is a
