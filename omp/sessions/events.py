@@ -107,13 +107,18 @@ MIN_INJECTED_CHARS = 24
 _CONVERSATION_TYPES = frozenset({b"user.message", b"assistant.message", b"tool.execution_complete", b"message"})
 _TOOL_TYPE = b"tool.execution_complete"
 # Lines of these types, as Copilot writes them, are passed over by LineSource without being
-# looked at one by one (counted as skipped events all the same). hook.end is read (what a hook
-# injected); a type not listed here is skipped by its type, as before.
-_PASSED_OVER = tuple(b'{"type":"' + kind + b'"' for kind in (
+# looked at one by one (counted as skipped events all the same); a type not listed here is
+# skipped by its type, as before. A hook.end is passed over unless it holds "additionalContext"
+# (`_hook_end` reads no other), which the pattern looks for up to the line's end.
+_PASSED_OVER_TYPES = (
     b"hook.start", b"assistant.turn_start", b"assistant.turn_end", b"session.usage_record", b"tool.execution_start",
     b"system.message", b"session.start", b"session.resume", b"session.shutdown", b"session.error", b"session.info",
     b"session.model_change", b"tool.execution_partial_result", b"assistant.reasoning",
-))
+)
+_PASSED_OVER: re.Pattern[bytes] | None = re.compile(
+    rb'\{"type":"(?:' + b"|".join(re.escape(kind) for kind in _PASSED_OVER_TYPES) + rb')"'
+    rb'|\{"type":"hook\.end"(?![^\n]*additionalContext)'
+)
 _TYPE_AT_START = re.compile(rb'^\s*\{\s*"type"\s*:\s*"([^"\\]{1,100})"')
 _TYPE_AT = re.compile(rb'\s*\{\s*"type"\s*:\s*"([^"\\]{1,100})"')  # for match(buf, pos): no "^"
 _TOOL_CALL_ID = re.compile(rb'"toolCallId"\s*:\s*"([^"\\]{1,200})"')

@@ -223,14 +223,15 @@ class LineSource:
     offset just after the last complete line and `partial` says whether bytes without a newline
     followed it.
 
-    `skip`: lines that start with one of these byte strings are not yielded, only counted
-    (`skipped`, complete lines only). A run of them is passed over by one regular-expression
-    search in C (the next newline not followed by one of them), not line by line in Python:
-    most lines of a session (hook, turn and usage records) are read by nobody.
+    `skip`: a pattern that matches at the start of a line nobody reads (and looks no further
+    than its newline): such lines are not yielded, only counted (`skipped`, complete lines
+    only). A run of them is passed over by one regular-expression search in C (the next newline
+    not followed by such a line), not line by line in Python: most lines of a session (hook,
+    turn and usage records) are read by nobody.
     """
 
     def __init__(self, handle: IO[bytes], offset: int, block: int | None = None,
-                 skip: tuple[bytes, ...] = ()) -> None:
+                 skip: re.Pattern[bytes] | None = None) -> None:
         self.handle = handle
         self.block = max(block or BLOCK_BYTES, 256)  # (a long line's first bytes hold its type)
         self.end = offset
@@ -238,7 +239,7 @@ class LineSource:
         self.skip = skip
         self.skipped = 0
         self._start = offset
-        self._past_skipped = _line_not_starting_with(skip) if skip else None
+        self._past_skipped = re.compile(rb"\n(?!(?:" + skip.pattern + rb"))") if skip is not None else None
 
     def __iter__(self) -> Iterator[tuple[int, bytearray, int, int, int]]:
         handle, block = self.handle, self.block
@@ -248,12 +249,14 @@ class LineSource:
         base = self._start  # file offset of buf[0]
         handle.seek(base)
         pos = filled = 0
-        skip, past_skipped = self.skip, self._past_skipped
+        skip_line = self.skip.match if self.skip is not None else None
+        past_skipped = self._past_skipped
         try:
             while True:
-                if past_skipped is not None and buf.startswith(skip, pos, filled):
-                    # The line at `pos` and those after it that start the same way end at the
-                    # first newline not followed by one of `skip` (within what was read).
+                if skip_line is not None and past_skipped is not None and skip_line(buf, pos, filled):
+                    # The line at `pos` and those after it that are skipped too end at the
+                    # first newline not followed by a skipped line (within what was read; a
+                    # line is counted only once its newline is).
                     found = past_skipped.search(buf, pos, filled)
                     last = found.start() if found else buf.rfind(b"\n", pos, filled)
                     if last >= 0:
@@ -312,11 +315,6 @@ class LineSource:
     def stream_line(self, offset: int, length: int) -> Iterator[bytes]:
         """The line at `offset` block by block, for one too long to hold."""
         yield from stream_range(self.handle, offset, length, self.block)
-
-
-def _line_not_starting_with(prefixes: tuple[bytes, ...]) -> re.Pattern[bytes]:
-    """A newline after which none of `prefixes` starts (nor the end of what is searched)."""
-    return re.compile(rb"\n(?!" + b"|".join(re.escape(prefix) for prefix in prefixes) + rb")")
 
 
 def stream_range(handle: IO[bytes], offset: int, length: int, block: int | None = None) -> Iterator[bytes]:
