@@ -100,13 +100,6 @@ def scan(messages: Iterable[MessageLike]) -> ExplicitScan:
     return result
 
 
-def _may_plant(message: MessageLike) -> bool:
-    """Could `requests_in_foreign(message.text)` find anything? It finds nothing in a text that
-    holds none of FOREIGN_STEMS, which a streamed message tells without making its text."""
-    may_hold = getattr(message, "may_hold", None)
-    return may_hold is None or bool(may_hold(FOREIGN_STEMS))
-
-
 @dataclass(frozen=True)
 class _Foreign:
     """A rule request found outside the user's messages."""
@@ -124,6 +117,13 @@ def _collect_foreign(origin: str, seq: int, text: str, found: list[_Foreign]) ->
         found.append(_Foreign(origin, seq, ItemKind(request.kind), request.text))
         if len(found) >= MAX_NOT_FROM_USER:
             return
+
+
+def _may_plant(message: MessageLike) -> bool:
+    """Could `requests_in_foreign(message.text)` find anything? It finds nothing in a text that
+    holds none of FOREIGN_STEMS, which a streamed message tells without making its text."""
+    may_hold = getattr(message, "may_hold", None)
+    return may_hold is None or bool(may_hold(FOREIGN_STEMS))
 
 
 def _foreign_rejections(found: list[_Foreign], user_items: list[Proposal]) -> list[Rejection]:
