@@ -9,7 +9,10 @@ side by side in the same run:
 - parse:   `SessionReader.iter_messages()` over the whole file: every message, as the explicit
            pass reads them (tool outputs read by their ends, omp/sessions/lines.py);
 - packet:  `build_packet()` with the review's budget (the default 24,000 tokens minus what the
-           prompt frame reserves), i.e. the scan, the choice, redaction, counting and rendering.
+           prompt frame reserves), i.e. the scan, the choice, redaction, counting and rendering;
+- review pass: the one pass a review makes (`omp.review.pipeline._scan`): the explicit pass over
+           `SessionIndexer.messages()`, which also keeps the packet's index. This is what each
+           further MB of a review costs (SPEC §12's slope); its ms per MB over the floor is shown.
 
 With `--big-messages` two more sessions are measured the same way: 1 MiB plus one 60 MB tool
 output, and 1 MiB plus one 60 MB user paste (a 120 MB line: Copilot writes it twice); their
@@ -62,6 +65,15 @@ elif mode == "parse":
     for message in reader.iter_messages():
         counts[message.origin] = counts.get(message.origin, 0) + 1
     out = {"messages": counts, "bad_lines": reader.bad_lines}
+elif mode == "pass":
+    from omp.packet import SessionIndexer
+    from omp.review.explicit import scan
+    from omp.sessions.events import SessionReader
+    t1 = time.perf_counter()
+    indexer = SessionIndexer(SessionReader(path))
+    found = scan(indexer.messages())
+    index = indexer.index(found.asking)
+    out = {"messages": found.messages, "explicit": len(found.proposals), "must_keep": len(index.must_keep or ())}
 elif mode == "packet":
     from omp.packet import build_packet
     from omp.tokens import get_counter
@@ -163,10 +175,11 @@ def measure(sizes: list[int], repeat: int, folder: Path, seed: int, big_messages
         floor = median_run("floor", path, repeat)
         parse = median_run("parse", path, repeat)
         packet = median_run("packet", path, repeat, str(budget))
+        one_pass = median_run("pass", path, repeat)
         kept, all_users = packet["kept_user_seqs"], facts["user_seqs"]
         rows.append({
             "mb": mb, "big": big, "bytes": info["bytes"], "messages": info["messages"],
-            "floor": floor, "parse": parse, "packet": packet,
+            "floor": floor, "parse": parse, "packet": packet, "pass": one_pass,
             "users_seen": len(all_users), "users_kept": len(kept),
             "users_newest": kept == all_users[len(all_users) - len(kept):],
         })
@@ -181,11 +194,12 @@ def render(report: dict[str, Any]) -> str:
         f"median of {report['repeat']} runs, each in a fresh process). Time is the work inside the process; "
         "start-up and imports are listed apart. Peak RSS is the process's own `ru_maxrss`.",
         "",
-        "| session | floor: plain line read | parse all messages | packet (scan + choose + redact + count) | packet − floor | ms per MB (packet) |",
-        "|---|---|---|---|---|---|",
+        "| session | floor: plain line read | parse all messages | packet (scan + choose + redact + count) | packet − floor | ms per MB (packet) "
+        "| a review's one pass (explicit pass + index) | its ms per MB over the floor |",
+        "|---|---|---|---|---|---|---|---|",
     ]
     for row in rows:
-        floor, parse, packet = row["floor"], row["parse"], row["packet"]
+        floor, parse, packet, one_pass = row["floor"], row["parse"], row["packet"], row["pass"]
         mb = row["bytes"] / 2**20
         what = f", one 60 MB {'tool output' if row['big'] == 'tool' else 'user paste'}" if row.get("big") else ""
         out.append(
@@ -194,7 +208,9 @@ def render(report: dict[str, Any]) -> str:
             f"| {packet['work_s'] * 1000:.0f} ms, {packet['rss_mb']:.0f} MB RSS "
             f"| {(packet['work_s'] - floor['work_s']) * 1000:+.0f} ms ({packet['work_s'] / max(floor['work_s'], 1e-9):.1f}×), "
             f"{packet['rss_mb'] - floor['rss_mb']:+.0f} MB RSS "
-            f"| {packet['work_s'] * 1000 / mb:.1f} |"
+            f"| {packet['work_s'] * 1000 / mb:.1f} "
+            f"| {one_pass['work_s'] * 1000:.0f} ms, {one_pass['rss_mb']:.0f} MB RSS "
+            f"| {(one_pass['work_s'] - floor['work_s']) * 1000 / mb:.1f} |"
         )
     packet = rows[-1]["packet"]
     out += [

@@ -56,6 +56,7 @@ from omp.sessions.events import (
     Origin,
     RawMessage,
     SessionReader,
+    StreamedMessage,
     cut_head_tail,
     excerpt_tool,
     read_message_at,
@@ -183,8 +184,9 @@ class SessionIndexer:
         self._entries: list[Entry] = []
         self._corrections: set[int] = set()
 
-    def messages(self) -> Iterator[Message]:
-        for entry, message in self.reader.iter_indexed():
+    def messages(self) -> Iterator[StreamedMessage]:
+        """Every message, its text made when read (`StreamedMessage`)."""
+        for entry, message in self.reader.iter_streamed():
             self._entries.append(entry)
             if entry.origin == "user" and is_correction(message.text):
                 self._corrections.add(entry.seq)

@@ -26,7 +26,7 @@ from __future__ import annotations
 from msgspec import Struct, field
 from typing import Iterable
 
-from omp.intents import find_request, requests_in, requests_in_foreign
+from omp.intents import FOREIGN_STEMS, find_request, requests_in, requests_in_foreign
 from omp.memory.items import ItemKind, RejectionCode
 from omp.memory.neutralise import neutralise_line
 from omp.review.answer import (
@@ -68,7 +68,7 @@ def scan(messages: Iterable[MessageLike]) -> ExplicitScan:
         result.messages += 1
         seq = getattr(message, "seq", position)
         if message.origin != "user":
-            if message.origin in _NOT_FROM_USER and len(foreign) < MAX_NOT_FROM_USER:
+            if message.origin in _NOT_FROM_USER and len(foreign) < MAX_NOT_FROM_USER and _may_plant(message):
                 _collect_foreign(message.origin, seq, message.text, foreign)
             continue
         result.user_messages += 1
@@ -115,6 +115,13 @@ def _collect_foreign(origin: str, seq: int, text: str, found: list[_Foreign]) ->
         found.append(_Foreign(origin, seq, ItemKind(request.kind), request.text))
         if len(found) >= MAX_NOT_FROM_USER:
             return
+
+
+def _may_plant(message: MessageLike) -> bool:
+    """Could `requests_in_foreign(message.text)` find anything? It finds nothing in a text that
+    holds none of FOREIGN_STEMS, which a streamed message tells without making its text."""
+    may_hold = getattr(message, "may_hold", None)
+    return may_hold is None or bool(may_hold(FOREIGN_STEMS))
 
 
 def _foreign_rejections(found: list[_Foreign], user_items: list[Proposal]) -> list[Rejection]:

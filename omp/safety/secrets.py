@@ -476,10 +476,13 @@ def may_hold_key_block(text: str) -> bool:
     return any(mark in text for mark in _KEY_BLOCK_MARKS)
 
 
+_PEM_MARK = "-----BEGIN"  # where every PEM block starts (`_pem_findings` looks for nothing else)
+
+
 def _pem_findings(text: str) -> Iterator[SecretFinding]:
     position = 0
     while True:
-        begin_at = text.find("-----BEGIN", position)
+        begin_at = text.find(_PEM_MARK, position)
         if begin_at < 0:
             return
         begin = _PEM_BEGIN_RE.match(text, begin_at)
@@ -828,6 +831,11 @@ def find_secrets(text: str) -> list[SecretFinding]:
         return []
     lowered = _lowered(text)
     hits = _trigger_hits(lowered)
+    if not hits and _PEM_MARK not in text:
+        # Nothing can be found: every own pattern and every detect-secrets segment starts at a
+        # trigger, and the PEM scan at its mark. Most texts redacted (a tool request's command,
+        # a title) end here, without the generators, sorts and merges below.
+        return []
     own = sorted(_pattern_findings(text, hits), key=lambda f: f.start)
     covered = _coverage(own)
     extra = [f for f in _detect_secrets_findings(text, lowered, hits) if not covered(f)]

@@ -20,7 +20,9 @@ more than finding the line ends:
 
 - the event type is read at the start of each line (Copilot writes `{"type":"…",` first; other
   layouts are matched with a pattern, and a line without a type is decoded): lines that carry
-  no conversation are counted and never copied nor decoded;
+  no conversation are counted and never copied nor decoded; runs of the record types Copilot
+  writes around every turn (hooks, turn markers, usage records) are passed over by one search
+  in C each (`_PASSED_OVER`, `LineSource`'s `skip`), not looked at line by line;
 - a `tool.execution_complete` line (most of a session's bytes) is not decoded whole: its
   `result.content` string is found by its bounds, the line is decoded with that string left
   out (everything else of it: toolCallId, success, a detailedContent, checked for being JSON),
@@ -34,6 +36,11 @@ more than finding the line ends:
   around an omission marker: the explicit pass finds requests in both (it reads a long
   message's first and last 128 K characters anyway, `omp.intents.SCAN_CHARS`), and the middle
   of the paste is not read at all; a 60 MB tool output is excerpted from its ends like any other.
+
+A review reads the messages once, as `StreamedMessage`s (`SessionReader.iter_streamed`): a user
+message's text is at hand, but a tool output's excerpt and an assistant's text (its tool
+requests redacted) are made only when read. The explicit pass reads them only when they might
+hold a planted rule (`StreamedMessage.may_hold`); the packet reads back the few it chooses.
 
 Lines that do not parse are counted in `bad_lines`. (A line is checked for being JSON except in
 the middle of a long string it is read by the ends of.) A last line without its newline is a
@@ -99,6 +106,19 @@ MIN_INJECTED_CHARS = 24
 # Event types that never carry conversation: skipped without parsing the line.
 _CONVERSATION_TYPES = frozenset({b"user.message", b"assistant.message", b"tool.execution_complete", b"message"})
 _TOOL_TYPE = b"tool.execution_complete"
+# Lines of these types, as Copilot writes them, are passed over by LineSource without being
+# looked at one by one (counted as skipped events all the same); a type not listed here is
+# skipped by its type, as before. A hook.end is passed over unless it holds "additionalContext"
+# (`_hook_end` reads no other), which the pattern looks for up to the line's end.
+_PASSED_OVER_TYPES = (
+    b"hook.start", b"assistant.turn_start", b"assistant.turn_end", b"session.usage_record", b"tool.execution_start",
+    b"system.message", b"session.start", b"session.resume", b"session.shutdown", b"session.error", b"session.info",
+    b"session.model_change", b"tool.execution_partial_result", b"assistant.reasoning",
+)
+_PASSED_OVER: re.Pattern[bytes] | None = re.compile(
+    rb'\{"type":"(?:' + b"|".join(re.escape(kind) for kind in _PASSED_OVER_TYPES) + rb')"'
+    rb'|\{"type":"hook\.end"(?![^\n]*additionalContext)'
+)
 _TYPE_AT_START = re.compile(rb'^\s*\{\s*"type"\s*:\s*"([^"\\]{1,100})"')
 _TYPE_AT = re.compile(rb'\s*\{\s*"type"\s*:\s*"([^"\\]{1,100})"')  # for match(buf, pos): no "^"
 _TOOL_CALL_ID = re.compile(rb'"toolCallId"\s*:\s*"([^"\\]{1,200})"')
@@ -163,6 +183,16 @@ def summarize_tool_request(request: Any) -> str:
     if not isinstance(request, dict):
         return ""
     name = _one_line(request.get("name")) or "tool"
+    parts: list[str] = []
+    for value in _request_parts(request):
+        part = _one_line(_redacted(value))
+        if part and part not in parts:
+            parts.append(part)
+    return f"{name}: {' | '.join(parts)}" if parts else name
+
+
+def _request_parts(request: dict[str, Any]) -> tuple[Any, ...]:
+    """The values a tool request's summary is made of, after its name, in order (any type)."""
     arguments = request.get("arguments")
     if isinstance(arguments, RawClip):  # a huge JSON-string argument of an over-long line
         arguments = _as_text(arguments)
@@ -172,17 +202,12 @@ def summarize_tool_request(request: Any) -> str:
         except ValueError:
             arguments = {"command": arguments}
     arguments = arguments if isinstance(arguments, dict) else {}
-    parts: list[str] = []
-    for value in (
+    return (
         request.get("intentionSummary"),
         arguments.get("description"),
         arguments.get("command"),
         arguments.get("path") if not arguments.get("command") else None,
-    ):
-        part = _one_line(_redacted(value))
-        if part and part not in parts:
-            parts.append(part)
-    return f"{name}: {' | '.join(parts)}" if parts else name
+    )
 
 
 def _text_content(content: Any) -> str | Clip:
@@ -227,6 +252,35 @@ def _assistant_text(data: dict[str, Any]) -> str | Clip:
         return Clip(content.head.lstrip(), content.tail.rstrip() + added, content.chars + len(added), content.exact)
     text = content.strip()
     return "\n".join(([text] if text else []) + summaries)
+
+
+def _reply_has_text(data: dict[str, Any]) -> bool:
+    """`bool(_assistant_text(data))` without making the summaries: every tool request that is
+    an object has one (its name, or "tool"). For data with no RawClip in it (decoded whole)."""
+    content = _text_content(data.get("content"))
+    if isinstance(content, Clip) or content.strip():
+        return True
+    requests = data.get("toolRequests")
+    return isinstance(requests, list) and any(isinstance(request, dict) for request in requests)
+
+
+def _reply_pieces(data: dict[str, Any]) -> list[str] | None:
+    """The strings `_assistant_text(data)` is made of: its content, and each tool request's name
+    and parts before they are redacted and cut. None when one is not a plain string."""
+    content = _text_content(data.get("content"))
+    if not isinstance(content, str):
+        return None
+    pieces = [content]
+    requests = data.get("toolRequests")
+    for request in requests if isinstance(requests, list) else ():
+        if not isinstance(request, dict):
+            continue
+        for value in (request.get("name"), *_request_parts(request)):
+            if isinstance(value, str):
+                pieces.append(value)
+            elif isinstance(value, RawClip):
+                return None
+    return pieces
 
 
 # Of a tool output read by its ends, what its excerpt can show: the head and tail and the
@@ -309,6 +363,11 @@ def parse_event(event: Any, tool_names: dict[str, str] | None = None) -> RawMess
             name = event.get("name") if origin == "tool" else None
             return _message(origin, text, name if isinstance(name, str) else None)
     return None
+
+
+def _is_reply(event: Any) -> bool:
+    """Is this an event `parse_event` reads as an assistant.message?"""
+    return isinstance(event, dict) and event.get("type") == "assistant.message" and isinstance(event.get("data"), dict)
 
 
 _MAX_TOOL_NAMES = 4096
@@ -431,9 +490,22 @@ def _decode_line(line: bytes | bytearray) -> Any:
     """`json.loads(line.strip())` without copying the line first.
     (JSON's own whitespace is all a line ever has around it; the strip is for the rest.)"""
     try:
-        return json.loads(line)
+        return loads(line)
     except ValueError:
         return json.loads(line.strip())
+
+
+_decode_text = json.JSONDecoder().decode  # what json.loads runs on the text (default options)
+
+
+def loads(line: bytes | bytearray) -> Any:
+    """`json.loads(line)`. Of a line that starts with "{" and a byte that is not NUL (every line
+    Copilot writes), json.detect_encoding says UTF-8, always (a UTF-16 or UTF-32 text, or a
+    byte-order mark, starts otherwise): the text is decoded as json.loads decodes it, without
+    the look."""
+    if len(line) > 1 and line[0] == 0x7B and line[1]:
+        return _decode_text(line.decode("utf-8", "surrogatepass"))
+    return json.loads(line)
 
 
 _NOT_SPACE = re.compile(r"\S")
@@ -453,6 +525,85 @@ def _strip_bounds(text: str) -> tuple[int, int]:
 def message_text(raw: RawMessage) -> str:
     """The text a Message carries: tool output as a labelled excerpt, the rest as is."""
     return excerpt_tool(raw) if raw.origin == "tool" else raw.text
+
+
+# A tool output decoded whole up to this size is looked through for `may_hold`; a longer one
+# (another producer's layout) has its excerpt made instead.
+_LOOKED_THROUGH_CHARS = TOOL_HEAD_CHARS + TOOL_TAIL_CHARS + 2 * EXCERPT_MARGIN_CHARS
+
+
+class StreamedMessage:
+    """A message of a review's one pass (`SessionReader.iter_streamed`), whose text is made only
+    when it is read (`text`), as `Message.text` would be.
+
+    The explicit pass reads every user message whole, but of tool output and assistant text
+    only what might hold a rule planted in it (`may_hold`). Making every tool output's excerpt
+    and redacting every tool request's parts (the assistant's summary lines) cost more than
+    reading their lines, for text nobody else reads in the pass.
+    """
+
+    __slots__ = ("origin", "seq", "_text", "_raw", "_reply")
+
+    def __init__(self, origin: Origin, seq: int, text: str | None = None, raw: RawMessage | None = None,
+                 reply: dict[str, Any] | None = None) -> None:
+        self.origin = origin
+        self.seq = seq
+        self._text = text
+        self._raw = raw  # a tool output, until its excerpt is made
+        self._reply = reply  # an assistant.message's data, until its text is made
+
+    @property
+    def text(self) -> str:
+        if self._text is None:
+            if self._reply is not None:
+                reply = _assistant_text(self._reply)
+                self._text = reply.marked() if isinstance(reply, Clip) else reply
+            else:
+                assert self._raw is not None
+                self._text = message_text(self._raw)
+            self._raw = self._reply = None
+        return self._text
+
+    def may_hold(self, stems: tuple[str, ...]) -> bool:
+        """False only if `text.lower()` holds none of `stems` (lower-case, each without
+        whitespace at its ends or in a row, and without "\x00", "[" or "]"), decided from
+        what the text is made of, before it is made:
+
+        - an excerpt is its header (the tool's name and fixed words no stem is in) and pieces
+          of the output, each line kept whole or cut: a stem it holds is in the name or the output;
+        - an assistant text is its content and, per tool request, its name and parts, each
+          redacted (a secret becomes "[REDACTED:kind]", and no stem is in a marker nor crosses
+          its brackets), with its whitespace runs made single spaces (a stem whose spaces are
+          single stays whole), and cut: a stem it holds is in a piece with its whitespace
+          folded the same way.
+
+        The pieces are joined with "\x00", which no stem holds, so none is found across two."""
+        if self._text is not None:
+            return _holds_any(self._text.lower(), stems)
+        if self._reply is not None:
+            pieces = _reply_pieces(self._reply)
+            return pieces is None or _holds_any(" ".join("\x00".join(pieces).split()).lower(), stems)
+        raw = self._raw
+        assert raw is not None
+        if raw.clip is not None:
+            pieces = [raw.tool_name or "", raw.clip.head, raw.clip.tail]
+        elif len(raw.text) <= _LOOKED_THROUGH_CHARS:
+            pieces = [raw.tool_name or "", raw.text]
+        else:
+            return True
+        return _holds_any("\x00".join(pieces).lower(), stems)
+
+
+def _holds_any(lowered: str, stems: tuple[str, ...]) -> bool:
+    for stem in _ascii_stems(stems) if lowered.isascii() else stems:  # (most text is ASCII)
+        if stem in lowered:
+            return True
+    return False
+
+
+@functools.lru_cache(maxsize=8)
+def _ascii_stems(stems: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(stem for stem in stems if stem.isascii())
 
 
 # --------------------------------------------------------------------------------------------
@@ -506,7 +657,7 @@ def tool_event_by_ends(buf: bytes | bytearray, start: int, stop: int) -> Any:
     else:
         after = buf[end + 1 : stop]
     try:
-        event = json.loads(buf[start:first] + _OUTPUT_MARK_JSON + b'"' + after)
+        event = loads(buf[start:first] + _OUTPUT_MARK_JSON + b'"' + after)
     except ValueError:
         return None
     data = event.get("data") if isinstance(event, dict) else None
@@ -609,10 +760,23 @@ class SessionReader:
         """Every message after the cursor with where it is: one pass that feeds both the
         explicit pass (the messages) and the packet (the entries, SPEC §12: the file is read once)."""
         for offset, raw, _ in self._raw_messages(decode_tools=True):
-            assert raw is not None
+            assert isinstance(raw, RawMessage)
             seq = self.messages
             self.messages += 1
             yield Entry(seq, raw.origin, offset, raw.tool_name), Message(raw.origin, message_text(raw), seq)
+
+    def iter_streamed(self) -> Iterator[tuple[Entry, StreamedMessage]]:
+        """`iter_indexed` for a review's one pass: the same entries, and messages whose text is
+        made only when it is read (a user message's is at hand: the explicit pass reads them all)."""
+        for offset, found, _ in self._raw_messages(decode_tools=True, defer_replies=True):
+            seq = self.messages
+            self.messages += 1
+            if isinstance(found, RawMessage):
+                text = found.text if found.origin != "tool" else None
+                yield Entry(seq, found.origin, offset, found.tool_name), StreamedMessage(found.origin, seq, text, found)
+            else:
+                assert found is not None
+                yield Entry(seq, "assistant", offset), StreamedMessage("assistant", seq, reply=found)
 
     def iter_entries(self) -> Iterator[Entry]:
         """Position and origin of every message, decoding as little as possible.
@@ -620,25 +784,29 @@ class SessionReader:
         Tool output lines (most of a session's bytes) are not decoded: every
         `tool.execution_complete` is one message, and the tool's name comes from the
         assistant's request. The other lines are decoded, so that messages are numbered
-        exactly as `iter_messages` numbers them.
+        exactly as `iter_messages` numbers them (an assistant's text is not made, though).
         """
-        for offset, raw, tool_name in self._raw_messages(decode_tools=False):
+        for offset, raw, tool_name in self._raw_messages(decode_tools=False, defer_replies=True):
             seq = self.messages
             self.messages += 1
             if raw is None:  # a tool output line, not decoded
                 yield Entry(seq, "tool", offset, tool_name)
-            else:
+            elif isinstance(raw, RawMessage):
                 yield Entry(seq, raw.origin, offset, raw.tool_name)
+            else:  # an assistant.message, whose text only the packet's choice reads back
+                yield Entry(seq, "assistant", offset)
 
-    def _raw_messages(self, decode_tools: bool) -> Iterator[tuple[int, RawMessage | None, str | None]]:
+    def _raw_messages(self, decode_tools: bool, defer_replies: bool = False
+                      ) -> Iterator[tuple[int, RawMessage | dict[str, Any] | None, str | None]]:
         """(offset, message, None) for each line that holds a message; updates the counters.
-        With `decode_tools` False a tool output line gives (offset, None, its tool's name)."""
+        With `decode_tools` False a tool output line gives (offset, None, its tool's name); with
+        `defer_replies` an assistant.message decoded whole gives its `data`, its text not made."""
         self.bad_lines = self.skipped_events = self.messages = 0
         self.partial_tail = False
         self.end_offset = self.cursor
         tool_names: dict[str, str] = {}
         with self._open() as handle:
-            source = LineSource(handle, self.cursor)
+            source = LineSource(handle, self.cursor, skip=_PASSED_OVER)
             try:
                 for offset, buf, start, stop, length in source:
                     whole = stop - start == length
@@ -658,16 +826,19 @@ class SessionReader:
                     if kind == _TOOL_TYPE and not decode_tools:
                         yield offset, None, _tool_name_from_line(buf, start, stop, tool_names)
                         continue
-                    raw = self._parse(source, offset, buf, start, stop, length, kind, tool_names)
+                    raw = self._parse(source, offset, buf, start, stop, length, kind, tool_names, defer_replies)
                     if raw is not None:
                         yield offset, raw, None
             finally:
+                self.skipped_events += source.skipped
                 self.end_offset = source.end
                 self.partial_tail = source.partial
 
     def _parse(self, source: LineSource, offset: int, buf: bytes | bytearray, start: int, stop: int, length: int,
-               kind: bytes | None, tool_names: dict[str, str]) -> RawMessage | None:
-        """The message of one conversation line (or of one whose type is unknown), or None."""
+               kind: bytes | None, tool_names: dict[str, str], defer_replies: bool = False
+               ) -> RawMessage | dict[str, Any] | None:
+        """The message of one conversation line (or of one whose type is unknown), or None; with
+        `defer_replies`, of an assistant.message decoded whole its `data` (see `_raw_messages`)."""
         event: Any = None
         if stop - start < length and length > lines.MAX_HELD_BYTES:
             event = self._over_long(source, offset, length)
@@ -686,6 +857,15 @@ class SessionReader:
                     event = _decode_line(buf[start:stop])
                 except ValueError:
                     self.bad_lines += 1
+                    return None
+                if defer_replies and _is_reply(event):
+                    # What parse_event does with it, but for making its text: no string of a
+                    # line decoded whole is a RawClip, so making it later raises nothing (a
+                    # RawClip that does not decode makes the line a bad one).
+                    _remember_tool_names(event["data"], tool_names)
+                    if _reply_has_text(event["data"]):
+                        return event["data"]  # type: ignore[no-any-return]
+                    self.skipped_events += 1
                     return None
         try:
             raw = parse_event(event, tool_names)

@@ -221,14 +221,24 @@ class LineSource:
     for must be taken from it before the next line is asked for. After iterating, `end` is the
     offset just after the last complete line and `partial` says whether bytes without a newline
     followed it.
+
+    `skip`: a pattern that matches at the start of a line nobody reads (and looks no further
+    than its newline): such lines are not yielded, only counted (`skipped`, complete lines
+    only). A run of them is passed over by one regular-expression search in C (the next newline
+    not followed by such a line), not line by line in Python: most lines of a session (hook,
+    turn and usage records) are read by nobody.
     """
 
-    def __init__(self, handle: IO[bytes], offset: int, block: int | None = None) -> None:
+    def __init__(self, handle: IO[bytes], offset: int, block: int | None = None,
+                 skip: re.Pattern[bytes] | None = None) -> None:
         self.handle = handle
         self.block = max(block or BLOCK_BYTES, 256)  # (a long line's first bytes hold its type)
         self.end = offset
         self.partial = False
+        self.skip = skip
+        self.skipped = 0
         self._start = offset
+        self._past_skipped = re.compile(rb"\n(?!(?:" + skip.pattern + rb"))") if skip is not None else None
 
     def __iter__(self) -> Iterator[tuple[int, bytearray, int, int, int]]:
         handle, block = self.handle, self.block
@@ -238,8 +248,21 @@ class LineSource:
         base = self._start  # file offset of buf[0]
         handle.seek(base)
         pos = filled = 0
+        skip_line = self.skip.match if self.skip is not None else None
+        past_skipped = self._past_skipped
         try:
             while True:
+                if skip_line is not None and past_skipped is not None and skip_line(buf, pos, filled):
+                    # The line at `pos` and those after it that are skipped too end at the
+                    # first newline not followed by a skipped line (within what was read; a
+                    # line is counted only once its newline is).
+                    found = past_skipped.search(buf, pos, filled)
+                    last = found.start() if found else buf.rfind(b"\n", pos, filled)
+                    if last >= 0:
+                        self.skipped += buf.count(b"\n", pos, last + 1)
+                        pos = last + 1
+                        self.end = base + pos
+                        continue
                 newline = buf.find(b"\n", pos, filled)
                 if newline >= 0:
                     yield base + pos, buf, pos, newline, newline - pos
