@@ -29,7 +29,7 @@ from typing import Any
 
 import pytest
 
-from copilot_support import REPO, copilot_binary, copilot_env, finish_detached, run_logs, wait_for
+from copilot_support import REPO, copilot_binary, copilot_env, copilot_loader, finish_detached, run_logs, wait_for
 from helpers import run_omp
 
 from model_server import ModelServer, request_text
@@ -154,6 +154,21 @@ def rig(project: Path, isolated_home: Path, server: ModelServer):
 
 
 # ---------------------------------------------------------------------------------------------
+
+
+def test_the_npm_loader_runs_the_native_binary(isolated_home: Path) -> None:
+    """The suite calls the platform binary npm's loader runs (copilot_support._native_binary),
+    one node start-up fewer per call: both answer alike, output and exit status."""
+    env = dict(os.environ, **copilot_env(isolated_home))
+    answers = []
+    for program in (copilot_loader(), copilot_binary()):
+        version = subprocess.run([str(program), "--version"], env=env, capture_output=True, text=True, timeout=120,
+                                 stdin=subprocess.DEVNULL)
+        wrong = subprocess.run([str(program), "--no-such-flag"], env=env, capture_output=True, text=True,
+                               timeout=120, stdin=subprocess.DEVNULL)
+        answers.append((version.returncode, version.stdout, wrong.returncode, wrong.stderr))
+    assert answers[0] == answers[1], answers
+    assert answers[0][0] == 0 and answers[0][1].startswith("GitHub Copilot CLI ") and answers[0][2] == 1, answers[0]
 
 
 def test_session_end_review_writes_memory_the_next_session_receives(rig: Rig) -> None:
