@@ -247,7 +247,7 @@ def fake_copilot(folder: Path) -> Path:
     script = folder / "fake_copilot.py"
     script.write_text(FAKE_COPILOT)
     wrapper = folder / "copilot"
-    wrapper.write_text(f'#!/bin/sh\nexec "{sys.executable}" "{script}" "$@"\n')
+    wrapper.write_text(f'#!/bin/sh\nexec "{sys.executable}" -S "{script}" "$@"\n')  # standard library only
     wrapper.chmod(0o755)
     return wrapper
 
