@@ -141,16 +141,18 @@ def server(tmp_path: Path):
 
 
 @pytest.fixture
-def rig(project: Path, isolated_home: Path, server: ModelServer):
+def rig(project: Path, isolated_home: Path, server: ModelServer, ends_detached_runs: None):
     rig = Rig(project, isolated_home, server)
     rig.omp("config", "set", "memory-mode", "on")
     # A one-prompt `copilot -p` session has 2 messages; the default skips sessions under 4.
     rig.omp("config", "set", "memory-review-min-messages", "1")
     rig.omp("config", "set", "memory-review-timeout", "60")
     yield rig
-    # Reviews the hooks detached end while the model server still answers (nothing lingers).
+    # A review the hooks detached that the test did not wait for (each session's sessionEnd
+    # starts one) is ended with its tree, reviewer included, by `ends_detached_runs` right after
+    # this, before the model server stops: the test has asserted all it asserts, and running it
+    # to its end cost a real-CLI review (~3 s of CPU) that nothing checked. Nothing lingers.
     server.release()
-    finish_detached(project)
 
 
 # ---------------------------------------------------------------------------------------------
