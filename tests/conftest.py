@@ -41,6 +41,16 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
         pytest.skip("needs POSIX")
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The longest tests first: the real Copilot CLI's (`e2e`), then those marked `slow`, then the
+    rest, each group in its usual order (a stable sort; every xdist worker sorts alike). Started
+    last, one of them would run on alone at the end of the run while the other workers idle."""
+    def group(item: pytest.Item) -> int:
+        return 0 if item.get_closest_marker("e2e") else 1 if item.get_closest_marker("slow") else 2
+
+    items.sort(key=group)
+
+
 _RUN_STARTED = pytest.StashKey[float]()
 _RUN_FOLDER = pytest.StashKey[str]()
 RAM_FOLDER = "/dev/shm"

@@ -232,6 +232,7 @@ NON_DEFAULT = {
 }
 
 
+@pytest.mark.slow
 def test_twenty_processes_setting_twenty_keys_keep_all_values(project: Path, isolated_home: Path) -> None:
     # Only 14 keys exist, so 20 distinct writes are all 14 in the project file plus 6 in the
     # global one: 20 processes racing on two files, each lock-protected read-modify-write.

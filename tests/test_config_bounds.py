@@ -118,6 +118,7 @@ def test_global_set_ignores_a_broken_project(project: Path, isolated_home: Path)
     assert (project / ".omp" / "config.json").read_text() == "{broken"
 
 
+@pytest.mark.slow
 def test_every_key_at_its_largest_value_keeps_every_command_working(project: Path) -> None:
     # The old limits let `project-memory pending` die with "OverflowError: Python int too large
     # to convert to C int" once retention-days was 99999999999. At the bounds, nothing does.

@@ -128,6 +128,7 @@ def test_a_copilot_reviewer_call_leaves_no_session_behind(tmp_path: Path, monkey
     assert _ids(store, "sessions", "id") == [user]
 
 
+@pytest.mark.slow
 def test_sessions_an_earlier_omp_left_are_found_and_cleaned_by_doctors_fix(tmp_path: Path, isolated_home: Path) -> None:
     import json
 

@@ -57,6 +57,7 @@ def test_the_bundled_corpus_is_large_labelled_and_in_seven_languages() -> None:
                                                    ("request", "condition", "forget"))
 
 
+@pytest.mark.slow
 def test_offline_reviewer_recalls_the_users_requests_and_proposes_nothing_unasked(
         offline_eval: tuple[dict, str, Path]) -> None:
     report, stderr, project = offline_eval
@@ -77,6 +78,7 @@ def test_offline_reviewer_recalls_the_users_requests_and_proposes_nothing_unaske
     assert not (project / ".omp").exists() and not (project / ".github").exists()  # the user's project untouched
 
 
+@pytest.mark.slow
 def test_a_fake_model_runs_through_the_same_pipeline_and_is_scored_alike(
         tmp_path: Path, offline_eval: tuple[dict, str, Path]) -> None:
     fake = FakeReviewer(tmp_path / "fake")

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from helpers import run_omp
 from memory_support import END, START, active_texts, block_of, note, pending_labels, pm, propose, snapshot
 
@@ -92,6 +94,7 @@ def test_promoting_a_forget_proposal_removes_the_directive_and_the_note(project:
     assert propose(project, "Use pnpm, not npm")[0].status == "duplicate"
 
 
+@pytest.mark.slow
 def test_bad_numbers_and_missing_arguments_exit_2_and_change_nothing(project: Path) -> None:
     propose(project, "Use pnpm, not npm")
     pm(project, "pending")  # first touch done; from here on nothing may change

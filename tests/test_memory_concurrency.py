@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from omp.memory.directives import parse_checklist
 from omp.memory.notes import list_notes
 
@@ -26,6 +28,7 @@ assert [r.status for r in notes + rules] == ["written", "written"], notes + rule
 """
 
 
+@pytest.mark.slow
 def test_twenty_processes_add_twenty_notes_and_twenty_directives(project: Path) -> None:
     procs = [
         subprocess.Popen(

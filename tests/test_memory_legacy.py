@@ -6,6 +6,8 @@ import datetime as _dt
 import json
 from pathlib import Path
 
+import pytest
+
 from memory_support import active_texts, pending_labels, pm, write_json
 
 from omp.memory.legacy import marker_path
@@ -49,6 +51,7 @@ def make_legacy(project: Path, outside: Path) -> Path:
     return legacy
 
 
+@pytest.mark.slow
 def test_legacy_queue_migrates_without_loss_or_doubles(project: Path, tmp_path: Path) -> None:
     make_legacy(project, tmp_path / "outside")
     first = pm(project, "pending", "--json")

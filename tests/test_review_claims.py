@@ -9,6 +9,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from omp import process
 from omp.paths import ProjectPaths
 from omp.review import claim as claims
@@ -137,6 +139,7 @@ def _race(project: Path, tmp_path: Path, n: int) -> list[bool]:
     return [json.loads(p.communicate(timeout=60)[0]) for p in procs]
 
 
+@pytest.mark.slow
 def test_processes_racing_for_a_stale_claim_one_wins(project: Path, tmp_path: Path) -> None:
     # (Racing for a free claim is shown end to end: 20 reviews of one session, one reviewer call.)
     paths = _paths(project)

@@ -40,6 +40,7 @@ def _stores_parse(project: Path) -> None:
         assert path.read_text().startswith("---\n")
 
 
+@pytest.mark.slow
 def test_twenty_simultaneous_reviews_of_one_session_call_the_reviewer_once(project: Path, fake: FakeReviewer) -> None:
     session = write_session(project, conversation())
     fake.default(json_reply(standard_answer(), sleep=0.3))
@@ -53,6 +54,7 @@ def test_twenty_simultaneous_reviews_of_one_session_call_the_reviewer_once(proje
     assert len([line for line in log_lines(project) if line.get("session") == session]) == 20
 
 
+@pytest.mark.slow
 def test_twenty_reviews_of_twenty_sessions_keep_twenty_notes_and_directives(project: Path, fake: FakeReviewer) -> None:
     sessions = [write_session(project, conversation(f"zz{name}")) for name in NAMES]
     fake.default({**json_reply(standard_answer("@@")), "fill": r"zz[a-z]+"})
@@ -79,6 +81,7 @@ def _end_state_is_exactly_once(project: Path, session: str, fake: FakeReviewer) 
     assert again["ran"] is False and again["reason"] == "already reviewed"
 
 
+@pytest.mark.slow
 def test_killed_after_claiming_then_the_next_run_reviews_it(project: Path, fake: FakeReviewer) -> None:
     session = write_session(project, conversation())
     claim = state(project) / "memory-review" / "claims" / f"{session}.json"
@@ -120,6 +123,7 @@ def test_killed_after_the_answer_arrived_then_the_next_run_reviews_it(project: P
     _end_state_is_exactly_once(project, session, fake)
 
 
+@pytest.mark.slow
 def test_random_sigkills_never_corrupt_or_double_anything(project: Path, fake: FakeReviewer) -> None:
     session = write_session(project, conversation())
     fake.default(json_reply(standard_answer()))
@@ -143,6 +147,7 @@ def _running(pid: int) -> bool:
         return False
 
 
+@pytest.mark.slow
 def test_a_takeover_ends_the_killed_runs_reviewer_group_and_reviews_once(project: Path, fake: FakeReviewer) -> None:
     """SPEC §5.1: omp is SIGKILLed while its slow reviewer (which started a child) thinks; the
     next run takes the claim over and first ends that reviewer's process group."""

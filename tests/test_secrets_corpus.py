@@ -82,6 +82,7 @@ def _echoing_answer(cases: list[SecretCase], offset: int) -> dict:
     return answer(notes=note_items, directives=directives)
 
 
+@pytest.mark.slow
 def test_no_secret_of_any_class_reaches_the_reviewer_or_a_file(project: Path, fake: FakeReviewer,
                                                                isolated_home: Path) -> None:
     env = fake.env(memory_review_max_input_tokens="100000")

@@ -29,7 +29,7 @@ from typing import Any
 
 import pytest
 
-from copilot_support import REPO, copilot_binary, copilot_env, finish_detached, run_logs, wait_for
+from copilot_support import REPO, copilot_binary, copilot_env, copilot_loader, finish_detached, run_logs, wait_for
 from helpers import run_omp
 
 from model_server import ModelServer, request_text
@@ -141,19 +141,36 @@ def server(tmp_path: Path):
 
 
 @pytest.fixture
-def rig(project: Path, isolated_home: Path, server: ModelServer):
+def rig(project: Path, isolated_home: Path, server: ModelServer, ends_detached_runs: None):
     rig = Rig(project, isolated_home, server)
     rig.omp("config", "set", "memory-mode", "on")
     # A one-prompt `copilot -p` session has 2 messages; the default skips sessions under 4.
     rig.omp("config", "set", "memory-review-min-messages", "1")
     rig.omp("config", "set", "memory-review-timeout", "60")
     yield rig
-    # Reviews the hooks detached end while the model server still answers (nothing lingers).
+    # A review the hooks detached that the test did not wait for (each session's sessionEnd
+    # starts one) is ended with its tree, reviewer included, by `ends_detached_runs` right after
+    # this, before the model server stops: the test has asserted all it asserts, and running it
+    # to its end cost a real-CLI review (~3 s of CPU) that nothing checked. Nothing lingers.
     server.release()
-    finish_detached(project)
 
 
 # ---------------------------------------------------------------------------------------------
+
+
+def test_the_npm_loader_runs_the_native_binary(isolated_home: Path) -> None:
+    """The suite calls the platform binary npm's loader runs (copilot_support._native_binary),
+    one node start-up fewer per call: both answer alike, output and exit status."""
+    env = dict(os.environ, **copilot_env(isolated_home))
+    answers = []
+    for program in (copilot_loader(), copilot_binary()):
+        version = subprocess.run([str(program), "--version"], env=env, capture_output=True, text=True, timeout=120,
+                                 stdin=subprocess.DEVNULL)
+        wrong = subprocess.run([str(program), "--no-such-flag"], env=env, capture_output=True, text=True,
+                               timeout=120, stdin=subprocess.DEVNULL)
+        answers.append((version.returncode, version.stdout, wrong.returncode, wrong.stderr))
+    assert answers[0] == answers[1], answers
+    assert answers[0][0] == 0 and answers[0][1].startswith("GitHub Copilot CLI ") and answers[0][2] == 1, answers[0]
 
 
 def test_session_end_review_writes_memory_the_next_session_receives(rig: Rig) -> None:
