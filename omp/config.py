@@ -23,9 +23,10 @@ from __future__ import annotations
 
 import os
 import shlex
-from msgspec import Struct
 from pathlib import Path
 from typing import Any, Callable, Literal
+
+from msgspec import Struct
 
 from omp.core import settings as core_settings
 from omp.core.files import read_regular

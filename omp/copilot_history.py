@@ -25,9 +25,10 @@ from __future__ import annotations
 import os
 import shutil
 import uuid
-from msgspec import Struct
 from pathlib import Path
 from typing import TYPE_CHECKING, Mapping
+
+from msgspec import Struct
 
 from omp.core import layout
 from omp.lazyre import lazy

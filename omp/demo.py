@@ -50,10 +50,11 @@ import subprocess
 import tempfile
 import time
 import uuid
-from msgspec import Struct, field
 from importlib import resources
 from pathlib import Path
 from typing import Any, Iterator
+
+from msgspec import Struct, field
 
 from omp import config, hooks
 from omp.errors import OmpError, UsageError

@@ -20,10 +20,11 @@ import shutil
 import stat
 import sys
 import time
-from msgspec import Struct
-from msgspec.structs import asdict
 from pathlib import Path
 from typing import Callable, Literal
+
+from msgspec import Struct
+from msgspec.structs import asdict
 
 from omp.errors import OmpError
 from omp.copilot import find_copilot

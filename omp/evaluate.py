@@ -28,11 +28,12 @@ import shutil
 import tempfile
 import time
 import uuid
-from msgspec import Struct, field
-from msgspec.structs import asdict
 from importlib import resources
 from pathlib import Path
 from typing import Any, Callable, Iterator
+
+from msgspec import Struct, field
+from msgspec.structs import asdict
 
 from omp import config
 from omp.demo import DemoFolders, _copilot_wrapper, isolated_environment

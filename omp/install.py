@@ -31,9 +31,10 @@ import shlex
 import shutil
 import sys
 import tempfile
-from msgspec import Struct, field
 from pathlib import Path
 from typing import Any
+
+from msgspec import Struct, field
 
 from omp import __version__
 from omp.copilot import HINT_INSTALL, copilot_command, find_copilot

@@ -37,8 +37,9 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from msgspec import Struct
 from typing import Iterator, Literal
+
+from msgspec import Struct
 
 from omp.lazyre import LazyPattern, lazy
 

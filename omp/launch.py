@@ -23,9 +23,10 @@ from __future__ import annotations
 
 import os
 import uuid
-from msgspec import Struct
 from pathlib import Path
 from typing import Sequence
+
+from msgspec import Struct
 
 from omp.copilot import HINT_INSTALL, copilot_command
 from omp.core.layout import is_valid_session_id, project_root

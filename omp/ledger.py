@@ -17,9 +17,10 @@ from __future__ import annotations
 import datetime as _dt
 import os
 from collections import defaultdict
-from msgspec import Struct, field
 from pathlib import Path
 from typing import Any, Iterable, Iterator
+
+from msgspec import Struct, field
 
 from omp.fsio import append_jsonl, confine, file_lock, iter_jsonl
 from omp.paths import ProjectPaths

@@ -42,9 +42,10 @@ seen whole, or not shown). Their sizes are estimates, and the header and markers
 from __future__ import annotations
 
 import collections
-from msgspec import Struct, field
 from pathlib import Path
 from typing import IO, Any, Iterable, Iterator, Protocol
+
+from msgspec import Struct, field
 
 from omp.intents import asks_to_keep, is_correction
 from omp.safety.secrets import find_secrets, redact, redaction_marker

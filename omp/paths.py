@@ -13,8 +13,9 @@ name the fix.
 
 from __future__ import annotations
 
-from msgspec import Struct
 from pathlib import Path
+
+from msgspec import Struct
 
 from omp.core import layout
 from omp.core.layout import is_valid_session_id

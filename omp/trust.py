@@ -24,9 +24,10 @@ from __future__ import annotations
 import contextlib
 import os
 import time
-from msgspec import Struct
 from pathlib import Path
 from typing import Any, Literal
+
+from msgspec import Struct
 
 from omp.core import layout, settings as core_settings
 from omp.core.files import read_regular

@@ -9,8 +9,9 @@ write goes through `self.writer`, which journals it first when a review opened t
 
 from __future__ import annotations
 
-from msgspec import Struct, field
 from typing import Any, Callable, Literal
+
+from msgspec import Struct, field
 
 from omp import config
 from omp.memory import dedupe, directives as dirs, drafts as drafts_mod, notes as notes_mod

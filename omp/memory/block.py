@@ -27,9 +27,10 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-from msgspec import Struct
 from pathlib import Path
 from typing import Any, Mapping
+
+from msgspec import Struct
 
 from omp import config
 from omp.core import context_cache, layout

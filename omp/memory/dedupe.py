@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from omp.lazyre import lazy
+
 from msgspec import Struct, field
 
 SIMILARITY_THRESHOLD = 0.85

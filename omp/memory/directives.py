@@ -18,9 +18,10 @@ The sessionStart hook counts pending items with omp.core.pending, not with this 
 from __future__ import annotations
 
 import datetime as _dt
-from msgspec import Struct, field
 from pathlib import Path
 from typing import Any, Iterator, Literal
+
+from msgspec import Struct, field
 
 from omp.core import pending
 from omp.fsio import CorruptFileError, dump_json, iter_jsonl, read_json, read_text

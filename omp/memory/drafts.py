@@ -18,8 +18,9 @@ with the front matter Copilot requires (`name`, `description`) and nothing else.
 from __future__ import annotations
 
 import os
-from msgspec import Struct
 from pathlib import Path
+
+from msgspec import Struct
 
 from omp.errors import OmpError, UsageError
 from omp.fsio import confine, create_exclusive

@@ -11,9 +11,10 @@ Numbers are 1-based: pending items as `omp project-memory pending` lists them, d
 
 from __future__ import annotations
 
-from msgspec import Struct, field
 from pathlib import Path
 from typing import Literal
+
+from msgspec import Struct, field
 
 from omp.errors import UsageError
 from omp.fsio import atomic_write

@@ -27,9 +27,10 @@ import datetime as _dt
 import os
 import re
 import unicodedata
-from msgspec import Struct
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+from msgspec import Struct
 
 from omp.errors import UsageError
 from omp.memory import frontmatter

@@ -7,8 +7,9 @@ Called when a human promotes (`omp.memory.manage.promote`) or ticks a box in the
 
 from __future__ import annotations
 
-from msgspec import Struct, field
 from typing import Any, Literal
+
+from msgspec import Struct, field
 
 from omp.memory import dedupe, directives as dirs
 from omp.memory.batch import MemoryBatch, Scope

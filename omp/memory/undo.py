@@ -22,9 +22,10 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from msgspec import Struct, field
 from pathlib import Path
 from typing import Any
+
+from msgspec import Struct, field
 
 from omp.errors import OmpError, UsageError
 from omp.fsio import create_exclusive

@@ -21,8 +21,9 @@ from __future__ import annotations
 
 import json
 import unicodedata
-from msgspec import Struct, field
 from typing import Any, Iterable, Literal, Protocol, Sequence
+
+from msgspec import Struct, field
 
 from omp.memory.items import ItemKind, RejectionCode, set_frozen_field
 from omp.lazyre import lazy

@@ -35,10 +35,11 @@ import os
 import platform  # node(): the host name socket.gethostname() gives, without importing socket (~4 ms)
 import time
 import uuid
-from msgspec import Struct
-from msgspec.structs import asdict
 from pathlib import Path
 from typing import Any, Iterator, Literal
+
+from msgspec import Struct
+from msgspec.structs import asdict
 
 from omp.fsio import atomic_write_json, create_exclusive, dump_json, file_lock, read_text
 from omp.paths import ProjectPaths, check_session_id

@@ -23,8 +23,9 @@ is dropped in favour of the user's own words.
 
 from __future__ import annotations
 
-from msgspec import Struct, field
 from typing import Iterable
+
+from msgspec import Struct, field
 
 from omp.intents import FOREIGN_STEMS, find_request, requests_in, requests_in_foreign
 from omp.memory.items import ItemKind, RejectionCode

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import collections
 import re
+
 from msgspec import Struct, field
 
 from omp.memory.items import RejectionCode

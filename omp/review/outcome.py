@@ -7,8 +7,9 @@ the enums' values are the words it has always written (tests/test_outcome_codes.
 
 from __future__ import annotations
 
-from msgspec import Struct, field
 from typing import Any
+
+from msgspec import Struct, field
 
 from omp.memory.items import Code, ItemKind, ItemResult
 from omp.review.answer import Rejection

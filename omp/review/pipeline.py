@@ -33,9 +33,10 @@ queue entries `omp.review.housekeeping`, taking a review back `omp.review.undo`.
 from __future__ import annotations
 
 import msgspec
-from msgspec import Struct, field
 from pathlib import Path
 from typing import Any
+
+from msgspec import Struct, field
 
 from omp import config, trust
 from omp.errors import OmpError, UsageError

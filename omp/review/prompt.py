@@ -20,8 +20,9 @@ from __future__ import annotations
 
 import json
 import secrets
-from msgspec import Struct, field
 from typing import Protocol
+
+from msgspec import Struct, field
 
 from omp.review.answer import LIMITS, MAX_CHARS, SCHEMA
 

@@ -18,10 +18,11 @@ from __future__ import annotations
 
 import contextlib
 import time
-from msgspec import Struct
-from msgspec.structs import asdict
 from pathlib import Path
 from typing import Any
+
+from msgspec import Struct
+from msgspec.structs import asdict
 
 from omp.core.pending import QueueSummary, is_due, queue_session, queue_summary
 from omp.fsio import CorruptFileError, atomic_write_json, read_json_object

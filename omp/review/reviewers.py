@@ -32,9 +32,10 @@ import re
 import shlex
 import shutil
 import tempfile
-from msgspec import Struct, field
 from pathlib import Path
 from typing import Callable, Mapping
+
+from msgspec import Struct, field
 
 from omp.copilot import HINT_INSTALL, find_copilot
 from omp.copilot_history import Forgotten, copilot_home_of, forget_session, new_session_id

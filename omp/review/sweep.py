@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import time
-from msgspec import Struct, field
 from pathlib import Path
 from typing import Any, Callable, Iterable
+
+from msgspec import Struct, field
 
 from omp import config
 from omp.errors import OmpError
@@ -54,7 +55,6 @@ class SweepResult(Struct):
 
     def count_skip(self, reason: SkipReason) -> None:
         self.skipped[reason] = self.skipped.get(reason, 0) + 1
-
 
 
 def sweep(paths: ProjectPaths, request: ReviewRequest, limit: int | None = None, *,

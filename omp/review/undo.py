@@ -6,9 +6,10 @@ managed block and logs the outcome.
 
 from __future__ import annotations
 
+from typing import Any
+
 from msgspec import Struct
 from msgspec.structs import asdict
-from typing import Any
 
 from omp.ledger import log_review
 from omp.memory.undo import undo_review

@@ -43,8 +43,9 @@ import re
 import sys
 import threading
 import types
-from msgspec import Struct
 from typing import Any, Callable, Iterable, Iterator
+
+from msgspec import Struct
 
 from omp.lazyre import LazyPattern, lazy
 

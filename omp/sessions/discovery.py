@@ -16,9 +16,10 @@ from __future__ import annotations
 import json
 import os
 import stat
-from msgspec import Struct
 from pathlib import Path
 from typing import Any, Iterator
+
+from msgspec import Struct
 
 from omp.errors import OmpError
 from omp.paths import ProjectPaths, check_session_id, copilot_home as default_copilot_home

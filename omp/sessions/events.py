@@ -55,9 +55,10 @@ import json
 import os
 import re
 import stat
-from msgspec import Struct
 from pathlib import Path
 from typing import IO, Any, Callable, Iterator, Literal
+
+from msgspec import Struct
 
 from omp.errors import OmpError
 from omp.safety.secrets import may_hold_key_block, redact
@@ -128,8 +129,6 @@ class Message(Struct, frozen=True):
     origin: Origin
     text: str
     seq: int  # 0-based position in the conversation, counting only messages (from the cursor)
-
-
 
 
 # --------------------------------------------------------------------------------------------

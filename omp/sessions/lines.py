@@ -37,8 +37,9 @@ from __future__ import annotations
 import json
 import os
 import re
-from msgspec import Struct
 from typing import IO, Any, Callable, Iterator
+
+from msgspec import Struct
 
 # The json module's own string decoder (what json.loads uses for every string; not in typeshed).
 _scanstring: Callable[[str, int, bool], tuple[str, int]] = json.decoder.scanstring  # type: ignore[attr-defined]
