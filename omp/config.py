@@ -32,10 +32,10 @@ from omp.core import settings as core_settings
 from omp.core.files import read_regular
 from omp.errors import OmpError, UsageError
 from omp.fsio import CorruptFileError, atomic_write, atomic_write_json, dump_json
+from omp.lazyre import lazy
 from omp.paths import GlobalPaths, ProjectPaths
 from omp.project import global_lock, project_lock
 from omp.trust import FIX, ProjectLayer, Review, parse_layer, read_project_layer, record, visible
-from omp.lazyre import lazy
 
 Origin = Literal["env", "project", "global", "default"]
 Scope = Literal["project", "global"]

@@ -24,9 +24,9 @@ from msgspec import Struct
 
 from omp.errors import OmpError, UsageError
 from omp.fsio import confine, create_exclusive
+from omp.lazyre import lazy
 from omp.memory import frontmatter
 from omp.memory.journal import Writer
-from omp.lazyre import lazy
 
 SKILL_FILE = "SKILL.md"
 SLUG_RE = lazy(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")

@@ -33,8 +33,8 @@ from typing import TYPE_CHECKING
 from msgspec import Struct
 
 from omp.errors import UsageError
-from omp.memory import frontmatter
 from omp.lazyre import lazy
+from omp.memory import frontmatter
 
 if TYPE_CHECKING:  # annotations only: reading notes never needs the journal
     from omp.memory.journal import Writer

@@ -25,8 +25,8 @@ from typing import Any, Iterable, Literal, Protocol, Sequence
 
 from msgspec import Struct, field
 
-from omp.memory.items import ItemKind, RejectionCode, set_frozen_field
 from omp.lazyre import lazy
+from omp.memory.items import ItemKind, RejectionCode, set_frozen_field
 
 SCHEMA = "omp.review.v1"
 

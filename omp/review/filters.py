@@ -21,12 +21,12 @@ import re
 
 from msgspec import Struct, field
 
+from omp.lazyre import lazy
 from omp.memory.items import RejectionCode
 from omp.memory.neutralise import stored_forms
 from omp.review.answer import Proposal, Rejection
 from omp.safety.injection import injection_reasons
 from omp.safety.secrets import find_secrets
-from omp.lazyre import lazy
 
 _REDACTED = lazy(r"\[REDACTED:([a-z0-9-]+)\]", re.I)
 

@@ -32,11 +32,10 @@ queue entries `omp.review.housekeeping`, taking a review back `omp.review.undo`.
 
 from __future__ import annotations
 
-import msgspec
 from pathlib import Path
 from typing import Any
 
-from msgspec import Struct, field
+from msgspec import Struct, field, structs
 
 from omp import config, trust
 from omp.errors import OmpError, UsageError
@@ -305,7 +304,7 @@ def _run_claimed(ctx: ReviewContext, held: claims.Claim, events: Path, found: Ex
         reason="; ".join(r for r in (took_over, model_skipped) if r) or None,
         session=session_id,
         summary=summary,
-        rejected=tuple(msgspec.structs.replace(r, reason=_safe(r.reason) or "") for r in rejected),
+        rejected=tuple(structs.replace(r, reason=_safe(r.reason) or "") for r in rejected),
         tokens=model_pass.tokens,
     )
     _log(ctx.paths, outcome, backend=ctx.backend,

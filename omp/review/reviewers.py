@@ -40,9 +40,9 @@ from msgspec import Struct, field
 from omp.copilot import HINT_INSTALL, find_copilot
 from omp.copilot_history import Forgotten, copilot_home_of, forget_session, new_session_id
 from omp.errors import OmpError
+from omp.lazyre import lazy
 from omp.paths import global_home
 from omp.process import TERMINATE_GRACE_SECONDS, reviewer_env_file, run_captured
-from omp.lazyre import lazy
 
 BACKENDS = ("copilot", "command", "offline")
 NO_TOOLS = "omp-no-tools"
