@@ -756,8 +756,10 @@ class SessionReader:
             yield message
 
     def iter_indexed(self) -> Iterator[tuple[Entry, Message]]:
-        """Every message after the cursor with where it is: one pass that feeds both the
-        explicit pass (the messages) and the packet (the entries, SPEC §12: the file is read once)."""
+        """Every message after the cursor with where it is, every text made as it is read: the
+        eager reading. A review reads `iter_streamed` instead (the same entries and texts, made
+        only when asked for); this one is what the benches parse with and what the tests hold
+        the streamed pass to."""
         for offset, raw, _ in self._raw_messages(decode_tools=True):
             assert isinstance(raw, RawMessage)
             seq = self.messages
