@@ -24,8 +24,9 @@ Secrets are found by two detectors whose findings are merged:
 
 Speed: Python's `re` has no multi-pattern search, and a dozen patterns with a leading `\\b`
 each walk the whole text (≈ 30 MB/s apiece). So every pattern names the literal triggers it
-cannot match without ("ghp_", "aws", "://", "password", …); one pass over an ASCII-lowered copy
-finds the triggers, and each pattern runs only in a small window at each of its triggers.
+cannot match without ("ghp_", "aws", "://", "password", …); one sweep per first letter over an
+ASCII-lowered copy finds the triggers (`_trigger_hits`), and each pattern runs only in a small
+window at each of its triggers.
 
 detect-secrets reports *what* it found, not always *where* (a GitHub token comes back as "ghp",
 a JWT without its signature), so each of its findings is located in the line and widened to
@@ -39,6 +40,7 @@ from __future__ import annotations
 
 import bisect
 import collections
+import os
 import re
 import sys
 import threading
@@ -847,31 +849,70 @@ def find_secrets(text: str) -> list[SecretFinding]:
 # for them one search of all the literals at once says so faster than a sweep per literal.
 _SHORT_TEXT = 512
 _ANY_TRIGGER = lazy("|".join(re.escape(trigger) for trigger in _ALL_TRIGGERS))
+_OPTION_DASHES = "--"  # not a literal like the others: see _option_dashes
+
+
+def _first_letter_groups(triggers: Iterable[str]) -> tuple[tuple[LazyPattern, tuple[str, ...]], ...]:
+    """The triggers by their first letter, each group as one pattern: their common prefix, then
+    the alternatives. `re` finds a literal prefix with a fast C scan and tries the alternatives
+    only where it stands, so 20 sweeps find what one `str.find` sweep per literal (78) found:
+    on the excerpts a packet redacts, 2.5x faster. (One pattern of all the literals is slower
+    still: its first letters are most of the alphabet, so it tries every alternative almost
+    everywhere.)"""
+    groups: dict[str, list[str]] = {}
+    for trigger in triggers:
+        if trigger != _OPTION_DASHES:
+            groups.setdefault(trigger[0], []).append(trigger)
+    patterns = []
+    for members in groups.values():
+        prefix = os.path.commonprefix(members)
+        rest = sorted({member[len(prefix):] for member in members}, key=len)
+        pattern = re.escape(prefix) if "" in rest else (
+            re.escape(prefix) + "(?:" + "|".join(re.escape(part) for part in rest) + ")")
+        patterns.append((lazy(pattern), tuple(members)))
+    return tuple(patterns)
+
+
+_TRIGGER_GROUPS = _first_letter_groups(_ALL_TRIGGERS)
 
 
 def _trigger_hits(lowered: str) -> list[tuple[int, str]]:
-    """(offset, trigger) for every trigger literal in the text.
+    """(offset, trigger) for every occurrence of every trigger literal in the text (overlapping
+    ones too: "pass" and "password" at one offset), by trigger in `_ALL_TRIGGERS` order, each
+    trigger's offsets ascending.
 
-    One `str.find` sweep per literal (a fast C search) instead of one regex alternation: `re`
-    tries every alternative at every position, ten times slower on prose.
+    A group's pattern matches at an offset exactly when one of its literals starts there (each
+    alternative is a whole literal), so searching it again from the next offset meets every
+    such offset; there each member is checked.
     """
     if len(lowered) < _SHORT_TEXT and _ANY_TRIGGER.search(lowered) is None:
         return []
-    hits: list[tuple[int, str]] = []
-    for trigger in _ALL_TRIGGERS:
-        at = lowered.find(trigger)
-        if trigger == "--":
-            # An option starts with "--" and a letter; a ruler ("# ------") would be a hit
-            # at every dash.
-            while at >= 0:
-                if lowered[at + 2 : at + 3].isalpha() and (at == 0 or lowered[at - 1] != "-"):
-                    hits.append((at, trigger))
-                at = lowered.find(trigger, at + 2)
-            continue
-        while at >= 0:
-            hits.append((at, trigger))
-            at = lowered.find(trigger, at + 1)
-    return hits
+    found: dict[str, list[int]] = {}
+    for group, members in _TRIGGER_GROUPS:
+        search = group.compiled.search
+        match = search(lowered)
+        while match is not None:
+            at = match.start()
+            for trigger in members:
+                if lowered.startswith(trigger, at):
+                    found.setdefault(trigger, []).append(at)
+            match = search(lowered, at + 1)
+    dashes = _option_dashes(lowered)
+    if dashes:
+        found[_OPTION_DASHES] = dashes
+    return [(at, trigger) for trigger in _ALL_TRIGGERS for at in found.get(trigger, ())]
+
+
+def _option_dashes(lowered: str) -> list[int]:
+    """Where an option starts: "--" and a letter. A ruler ("# ------") would be a hit at every
+    dash."""
+    offsets = []
+    at = lowered.find(_OPTION_DASHES)
+    while at >= 0:
+        if lowered[at + 2 : at + 3].isalpha() and (at == 0 or lowered[at - 1] != "-"):
+            offsets.append(at)
+        at = lowered.find(_OPTION_DASHES, at + 2)
+    return offsets
 
 
 def _coverage(spans: list[SecretFinding]) -> Callable[[SecretFinding], bool]:
