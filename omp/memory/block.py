@@ -35,6 +35,7 @@ from msgspec import Struct
 from omp import config
 from omp.core import context_cache, layout
 from omp.core.instructions import END_MARKER, START_MARKER
+from omp.core.settings import sha256_hex
 from omp.errors import OmpError
 from omp.fsio import atomic_write, confine, read_text
 from omp.memory import directives as dirs, notes as notes_mod
@@ -342,9 +343,7 @@ def _inner(text: str, path: Path) -> str | None:
 
 
 def _digest(text: str) -> str:
-    import hashlib
-
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+    return sha256_hex(text.encode("utf-8"))
 
 
 def _read_record(record: Path) -> dict[str, Any]:

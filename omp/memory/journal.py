@@ -28,12 +28,12 @@ from __future__ import annotations
 import base64
 import contextlib
 import datetime as _dt
-import hashlib
 import os
 import time
 from pathlib import Path
 from typing import Any
 
+from omp.core.settings import sha256_hex
 from omp.errors import OmpError
 from omp.fsio import CorruptFileError, atomic_write, atomic_write_json, confine, create_exclusive, read_json_object
 from omp.paths import ProjectPaths, check_session_id
@@ -48,7 +48,7 @@ def utc_now() -> str:
 
 
 def _sha(data: bytes | None) -> str | None:
-    return None if data is None else hashlib.sha256(data).hexdigest()
+    return None if data is None else sha256_hex(data)
 
 
 def _read_bytes(path: Path) -> bytes | None:

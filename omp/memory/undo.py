@@ -19,7 +19,6 @@ Any review of the session can be undone, in any order; each batch is undone once
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 from pathlib import Path
@@ -27,6 +26,7 @@ from typing import Any
 
 from msgspec import Struct, field
 
+from omp.core.settings import sha256_hex
 from omp.errors import OmpError, UsageError
 from omp.fsio import create_exclusive
 from omp.memory import dedupe, directives as dirs
@@ -87,7 +87,7 @@ def find_journal(paths: ProjectPaths, session: str) -> tuple[str, Path]:
 
 
 def _sha(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
+    return sha256_hex(data)
 
 
 def _read(path: Path) -> bytes | None:

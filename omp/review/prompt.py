@@ -19,7 +19,7 @@ so the whole prompt fits the budget.
 from __future__ import annotations
 
 import json
-import secrets
+import os
 from typing import Protocol
 
 from msgspec import Struct, field
@@ -134,7 +134,9 @@ def _known_block(known: KnownForPrompt, counter: TokenCounting, cap_tokens: int)
 
 def build_frame(known: KnownForPrompt, budget_tokens: int, counter: TokenCounting) -> PromptFrame:
     """The prompt without its transcript, counted, for a total budget of `budget_tokens`."""
-    nonce = secrets.token_hex(8)
+    # os.urandom is what secrets.token_hex draws from; the secrets module would load hashlib
+    # and OpenSSL with it (≈ 8 ms of a review) for nothing else.
+    nonce = os.urandom(8).hex()
     start, end = f"<<<TRANSCRIPT {nonce}>>>", f"<<<END OF TRANSCRIPT {nonce}>>>"
     known_start, known_end = f"<<<KNOWN ITEMS {nonce}>>>", f"<<<END OF KNOWN ITEMS {nonce}>>>"
     task = _TASK.format(
