@@ -19,7 +19,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Iterable, Iterator
 
 from omp.errors import OmpError
 
@@ -49,8 +49,19 @@ def confine(path: Path, boundary: Path) -> Path:
     of the project, and a link that stays inside (`.github/copilot-instructions.md` →
     `../AGENTS.md`) is written in place, the link kept a link.
     """
-    real = os.path.realpath(path)
+    return _confined(path, boundary, os.path.realpath(boundary))
+
+
+def confine_all(paths: Iterable[Path], boundary: Path) -> None:
+    """`confine` each of `paths` (OutsideProjectError at the first that leads out), the
+    boundary resolved once: a project's layout is checked before every locked write."""
     base = os.path.realpath(boundary)
+    for path in paths:
+        _confined(path, boundary, base)
+
+
+def _confined(path: Path, boundary: Path, base: str) -> Path:
+    real = os.path.realpath(path)
     if real != base and not real.startswith(base.rstrip(os.sep) + os.sep):
         raise OutsideProjectError(path, real, boundary)
     return Path(real)

@@ -7,7 +7,7 @@ from typing import Iterator
 
 from pathlib import Path
 
-from omp.fsio import confine, file_lock
+from omp.fsio import confine, confine_all, file_lock
 from omp.paths import GlobalPaths, ProjectPaths, require_dir
 
 
@@ -32,8 +32,7 @@ def check_layout(paths: ProjectPaths, github: bool = False) -> None:
     through a symbolic link (SPEC §7.3, §7.4). Existing or not: a missing store under a linked
     folder would be created outside. Cheap (a realpath each), so it runs before every locked
     write and before a review spends anything."""
-    for path in state_layout(paths) + (github_layout(paths) if github else []):
-        confine(path, paths.root)
+    confine_all(state_layout(paths) + (github_layout(paths) if github else []), paths.root)
 
 
 def ensure_state_dir(paths: ProjectPaths) -> None:
