@@ -72,3 +72,16 @@ def test_a_secret_after_an_overlapping_trigger_is_still_found() -> None:
     assert kinds, find_secrets(text)
     redacted = secrets.redact(text)[0]
     assert "Xq9!vT2#mL" not in redacted and "Zr8*uW1@kP" not in redacted
+
+
+def test_the_group_patterns_are_the_same_in_every_process() -> None:
+    """omp.lazyre caches a compiled pattern under its source: a source that changed with the
+    process's string hashing would be compiled anew by every review."""
+    import os
+    import subprocess
+    import sys
+
+    program = "from omp.safety import secrets; print([p.pattern for p, _ in secrets._TRIGGER_GROUPS])"
+    sources = {subprocess.run([sys.executable, "-c", program], env={**os.environ, "PYTHONHASHSEED": str(seed)},
+                              capture_output=True, text=True, check=True).stdout for seed in (1, 2, 3, 4)}
+    assert len(sources) == 1, sources

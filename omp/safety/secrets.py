@@ -866,7 +866,9 @@ def _first_letter_groups(triggers: Iterable[str]) -> tuple[tuple[LazyPattern, tu
     patterns = []
     for members in groups.values():
         prefix = os.path.commonprefix(members)
-        rest = sorted({member[len(prefix):] for member in members}, key=len)
+        # Sorted in full, not by length alone: a set's order changes with each process's string
+        # hashing, and so would the pattern's source and its key in omp.lazyre's cache.
+        rest = sorted({member[len(prefix):] for member in members}, key=lambda part: (len(part), part))
         pattern = re.escape(prefix) if "" in rest else (
             re.escape(prefix) + "(?:" + "|".join(re.escape(part) for part in rest) + ")")
         patterns.append((lazy(pattern), tuple(members)))
