@@ -9,7 +9,8 @@ What is shown here:
   which detaches `omp memory-review`; the review's `copilot` reviewer (the same CLI, pointed at
   the same server through `G/reviewer.env`, since Copilot strips COPILOT_PROVIDER_* from hook
   environments) answers a canned omp.review.v1 object; a note and a pending directive are
-  written; once promoted, the next `copilot -p` sends the directive to the model;
+  written; the reviewer's own session leaves no trace, so `copilot --continue` resumes the
+  user's; once promoted, the next `copilot -p` sends the directive to the model;
 - the hook returns while a slow (30 s) reviewer still runs: `copilot -p` exits at once;
 - a reviewer's own session (OMP_REVIEWER=1) starts no review and gets no injected context;
 - the repository itself installs both ways (direct path, and marketplace + omp@omp), and its
@@ -54,6 +55,10 @@ REVIEW_ANSWER = json.dumps({
     "forget": [],
 })
 NUDGE = "[MEMORY REVIEW]"
+# For a session whose hook-started review a test does not check (Rig.run_copilot): above the
+# messages one `copilot -p` has, so its review skips the model call (the explicit pass still
+# runs). Copilot passes OMP_* to its hooks, and the hook's detached review inherits them.
+UNCHECKED_REVIEW = {"OMP_MEMORY_REVIEW_MIN_MESSAGES": "1000"}
 
 
 def is_review_request(body: dict[str, Any]) -> bool:
@@ -93,12 +98,18 @@ class Rig:
         return result
 
     def run_copilot(self, prompt: str, *extra: str, env: dict[str, str] | None = None,
-                    cwd: Path | None = None) -> tuple[subprocess.CompletedProcess[str], float, str]:
-        """`copilot -p PROMPT`; (process, seconds it took, session id)."""
+                    cwd: Path | None = None, model_review: bool = True,
+                    ) -> tuple[subprocess.CompletedProcess[str], float, str]:
+        """`copilot -p PROMPT`; (process, seconds it took, session id).
+
+        Its sessionEnd hook detaches a review, as every session's does. `model_review=False`
+        for a session whose review the test does not check: that review still starts and runs
+        the explicit pass, but skips the model call (`UNCHECKED_REVIEW`), which would run the
+        real CLI again (~2 s of CPU) for nothing, beside the rest of the test."""
         import uuid
 
         session_id = str(uuid.uuid4())
-        full = dict(os.environ, **self.env, **(env or {}))
+        full = dict(os.environ, **self.env, **(env or {}), **({} if model_review else UNCHECKED_REVIEW))
         started = time.monotonic()
         proc = subprocess.run(
             [self.copilot, "-p", prompt, "--model", "gpt-5-mini", "--no-auto-update", "-s",
@@ -197,9 +208,13 @@ def test_session_end_review_writes_memory_the_next_session_receives(rig: Rig) ->
     assert record["premium_requests"] == 0, record  # offline (BYOK) runs are not premium
     assert rig.omp("cost", "--json").json()["total"]["calls"] == 1
 
+    # The review, run to its end, left no trace of the reviewer's own session, and
+    # `copilot --continue` resumes the user's (formerly test_continue_resumes_the_users_session_not_the_review).
+    _continue_resumes_the_users_session_not_the_review(rig, session_id)
+
     # Nothing pending reaches Copilot before a human approves it...
     before = len(rig.server.chat_requests())
-    _, _, second = rig.run_copilot("What should I know before deploying?")
+    _, _, second = rig.run_copilot("What should I know before deploying?", model_review=False)
     nudged = [r.body for r in rig.server.chat_requests()[before:] if not is_review_request(r.body)]
     assert nudged and DIRECTIVE not in system_text(nudged[0])
     assert NUDGE in user_text(nudged[0])  # ...but the session start says it awaits review.
@@ -209,7 +224,7 @@ def test_session_end_review_writes_memory_the_next_session_receives(rig: Rig) ->
     assert DIRECTIVE in instructions
 
     before = len(rig.server.chat_requests())
-    rig.run_copilot("Ship the new build, please.")
+    rig.run_copilot("Ship the new build, please.", model_review=False)
     shipped = [r.body for r in rig.server.chat_requests()[before:] if not is_review_request(r.body)]
     assert shipped, "the second session sent nothing to the model"
     assert DIRECTIVE in system_text(shipped[0])  # from the managed block Copilot reads
@@ -220,7 +235,7 @@ def test_session_end_review_writes_memory_the_next_session_receives(rig: Rig) ->
     instructions_file = rig.project / ".github" / "copilot-instructions.md"
     assert not instructions_file.exists() or DIRECTIVE not in instructions_file.read_text()
     before = len(rig.server.chat_requests())
-    rig.run_copilot("And the staging stack?")
+    rig.run_copilot("And the staging stack?", model_review=False)
     hooked = [r.body for r in rig.server.chat_requests()[before:] if not is_review_request(r.body)]
     assert DIRECTIVE in user_text(hooked[0]) and DIRECTIVE not in system_text(hooked[0])
     assert NOTE_TITLE in user_text(hooked[0])
@@ -312,7 +327,7 @@ def test_repository_installs_and_its_hooks_fire(rig: Rig, tmp_path: Path, how: s
 
     propose_directives(ProjectPaths(rig.project), [DirectiveProposal("Squash before merging", "s1", "e")])
     before = len(rig.server.chat_requests())
-    _, _, session_id = rig.run_copilot("hello", env=hook_env)
+    _, _, session_id = rig.run_copilot("hello", env=hook_env, model_review=False)
     body = [r.body for r in rig.server.chat_requests()[before:] if not is_review_request(r.body)][0]
     assert NUDGE in user_text(body)  # sessionStart ran
     wait_for(lambda: run_logs(rig.project, f"review-{session_id}-"), 30, "sessionEnd's review")
@@ -342,11 +357,12 @@ def _session_folders(rig: Rig) -> set[str]:
     return {p.name for p in state.iterdir() if p.is_dir() and not p.name.startswith(".")}
 
 
-def test_continue_resumes_the_users_session_not_the_review(rig: Rig) -> None:
-    rig.server.when(is_review_request, REVIEW_ANSWER)
-    rig.omp("install", "--hooks-only")
-    _, _, user_session = rig.run_copilot(PROMPT)
-    wait_for(lambda: any(DIRECTIVE in line for line in rig.pending()), 120, "the review's pending directive")
+def _continue_resumes_the_users_session_not_the_review(rig: Rig, user_session: str) -> None:
+    """After the review of `user_session` (the session's only one, by the real CLI, answered
+    with REVIEW_ANSWER) has written its directive: no trace of the reviewer's own session, and
+    `copilot --continue` resumes the user's session, not the review's. Part of
+    test_session_end_review_writes_memory_the_next_session_receives, which makes that session
+    and review and checks what the review wrote: one real session and review for both."""
     finish_detached(rig.project)
     assert len(rig.requests_with(SCHEMA)) == 1  # the review really called the real CLI
 
@@ -359,6 +375,7 @@ def test_continue_resumes_the_users_session_not_the_review(rig: Rig) -> None:
     # `copilot --continue` picks the user's conversation up again.
     before = len(rig.server.chat_requests())
     full = dict(os.environ, **rig.env)
+    full.update(UNCHECKED_REVIEW)  # its own sessionEnd review of the new turn is not checked here
     proc = subprocess.run(
         [rig.copilot, "--continue", "-p", "And what about rollbacks?", "--model", "gpt-5-mini",
          "--no-auto-update", "-s"],
@@ -426,14 +443,14 @@ def test_a_chronicle_style_rewrite_is_restored_at_the_next_session(rig: Rig) -> 
     instructions.write_text("# Learned from your sessions\n\n- Run make lint before pushing.\n\n" + edited)
     outside = outside_block(instructions)
 
-    rig.run_copilot("hello")  # its sessionStart hook finds the file out of step with omp's stores
+    rig.run_copilot("hello", model_review=False)  # its sessionStart hook finds the file out of step with omp's stores
     assert DIRECTIVE in block_of(instructions) and "by hand when in a hurry" not in block_of(instructions)
     assert outside_block(instructions) == outside  # the other tool's text, byte for byte
     log = (rig.home / ".omp" / "logs" / "hooks.log").read_text()
     assert "edited by another tool" in log
 
     before = len(rig.server.chat_requests())
-    rig.run_copilot("Ship it.")
+    rig.run_copilot("Ship it.", model_review=False)
     (body,) = [r.body for r in rig.server.chat_requests()[before:] if not is_review_request(r.body)][:1]
     assert DIRECTIVE in system_text(body) and "by hand when in a hurry" not in system_text(body)
     assert "Run make lint before pushing." in system_text(body)
