@@ -60,6 +60,9 @@ ROUNDS = 4
 REVIEWER_SECONDS = 0.3  # how long the fake reviewer "thinks": the window for `reviewing` kills
 POLL = 0.003
 CODE_IN_PROMPT = re.compile(r"codename ([a-z]+):")
+# Every prompt omp sends ends with this line (omp.review.prompt's tail): a recorded prompt
+# without it is one omp was killed while sending, torn, not one that named no session.
+PROMPT_LAST_LINE = "only."
 
 
 def _events(code: str) -> list[dict[str, Any]]:
@@ -119,10 +122,14 @@ class Calls:
             code = self._codes.get(call.name)
             if code is None:
                 stdin = call / "stdin.txt"
-                if stdin.exists():
-                    found = CODE_IN_PROMPT.findall(stdin.read_text(encoding="utf-8", errors="replace"))
-                    if found:
-                        code = self._codes[call.name] = found[-1]
+                if not stdin.exists():
+                    continue  # the fake was killed with omp before it recorded the prompt it read
+                prompt = stdin.read_text(encoding="utf-8", errors="replace")
+                if not prompt.rstrip().endswith(PROMPT_LAST_LINE):
+                    continue  # omp was killed while sending it: the fake read a torn prompt
+                found = CODE_IN_PROMPT.findall(prompt)
+                if found:
+                    code = self._codes[call.name] = found[-1]
             try:
                 started = (call / "pid.txt").stat().st_mtime
             except FileNotFoundError:
