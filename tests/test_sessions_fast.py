@@ -237,3 +237,26 @@ def test_decode_raw_is_json_scanstring() -> None:
         assert repr(decoded(bytearray(raw))) == repr(expected), raw
         valid += expected is not ValueError
     assert valid > 5000
+
+
+def test_may_hold_looks_at_what_a_clipped_excerpt_shows(tmp_path: Path) -> None:
+    """Of a tool output read by its ends, may_hold looks only at what the excerpt shows of them:
+    a stem on either side of every cut, after leading or trailing whitespace, must be told."""
+    rng = random.Random(8)
+    words = ["alpha", "beta", "x = 1", "\n", "path/to/file.py", "ok"]
+    filler = " ".join(rng.choice(words) for _ in range(6000))
+    records = []
+    for pad in ("", " " * 3, "\n" * 40):
+        for at in [*range(600, 820, 3), *range(690, 712)]:  # around the head's cut, then at each character
+            records.append(tool_result("c", pad + filler[:at] + " always " + filler[at:]))
+        for back in [*range(400, 620, 3), *range(490, 512)]:  # around the tail's
+            records.append(tool_result("c", filler[:-back] + " Always " + filler[-back:] + pad))
+    path = tmp_path / "events.jsonl"
+    path.write_text("".join(json.dumps(record, separators=(",", ":")) + "\n" for record in records), encoding="utf-8")
+    said_no = 0
+    for _, message in SessionReader(path).iter_streamed():
+        may = message.may_hold(("always",))
+        holds = "always" in message.text.lower()
+        assert may or not holds, message.text
+        said_no += not may
+    assert 0 < said_no < len(records)  # some stems are beyond what is shown, some within

@@ -463,20 +463,34 @@ def excerpt_margin(text: str) -> int:
     return EXCERPT_MARGIN_CHARS if may_hold_key_block(text) else SMALL_EXCERPT_MARGIN_CHARS
 
 
-def _excerpt_clip(raw: RawMessage, clip: Clip, clean: Callable[[str], str] | None) -> str:
-    """`excerpt_tool` of an output known by its ends: what it does with the whole text's ends
-    (the stripped text's first and last characters plus the margin), from the Clip's."""
+def _clip_ends(clip: Clip) -> tuple[str, str, int]:
+    """The ends of a clipped output an excerpt is made of: the stripped text's first and last
+    characters, as many as the excerpt shows plus the margin it is redacted over; and the
+    length of the stripped text."""
     head = clip.head.lstrip()
     tail = clip.tail.rstrip()
     stripped = clip.chars - (len(clip.head) - len(head)) - (len(clip.tail) - len(tail))
     head = head[: TOOL_HEAD_CHARS + EXCERPT_MARGIN_CHARS]
-    tail = tail[len(tail) - min(len(tail), TOOL_TAIL_CHARS + EXCERPT_MARGIN_CHARS):]
+    return head, tail[len(tail) - min(len(tail), TOOL_TAIL_CHARS + EXCERPT_MARGIN_CHARS):], stripped
+
+
+def _cut_on_the_ends(head: str, tail: str) -> bool:
+    """Is an uncleaned excerpt of these ends (`_clip_ends`) cut from each end on its own, its
+    text then at most head[:TOOL_HEAD_CHARS] and tail[-TOOL_TAIL_CHARS:] around the marker?
+    `cut_head_tail` of head + "\n" + tail looks at no more than those two ends of it."""
+    return (len(head) >= TOOL_HEAD_CHARS and len(tail) >= TOOL_TAIL_CHARS
+            and len(head) + len(tail) + 1 > TOOL_HEAD_CHARS + TOOL_TAIL_CHARS + 80)
+
+
+def _excerpt_clip(raw: RawMessage, clip: Clip, clean: Callable[[str], str] | None) -> str:
+    """`excerpt_tool` of an output known by its ends: what it does with the whole text's ends
+    (the stripped text's first and last characters plus the margin), from the Clip's."""
+    head, tail, stripped = _clip_ends(clip)
     skipped = max(0, stripped - len(head) - len(tail) - 1)
     header = tool_header(raw.tool_name, raw.tool_failed, clip.chars, not clip.exact)
-    if (clean is None and len(head) >= TOOL_HEAD_CHARS and len(tail) >= TOOL_TAIL_CHARS
-            and len(head) + len(tail) + 1 > TOOL_HEAD_CHARS + TOOL_TAIL_CHARS + 80):
-        # `cut_head_tail` of head + "\n" + tail looks at no more than these two ends of it:
-        # the same cuts, made on the pieces (the scan excerpts every tool output).
+    if clean is None and _cut_on_the_ends(head, tail):
+        # The same cuts as cut_head_tail's, made on the pieces (the scan excerpts every tool
+        # output); each lands within the first TOOL_HEAD_CHARS, or the last TOOL_TAIL_CHARS.
         head_end = _snap_back(head, TOOL_HEAD_CHARS)
         tail_start = _snap_forward(tail, len(tail) - TOOL_TAIL_CHARS)
         omitted = len(head) + 1 + tail_start - head_end + skipped
@@ -663,7 +677,8 @@ class StreamedMessage:
         what the text is made of, before it is made:
 
         - an excerpt is its header (the tool's name and fixed words no stem is in) and pieces
-          of the output, each line kept whole or cut: a stem it holds is in the name or the output;
+          of the output, each line kept whole or cut: a stem it holds is in the name or the output,
+          and of an output read by its ends, in what the excerpt shows of them (`_cut_on_the_ends`);
         - an assistant text is its content and, per tool request, its name and parts, each
           redacted (a secret becomes "[REDACTED:kind]", and no stem is in a marker nor crosses
           its brackets), with its whitespace runs made single spaces (a stem whose spaces are
@@ -679,7 +694,10 @@ class StreamedMessage:
         raw = self._raw
         assert raw is not None
         if raw.clip is not None:
-            pieces = [raw.tool_name or "", raw.clip.head, raw.clip.tail]
+            head, tail, _ = _clip_ends(raw.clip)
+            if _cut_on_the_ends(head, tail):  # what the excerpt shows of them
+                head, tail = head[:TOOL_HEAD_CHARS], tail[len(tail) - TOOL_TAIL_CHARS:]
+            pieces = [raw.tool_name or "", head, tail]
         elif len(raw.text) <= _LOOKED_THROUGH_CHARS:
             pieces = [raw.tool_name or "", raw.text]
         else:
@@ -688,10 +706,7 @@ class StreamedMessage:
 
 
 def _holds_any(lowered: str, stems: tuple[str, ...]) -> bool:
-    for stem in _ascii_stems(stems) if lowered.isascii() else stems:  # (most text is ASCII)
-        if stem in lowered:
-            return True
-    return False
+    return any(map(lowered.__contains__, _ascii_stems(stems) if lowered.isascii() else stems))  # (most text is ASCII)
 
 
 @functools.lru_cache(maxsize=8)
