@@ -20,6 +20,7 @@ from sessions_support import assistant, event, tool_request, tool_result, user
 from test_sessions_streamed import adversarial_session
 
 from omp.sessions import events, lines
+from omp.intents import FOREIGN_STEMS
 from omp.sessions.events import SessionReader, fast_event, parse_event
 
 KINDS = (b"user.message", b"assistant.message", b"tool.execution_complete")
@@ -260,3 +261,18 @@ def test_may_hold_looks_at_what_a_clipped_excerpt_shows(tmp_path: Path) -> None:
         assert may or not holds, message.text
         said_no += not may
     assert 0 < said_no < len(records)  # some stems are beyond what is shown, some within
+
+
+def test_stems_are_found_in_a_reply_as_in_its_folded_text() -> None:
+    """may_hold folds a reply's whitespace only when a stem with a space might be in it
+    (events._holds_any_folded): it must say what a search of the folded text says."""
+    rng = random.Random(12)
+    words = ["from", "now", "a", "partir", "de", "ab", "sofort", "always", "immer", "x", "Désormais", "以后", "jetzt"]
+    spaces = [" ", "  ", "\n", "\t", "\u2028", "\xa0", "\x00", "", "\x1c"]
+    found = 0
+    for _ in range(20_000):
+        text = "".join(rng.choice(words) + rng.choice(spaces) for _ in range(rng.randint(0, 8))).lower()
+        expected = events._holds_any(" ".join(text.split()), FOREIGN_STEMS)
+        assert events._holds_any_folded(text, FOREIGN_STEMS) == expected, repr(text)
+        found += expected
+    assert 2000 < found < 18_000

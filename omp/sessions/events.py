@@ -551,6 +551,8 @@ _TYPED_DECODERS: dict[bytes, Callable[[bytes | bytearray], Any]] = {
     _TOOL_TYPE: msgspec.json.Decoder(_ToolEvent).decode,
 }
 _decode_any: Callable[[bytes | bytearray], Any] = msgspec.json.Decoder().decode
+# The most digits `int()` takes (`sys.set_int_max_str_digits`, Python ≥ 3.10.7; 0: no limit).
+_int_max_str_digits: Callable[[], int] = getattr(sys, "get_int_max_str_digits", lambda: 0)
 # json decodes any line nested less deep than this (Python's recursion limit is 1,000 frames,
 # and the reader runs far from it); msgspec goes a few levels deeper than json does. A line
 # shorter than twice this cannot nest so deep: its opening brackets are not counted.
@@ -575,7 +577,7 @@ def fast_event(line: bytes | bytearray, kind: bytes) -> Any:
     if len(line) >= 2 * _SHALLOW and line.count(b"{") + line.count(b"[") >= _SHALLOW:
         return None
     try:
-        if not line.isascii() or len(line) > _int_digits_limit():
+        if not line.isascii() or len(line) > (_int_max_str_digits() or sys.maxsize):
             return _decode_any(line)
         event = _TYPED_DECODERS[kind](line)
     except (msgspec.DecodeError, RecursionError):
@@ -585,12 +587,6 @@ def fast_event(line: bytes | bytearray, kind: bytes) -> Any:
     return {"type": event.type, "data": msgspec.structs.asdict(event.data)}
 
 
-def _int_digits_limit() -> int:
-    """The most digits `int()` takes (`sys.set_int_max_str_digits`; 0: no limit)."""
-    return _int_max_str_digits() or sys.maxsize
-
-
-_int_max_str_digits: Callable[[], int] = getattr(sys, "get_int_max_str_digits", lambda: 0)  # (Python ≥ 3.10.7)
 
 
 def _decode_line(line: bytes | bytearray) -> Any:
@@ -690,7 +686,7 @@ class StreamedMessage:
             return _holds_any(self._text.lower(), stems)
         if self._reply is not None:
             pieces = _reply_pieces(self._reply)
-            return pieces is None or _holds_any(" ".join("\x00".join(pieces).split()).lower(), stems)
+            return pieces is None or _holds_any_folded("\x00".join(pieces).lower(), stems)
         raw = self._raw
         assert raw is not None
         if raw.clip is not None:
@@ -712,6 +708,26 @@ def _holds_any(lowered: str, stems: tuple[str, ...]) -> bool:
 @functools.lru_cache(maxsize=8)
 def _ascii_stems(stems: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(stem for stem in stems if stem.isascii())
+
+
+def _holds_any_folded(lowered: str, stems: tuple[str, ...]) -> bool:
+    """`_holds_any(" ".join(lowered.split()), stems)`, folding the whitespace only when a stem
+    with a space in it might be there: a stem without whitespace is in the folded text if and
+    only if it is in `lowered` (folding changes whitespace only), and a stem with a space holds
+    each of its words, which are then in `lowered` too."""
+    whole, spaced = _by_spacing(stems if not lowered.isascii() else _ascii_stems(stems))
+    if any(map(lowered.__contains__, whole)):
+        return True
+    candidates = [stem for stem, word in spaced if word in lowered]
+    return bool(candidates) and any(map(" ".join(lowered.split()).__contains__, candidates))
+
+
+@functools.lru_cache(maxsize=8)
+def _by_spacing(stems: tuple[str, ...]) -> tuple[tuple[str, ...], tuple[tuple[str, str], ...]]:
+    """The stems without a space, and each stem with one paired with its longest word."""
+    whole = tuple(stem for stem in stems if " " not in stem)
+    spaced = tuple((stem, max(stem.split(), key=len)) for stem in stems if " " in stem)
+    return whole, spaced
 
 
 # --------------------------------------------------------------------------------------------
