@@ -240,8 +240,14 @@ def _as_text(value: str | RawClip | Clip) -> str:
 
 def _blank(text: str | Clip) -> bool:
     if isinstance(text, Clip):  # its middle was not read: blank only if both of its ends are
-        return not text.head.strip() and not text.tail.strip()
-    return not text.strip()
+        return _all_space(text.head) and _all_space(text.tail)
+    return _all_space(text)
+
+
+def _all_space(text: str) -> bool:
+    """`not text.strip()`, without copying the text: it stops at the first character that is
+    not whitespace."""
+    return not text or text.isspace()
 
 
 def _assistant_text(data: dict[str, Any]) -> str | Clip:
@@ -262,7 +268,7 @@ def _reply_has_text(data: dict[str, Any]) -> bool:
     """`bool(_assistant_text(data))` without making the summaries: every tool request that is
     an object has one (its name, or "tool"). For data with no RawClip in it (decoded whole)."""
     content = _text_content(data.get("content"))
-    if isinstance(content, Clip) or content.strip():
+    if isinstance(content, Clip) or not _all_space(content):
         return True
     requests = data.get("toolRequests")
     return isinstance(requests, list) and any(isinstance(request, dict) for request in requests)
