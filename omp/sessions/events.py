@@ -566,9 +566,10 @@ _SHALLOW = 500
 
 
 def fast_event(line: bytes | bytearray, kind: bytes) -> Any:
-    """The event of a conversation line of type `kind` (one of _TYPED_DECODERS'), as `loads(line)` gives it (of a typed
-    kind, only the fields parse_event reads), decoded by msgspec; None when msgspec refuses the
-    line or cannot be trusted with it: the caller decodes it with json.
+    """The event of a conversation line of type `kind` (a key of _TYPED_DECODERS) as
+    `loads(line)` gives it (of the fields parse_event reads, when decoded typed), decoded by
+    msgspec; None when msgspec refuses the line or cannot be trusted with it: the caller then
+    decodes it with json.
 
     What msgspec accepts, json accepts and decodes to the same values (duplicate keys: the last
     wins in both), but for what msgspec lets through and json does not, which is sent to json:
@@ -576,9 +577,11 @@ def fast_event(line: bytes | bytearray, kind: bytes) -> Any:
     - in a field the typed decoders skip (checked for being JSON, not decoded): bytes that are
       not UTF-8, and an integer of more digits than `int()` takes. Only an ASCII line shorter
       than that many digits is decoded typed; another is decoded whole (every string is decoded
-      and checked, every integer made, as json does).
-    msgspec refuses NaN and Infinity, lone surrogates (escaped, or as bytes `surrogatepass` reads)
-    and numbers out of a float's range, which json takes: those lines go to json too.
+      and checked, every integer made, as json does);
+    - a later "type" than the one the line starts with (`kind`), which json's dict would keep.
+    In what it decodes, msgspec refuses NaN and Infinity, lone surrogates (escaped, or as the
+    bytes `surrogatepass` reads) and numbers beyond a float's range, which json takes: those
+    lines go to json too.
     """
     if len(line) >= 2 * _SHALLOW and line.count(b"{") + line.count(b"[") >= _SHALLOW:
         return None
@@ -588,11 +591,9 @@ def fast_event(line: bytes | bytearray, kind: bytes) -> Any:
         event = _TYPED_DECODERS[kind](line)
     except (msgspec.DecodeError, RecursionError):
         return None
-    if event.type.encode() != kind:  # a later "type" than the one the line starts with
+    if event.type.encode() != kind:
         return None
     return {"type": event.type, "data": msgspec.structs.asdict(event.data)}
-
-
 
 
 def _decode_line(line: bytes | bytearray) -> Any:
