@@ -722,7 +722,7 @@ def _holds_any_folded(lowered: str, stems: tuple[str, ...]) -> bool:
     with a space in it might be there: a stem without whitespace is in the folded text if and
     only if it is in `lowered` (folding changes whitespace only), and a stem with a space holds
     each of its words, which are then in `lowered` too."""
-    whole, spaced = _by_spacing(stems if not lowered.isascii() else _ascii_stems(stems))
+    whole, spaced = _by_spacing(_ascii_stems(stems) if lowered.isascii() else stems)
     if any(map(lowered.__contains__, whole)):
         return True
     candidates = [stem for stem, word in spaced if word in lowered]

@@ -178,7 +178,7 @@ def decode_raw(raw: bytes | bytearray) -> str:
     `json.loads` decodes it. Raises ValueError if it is not one string (an unescaped quote, a bad
     escape, a control character, bytes that are not UTF-8).
 
-    msgspec decodes it first (a third of `scanstring`'s cost): a string it accepts is valid JSON
+    msgspec decodes it first (less than half `scanstring`'s cost): a string it accepts is valid JSON
     and valid UTF-8 and decodes to the same text. What it refuses goes to json's own `scanstring`,
     which also takes what msgspec does not: lone surrogates, as `\\ud800` or as the bytes
     `surrogatepass` decodes."""
