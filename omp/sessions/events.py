@@ -30,6 +30,9 @@ more than finding the line ends:
   estimate, and the excerpt's header says "about N chars" (exact when the output was decoded
   whole). A line in another layout is decoded whole, as before;
 - user and assistant lines are decoded whole: the explicit pass reads all of a user message;
+- a conversation line (or what is decoded of a tool output line) is decoded by msgspec, typed to
+  the fields read (`fast_event`), and by json whenever msgspec refuses it or might read it
+  otherwise than json would: what is read does not depend on which decoded it;
 - no line longer than MAX_HELD_BYTES (8 MiB) is ever held or decoded whole. Such a line is
   streamed and rebuilt without its long strings (`omp.sessions.lines.Skeleton`); of each, its
   first and last 384 KiB are kept. A 60 MB paste is therefore a message of its head and tail
@@ -55,9 +58,11 @@ import json
 import os
 import re
 import stat
+import sys
 from pathlib import Path
 from typing import IO, Any, Callable, Iterator, Literal
 
+import msgspec
 from msgspec import Struct
 
 from omp.errors import OmpError
@@ -235,8 +240,14 @@ def _as_text(value: str | RawClip | Clip) -> str:
 
 def _blank(text: str | Clip) -> bool:
     if isinstance(text, Clip):  # its middle was not read: blank only if both of its ends are
-        return not text.head.strip() and not text.tail.strip()
-    return not text.strip()
+        return _all_space(text.head) and _all_space(text.tail)
+    return _all_space(text)
+
+
+def _all_space(text: str) -> bool:
+    """`not text.strip()`, without copying the text: it stops at the first character that is
+    not whitespace."""
+    return not text or text.isspace()
 
 
 def _assistant_text(data: dict[str, Any]) -> str | Clip:
@@ -257,7 +268,7 @@ def _reply_has_text(data: dict[str, Any]) -> bool:
     """`bool(_assistant_text(data))` without making the summaries: every tool request that is
     an object has one (its name, or "tool"). For data with no RawClip in it (decoded whole)."""
     content = _text_content(data.get("content"))
-    if isinstance(content, Clip) or content.strip():
+    if isinstance(content, Clip) or not _all_space(content):
         return True
     requests = data.get("toolRequests")
     return isinstance(requests, list) and any(isinstance(request, dict) for request in requests)
@@ -458,20 +469,34 @@ def excerpt_margin(text: str) -> int:
     return EXCERPT_MARGIN_CHARS if may_hold_key_block(text) else SMALL_EXCERPT_MARGIN_CHARS
 
 
-def _excerpt_clip(raw: RawMessage, clip: Clip, clean: Callable[[str], str] | None) -> str:
-    """`excerpt_tool` of an output known by its ends: what it does with the whole text's ends
-    (the stripped text's first and last characters plus the margin), from the Clip's."""
+def _clip_ends(clip: Clip) -> tuple[str, str, int]:
+    """The ends of a clipped output an excerpt is made of: the stripped text's first and last
+    characters, as many as the excerpt shows plus the margin it is redacted over; and the
+    length of the stripped text."""
     head = clip.head.lstrip()
     tail = clip.tail.rstrip()
     stripped = clip.chars - (len(clip.head) - len(head)) - (len(clip.tail) - len(tail))
     head = head[: TOOL_HEAD_CHARS + EXCERPT_MARGIN_CHARS]
-    tail = tail[len(tail) - min(len(tail), TOOL_TAIL_CHARS + EXCERPT_MARGIN_CHARS):]
+    return head, tail[len(tail) - min(len(tail), TOOL_TAIL_CHARS + EXCERPT_MARGIN_CHARS):], stripped
+
+
+def _cut_on_the_ends(head: str, tail: str) -> bool:
+    """Is an uncleaned excerpt of these ends (`_clip_ends`) cut from each end on its own, its
+    text then at most head[:TOOL_HEAD_CHARS] and tail[-TOOL_TAIL_CHARS:] around the marker?
+    `cut_head_tail` of head + "\n" + tail looks at no more than those two ends of it."""
+    return (len(head) >= TOOL_HEAD_CHARS and len(tail) >= TOOL_TAIL_CHARS
+            and len(head) + len(tail) + 1 > TOOL_HEAD_CHARS + TOOL_TAIL_CHARS + 80)
+
+
+def _excerpt_clip(raw: RawMessage, clip: Clip, clean: Callable[[str], str] | None) -> str:
+    """`excerpt_tool` of an output known by its ends: what it does with the whole text's ends
+    (the stripped text's first and last characters plus the margin), from the Clip's."""
+    head, tail, stripped = _clip_ends(clip)
     skipped = max(0, stripped - len(head) - len(tail) - 1)
     header = tool_header(raw.tool_name, raw.tool_failed, clip.chars, not clip.exact)
-    if (clean is None and len(head) >= TOOL_HEAD_CHARS and len(tail) >= TOOL_TAIL_CHARS
-            and len(head) + len(tail) + 1 > TOOL_HEAD_CHARS + TOOL_TAIL_CHARS + 80):
-        # `cut_head_tail` of head + "\n" + tail looks at no more than these two ends of it:
-        # the same cuts, made on the pieces (the scan excerpts every tool output).
+    if clean is None and _cut_on_the_ends(head, tail):
+        # The same cuts as cut_head_tail's, made on the pieces (the scan excerpts every tool
+        # output); each lands within the first TOOL_HEAD_CHARS, or the last TOOL_TAIL_CHARS.
         head_end = _snap_back(head, TOOL_HEAD_CHARS)
         tail_start = _snap_forward(tail, len(tail) - TOOL_TAIL_CHARS)
         omitted = len(head) + 1 + tail_start - head_end + skipped
@@ -483,6 +508,92 @@ def _excerpt_clip(raw: RawMessage, clip: Clip, clean: Callable[[str], str] | Non
     body, _ = cut_head_tail(text, TOOL_HEAD_CHARS, TOOL_TAIL_CHARS, already_omitted=skipped,
                             approximate=not clip.exact)
     return f"{header}\n{body}"
+
+
+# --------------------------------------------------------------------------------------------
+# A conversation line, decoded by msgspec
+#
+# msgspec decodes a line in a third to a fifth of json's time. Its typed decoders read only the
+# fields `parse_event` reads (the rest of the line is checked for being JSON and skipped);
+# parse_event then reads a dict of those fields, in which an absent field is None, as
+# `dict.get` gives it.
+
+
+class _UserData(Struct):
+    content: Any = None
+
+
+class _UserEvent(Struct):
+    type: str
+    data: _UserData
+
+
+class _ReplyData(Struct):
+    content: Any = None
+    toolRequests: Any = None
+
+
+class _ReplyEvent(Struct):
+    type: str
+    data: _ReplyData
+
+
+class _ToolData(Struct):
+    toolCallId: Any = None
+    toolName: Any = None
+    success: Any = None
+    result: Any = None
+    error: Any = None
+
+
+class _ToolEvent(Struct):
+    type: str
+    data: _ToolData
+
+
+_TYPED_DECODERS: dict[bytes, Callable[[bytes | bytearray], Any]] = {
+    b"user.message": msgspec.json.Decoder(_UserEvent).decode,
+    b"assistant.message": msgspec.json.Decoder(_ReplyEvent).decode,
+    _TOOL_TYPE: msgspec.json.Decoder(_ToolEvent).decode,
+}
+_decode_any: Callable[[bytes | bytearray], Any] = msgspec.json.Decoder().decode
+# The most digits `int()` takes (`sys.set_int_max_str_digits`, Python ≥ 3.10.7; 0: no limit).
+_int_max_str_digits: Callable[[], int] = getattr(sys, "get_int_max_str_digits", lambda: 0)
+# json decodes any line nested less deep than this (Python's recursion limit is 1,000 frames,
+# and the reader runs far from it); msgspec goes a few levels deeper than json does. A line
+# shorter than twice this cannot nest so deep: its opening brackets are not counted.
+_SHALLOW = 500
+
+
+def fast_event(line: bytes | bytearray, kind: bytes) -> Any:
+    """The event of a conversation line of type `kind` (a key of _TYPED_DECODERS) as
+    `loads(line)` gives it (of the fields parse_event reads, when decoded typed), decoded by
+    msgspec; None when msgspec refuses the line or cannot be trusted with it: the caller then
+    decodes it with json.
+
+    What msgspec accepts, json accepts and decodes to the same values (duplicate keys: the last
+    wins in both), but for what msgspec lets through and json does not, which is sent to json:
+    - a nesting deeper than json's recursion limit allows: a line with _SHALLOW brackets or more;
+    - in a field the typed decoders skip (checked for being JSON, not decoded): bytes that are
+      not UTF-8, and an integer of more digits than `int()` takes. Only an ASCII line shorter
+      than that many digits is decoded typed; another is decoded whole (every string is decoded
+      and checked, every integer made, as json does);
+    - a later "type" than the one the line starts with (`kind`), which json's dict would keep.
+    In what it decodes, msgspec refuses NaN and Infinity, lone surrogates (escaped, or as the
+    bytes `surrogatepass` reads) and numbers beyond a float's range, which json takes: those
+    lines go to json too.
+    """
+    if len(line) >= 2 * _SHALLOW and line.count(b"{") + line.count(b"[") >= _SHALLOW:
+        return None
+    try:
+        if not line.isascii() or len(line) > (_int_max_str_digits() or sys.maxsize):
+            return _decode_any(line)
+        event = _TYPED_DECODERS[kind](line)
+    except (msgspec.DecodeError, RecursionError):
+        return None
+    if event.type.encode() != kind:
+        return None
+    return {"type": event.type, "data": msgspec.structs.asdict(event.data)}
 
 
 def _decode_line(line: bytes | bytearray) -> Any:
@@ -569,7 +680,8 @@ class StreamedMessage:
         what the text is made of, before it is made:
 
         - an excerpt is its header (the tool's name and fixed words no stem is in) and pieces
-          of the output, each line kept whole or cut: a stem it holds is in the name or the output;
+          of the output, each line kept whole or cut: a stem it holds is in the name or the output,
+          and of an output read by its ends, in what the excerpt shows of them (`_cut_on_the_ends`);
         - an assistant text is its content and, per tool request, its name and parts, each
           redacted (a secret becomes "[REDACTED:kind]", and no stem is in a marker nor crosses
           its brackets), with its whitespace runs made single spaces (a stem whose spaces are
@@ -581,11 +693,14 @@ class StreamedMessage:
             return _holds_any(self._text.lower(), stems)
         if self._reply is not None:
             pieces = _reply_pieces(self._reply)
-            return pieces is None or _holds_any(" ".join("\x00".join(pieces).split()).lower(), stems)
+            return pieces is None or _holds_any_folded("\x00".join(pieces).lower(), stems)
         raw = self._raw
         assert raw is not None
         if raw.clip is not None:
-            pieces = [raw.tool_name or "", raw.clip.head, raw.clip.tail]
+            head, tail, _ = _clip_ends(raw.clip)
+            if _cut_on_the_ends(head, tail):  # what the excerpt shows of them
+                head, tail = head[:TOOL_HEAD_CHARS], tail[len(tail) - TOOL_TAIL_CHARS:]
+            pieces = [raw.tool_name or "", head, tail]
         elif len(raw.text) <= _LOOKED_THROUGH_CHARS:
             pieces = [raw.tool_name or "", raw.text]
         else:
@@ -594,15 +709,32 @@ class StreamedMessage:
 
 
 def _holds_any(lowered: str, stems: tuple[str, ...]) -> bool:
-    for stem in _ascii_stems(stems) if lowered.isascii() else stems:  # (most text is ASCII)
-        if stem in lowered:
-            return True
-    return False
+    return any(map(lowered.__contains__, _ascii_stems(stems) if lowered.isascii() else stems))  # (most text is ASCII)
 
 
 @functools.lru_cache(maxsize=8)
 def _ascii_stems(stems: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(stem for stem in stems if stem.isascii())
+
+
+def _holds_any_folded(lowered: str, stems: tuple[str, ...]) -> bool:
+    """`_holds_any(" ".join(lowered.split()), stems)`, folding the whitespace only when a stem
+    with a space in it might be there: a stem without whitespace is in the folded text if and
+    only if it is in `lowered` (folding changes whitespace only), and a stem with a space holds
+    each of its words, which are then in `lowered` too."""
+    whole, spaced = _by_spacing(_ascii_stems(stems) if lowered.isascii() else stems)
+    if any(map(lowered.__contains__, whole)):
+        return True
+    candidates = [stem for stem, word in spaced if word in lowered]
+    return bool(candidates) and any(map(" ".join(lowered.split()).__contains__, candidates))
+
+
+@functools.lru_cache(maxsize=8)
+def _by_spacing(stems: tuple[str, ...]) -> tuple[tuple[str, ...], tuple[tuple[str, str], ...]]:
+    """The stems without a space, and each stem with one paired with its longest word."""
+    whole = tuple(stem for stem in stems if " " not in stem)
+    spaced = tuple((stem, max(stem.split(), key=len)) for stem in stems if " " in stem)
+    return whole, spaced
 
 
 # --------------------------------------------------------------------------------------------
@@ -655,10 +787,13 @@ def tool_event_by_ends(buf: bytes | bytearray, start: int, stop: int) -> Any:
         clips = rest.clips
     else:
         after = buf[end + 1 : stop]
-    try:
-        event = loads(buf[start:first] + _OUTPUT_MARK_JSON + b'"' + after)
-    except ValueError:
-        return None
+    outside = buf[start:first] + _OUTPUT_MARK_JSON + b'"' + after  # the line, its output a mark
+    event = fast_event(outside, _TOOL_TYPE)
+    if event is None:
+        try:
+            event = loads(outside)
+        except ValueError:
+            return None
     data = event.get("data") if isinstance(event, dict) else None
     result = data.get("result") if isinstance(data, dict) else None
     if not isinstance(result, dict) or result.get("content") != _OUTPUT_MARK:
@@ -854,11 +989,14 @@ class SessionReader:
             if kind == _TOOL_TYPE:
                 event = tool_event_by_ends(buf, start, stop)
             if event is None:
-                try:
-                    event = _decode_line(buf[start:stop])
-                except ValueError:
-                    self.bad_lines += 1
-                    return None
+                line = buf[start:stop]
+                event = fast_event(line, kind) if kind in _TYPED_DECODERS else None
+                if event is None:
+                    try:
+                        event = _decode_line(line)
+                    except ValueError:
+                        self.bad_lines += 1
+                        return None
                 if defer_replies and _is_reply(event):
                     # What parse_event does with it, but for making its text: no string of a
                     # line decoded whole is a RawClip, so making it later raises nothing (a
