@@ -13,7 +13,6 @@ anyway; the name makes it certain even for a project under the temp folder).
 
 from __future__ import annotations
 
-import json
 import os
 import stat
 from pathlib import Path
@@ -24,6 +23,7 @@ from msgspec import Struct
 from omp.errors import OmpError
 from omp.paths import ProjectPaths, check_session_id, copilot_home as default_copilot_home
 from omp.sessions.events import is_regular_file, line_type, open_regular
+from omp.sessions.lines import json_loads
 
 REVIEWER_DIR_PREFIX = "omp-review-"
 LOCKS_DIR_NAME = ".session-operation-locks"
@@ -62,7 +62,7 @@ def read_session_start(events: Path) -> dict[str, Any] | None:
             if line_type(line) != b"session.start":
                 continue
             try:
-                event = json.loads(line)
+                event = json_loads(line)
             except ValueError:
                 return None
             data = event.get("data") if isinstance(event, dict) else None

@@ -202,7 +202,7 @@ def _request_parts(request: dict[str, Any]) -> tuple[Any, ...]:
         arguments = _as_text(arguments)
     if isinstance(arguments, str):  # some producers keep arguments as a JSON string
         try:
-            arguments = json.loads(arguments)
+            arguments = lines.json_loads(arguments)
         except ValueError:
             arguments = {"command": arguments}
     arguments = arguments if isinstance(arguments, dict) else {}
@@ -602,7 +602,7 @@ def _decode_line(line: bytes | bytearray) -> Any:
     try:
         return loads(line)
     except ValueError:
-        return json.loads(line.strip())
+        return lines.json_loads(line.strip())
 
 
 _decode_text = json.JSONDecoder().decode  # what json.loads runs on the text (default options)
@@ -613,9 +613,12 @@ def loads(line: bytes | bytearray) -> Any:
     Copilot writes), json.detect_encoding says UTF-8, always (a UTF-16 or UTF-32 text, or a
     byte-order mark, starts otherwise): the text is decoded as json.loads decodes it, without
     the look."""
-    if len(line) > 1 and line[0] == 0x7B and line[1]:
+    if not (len(line) > 1 and line[0] == 0x7B and line[1]):
+        return lines.json_loads(line)
+    try:
         return _decode_text(line.decode("utf-8", "surrogatepass"))
-    return json.loads(line)
+    except RecursionError as exc:  # as lines.json_loads refuses it
+        raise ValueError("JSON nested too deep to decode") from exc
 
 
 _NOT_SPACE = re.compile(r"\S")
@@ -1043,7 +1046,7 @@ class SessionReader:
 
     def _remember_context(self, line: bytes | bytearray) -> None:
         try:
-            event = json.loads(line)
+            event = lines.json_loads(line)
         except ValueError:
             return
         data = event.get("data") if isinstance(event, dict) else None

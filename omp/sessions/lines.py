@@ -520,7 +520,17 @@ class Skeleton:
         skeleton = self.skeleton()
         if skeleton is None:
             raise ValueError("unreadable over-long line")
-        return restore(json.loads(skeleton), self.clips)
+        return restore(json_loads(skeleton), self.clips)
+
+
+def json_loads(text: str | bytes | bytearray) -> Any:
+    """`json.loads(text)`, a value nested deeper than the decoder recurses refused as any text
+    that is not JSON is (ValueError): such a line of a corrupt or hostile session is a bad line,
+    not a review that fails."""
+    try:
+        return json.loads(text)
+    except RecursionError as exc:
+        raise ValueError("JSON nested too deep to decode") from exc
 
 
 def restore(value: Any, clips: dict[str, RawClip]) -> Any:
