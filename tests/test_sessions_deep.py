@@ -62,7 +62,7 @@ def test_a_tool_request_whose_json_string_arguments_nest_too_deep_is_read_as_a_c
     path = tmp_path / "events.jsonl"
     path.write_text(json.dumps(line) + "\n", encoding="utf-8")
     reader = SessionReader(path)
-    (texts,) = [[message.text for _, message in reader.iter_streamed()]]
+    texts = [message.text for _, message in reader.iter_streamed()]
     assert reader.bad_lines == 0 and len(texts) == 1 and texts[0].startswith("Listing.")
 
 
