@@ -60,7 +60,7 @@ import re
 import stat
 import sys
 from pathlib import Path
-from typing import IO, Any, Callable, Iterator, Literal
+from typing import IO, Any, Callable, Generic, Iterator, Literal, TypeVar
 
 import msgspec
 from msgspec import Struct
@@ -519,23 +519,21 @@ def _excerpt_clip(raw: RawMessage, clip: Clip, clean: Callable[[str], str] | Non
 # `dict.get` gives it.
 
 
+_Data = TypeVar("_Data")
+
+
+class _Event(Struct, Generic[_Data]):
+    type: str
+    data: _Data
+
+
 class _UserData(Struct):
     content: Any = None
-
-
-class _UserEvent(Struct):
-    type: str
-    data: _UserData
 
 
 class _ReplyData(Struct):
     content: Any = None
     toolRequests: Any = None
-
-
-class _ReplyEvent(Struct):
-    type: str
-    data: _ReplyData
 
 
 class _ToolData(Struct):
@@ -546,15 +544,10 @@ class _ToolData(Struct):
     error: Any = None
 
 
-class _ToolEvent(Struct):
-    type: str
-    data: _ToolData
-
-
 _TYPED_DECODERS: dict[bytes, Callable[[bytes | bytearray], Any]] = {
-    b"user.message": msgspec.json.Decoder(_UserEvent).decode,
-    b"assistant.message": msgspec.json.Decoder(_ReplyEvent).decode,
-    _TOOL_TYPE: msgspec.json.Decoder(_ToolEvent).decode,
+    b"user.message": msgspec.json.Decoder(_Event[_UserData]).decode,
+    b"assistant.message": msgspec.json.Decoder(_Event[_ReplyData]).decode,
+    _TOOL_TYPE: msgspec.json.Decoder(_Event[_ToolData]).decode,
 }
 _decode_any: Callable[[bytes | bytearray], Any] = msgspec.json.Decoder().decode
 # The most digits `int()` takes (`sys.set_int_max_str_digits`, Python ≥ 3.10.7; 0: no limit).
