@@ -15,9 +15,10 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from omp.lazyre import lazy
 
 from msgspec import Struct, field
+
+from omp.lazyre import lazy
 
 SIMILARITY_THRESHOLD = 0.85
 _NON_WORD_RE = lazy(r"[\W_]+", re.UNICODE)

@@ -22,9 +22,10 @@ readers over generated values); anything else, a hand edit above all, goes to Py
 from __future__ import annotations
 
 import json
-from omp.lazyre import lazy
 from pathlib import Path
 from typing import Any
+
+from omp.lazyre import lazy
 
 
 FENCE = "---"

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+
 from omp.lazyre import lazy
 
 # Line separators Python's splitlines() knows, so no exotic separator survives as a line break.
