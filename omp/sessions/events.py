@@ -598,20 +598,14 @@ def _decode_line(line: bytes | bytearray) -> Any:
         return lines.json_loads(line.strip())
 
 
-_decode_text = json.JSONDecoder().decode  # what json.loads runs on the text (default options)
-
-
 def loads(line: bytes | bytearray) -> Any:
-    """`json.loads(line)`. Of a line that starts with "{" and a byte that is not NUL (every line
-    Copilot writes), json.detect_encoding says UTF-8, always (a UTF-16 or UTF-32 text, or a
+    """`lines.json_loads(line)`. Of a line that starts with "{" and a byte that is not NUL (every
+    line Copilot writes), json.detect_encoding says UTF-8, always (a UTF-16 or UTF-32 text, or a
     byte-order mark, starts otherwise): the text is decoded as json.loads decodes it, without
     the look."""
-    if not (len(line) > 1 and line[0] == 0x7B and line[1]):
-        return lines.json_loads(line)
-    try:
-        return _decode_text(line.decode("utf-8", "surrogatepass"))
-    except RecursionError as exc:  # as lines.json_loads refuses it
-        raise ValueError("JSON nested too deep to decode") from exc
+    if len(line) > 1 and line[0] == 0x7B and line[1]:
+        return lines.json_loads(line.decode("utf-8", "surrogatepass"))
+    return lines.json_loads(line)
 
 
 _NOT_SPACE = re.compile(r"\S")
