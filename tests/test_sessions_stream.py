@@ -418,3 +418,29 @@ def test_a_huge_reply_keeps_its_ends_and_its_tool_requests(tmp_path: Path, small
     assert text.startswith("REPLY-HEAD") and "characters omitted" in text
     assert text.endswith("REPLY-TAIL\n[tool request] bash: list files | make check")
     assert messages[2][2].startswith("(tool output: bash; 2 chars)")  # the name from the request
+
+
+def test_a_huge_paste_is_decoded_only_as_far_as_anyone_reads_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Of a paste read by its ends, each end is decoded as far as the explicit pass reads
+    (SCAN_CHARS) and no further: what the pass and the packet see is what decoding all the
+    skeleton kept gave, multi-byte characters and escapes included."""
+    from omp.intents import SCAN_CHARS, _bounded
+    from omp.sessions.events import EXCERPT_MARGIN_CHARS
+
+    assert packet_module.CLIP_BODY_CHARS + EXCERPT_MARGIN_CHARS <= SCAN_CHARS  # the packet reads less
+    monkeypatch.setattr(lines, "MAX_HELD_BYTES", 1024 * 1024)  # the windows keep their real size
+    body = "".join(f"{i:06d} déjà vu 中文 \"quoted\" \\ tab\t line\n" for i in range(60_000))
+    paste = "Remember that the staging database is read-only.\n" + body + "From now on, run the migrations first."
+    path = tmp_path / "events.jsonl"
+    path.write_text(compact([user("hello"), assistant("hi"), user(paste), assistant("ok")]), encoding="utf-8")
+
+    def seen() -> tuple[str, list[str], str]:
+        text = [m for m in SessionReader(path).iter_messages() if m.origin == "user"][1].text
+        proposals = [p.text for p in scan(SessionReader(path).iter_messages()).proposals]
+        packed = build_packet(path, 200_000, counter=ESTIMATE).text
+        return _bounded(text), proposals, re.sub(r"about [\d,]+ characters", "about N characters", packed)
+
+    decoded_so_far = seen()
+    monkeypatch.setattr(events, "_TEXT_CLIP_BYTES", lines.CLIP_WINDOW_BYTES)  # all that was kept
+    assert decoded_so_far == seen()
+    assert len(decoded_so_far[0]) < 2 * SCAN_CHARS + 1 and len(decoded_so_far[1]) == 2

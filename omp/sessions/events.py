@@ -66,6 +66,7 @@ import msgspec
 from msgspec import Struct
 
 from omp.errors import OmpError
+from omp.intents import SCAN_CHARS
 from omp.safety.secrets import may_hold_key_block, redact
 from omp.sessions import lines
 from omp.sessions.lines import (
@@ -220,7 +221,7 @@ def _text_content(content: Any) -> str | Clip:
     if isinstance(content, (str, Clip)):
         return content
     if isinstance(content, RawClip):
-        return open_clip(content)
+        return _open_text_clip(content)
     if isinstance(content, list):
         texts = []
         for part in content:
@@ -234,8 +235,20 @@ def _text_content(content: Any) -> str | Clip:
 
 def _as_text(value: str | RawClip | Clip) -> str:
     if isinstance(value, RawClip):
-        value = open_clip(value)
+        value = _open_text_clip(value)
     return value.marked() if isinstance(value, Clip) else value
+
+
+# Of a message read by its ends (a paste in an over-long line), each end is decoded as far as
+# anyone reads it: the explicit pass reads a huge message's first and last SCAN_CHARS
+# characters, the packet shows less (tests/test_sessions_stream.py holds it to that). Decoding
+# all the skeleton kept of each end (CLIP_WINDOW_BYTES, three times as much for ASCII) made a
+# 60 MB paste cost a review megabytes more than a small session.
+_TEXT_CLIP_BYTES = SCAN_CHARS + 4 * 1024
+
+
+def _open_text_clip(raw: RawClip) -> str | Clip:
+    return open_clip(raw, _TEXT_CLIP_BYTES, _TEXT_CLIP_BYTES, SCAN_CHARS, SCAN_CHARS)
 
 
 def _blank(text: str | Clip) -> bool:

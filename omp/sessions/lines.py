@@ -48,6 +48,9 @@ _scanstring: Callable[[str, int, bool], tuple[str, int]] = json.decoder.scanstri
 _decode_json_string: Callable[[bytes], str] = msgspec.json.Decoder(str).decode
 
 BLOCK_BYTES = 1024 * 1024  # read at a time
+# An over-long line is streamed in smaller pieces: two of them are alive while the next is read
+# (the one being fed and the new one), and a megabyte each was most of what a 60 MB paste cost.
+STREAM_BYTES = 256 * 1024
 MAX_HELD_BYTES = 8 * 1024 * 1024  # a longer line is never held (nor decoded) whole
 CLIP_WINDOW_BYTES = 384 * 1024  # of a string in an over-long line: this much of each end is kept
 KEEP_WHOLE_BYTES = 64 * 1024  # a string in an over-long line up to this size stays in its skeleton
@@ -325,11 +328,11 @@ class LineSource:
 
     def stream_line(self, offset: int, length: int) -> Iterator[bytes]:
         """The line at `offset` block by block, for one too long to hold."""
-        yield from stream_range(self.handle, offset, length, self.block)
+        yield from stream_range(self.handle, offset, length, min(self.block, STREAM_BYTES))
 
 
 def stream_range(handle: IO[bytes], offset: int, length: int, block: int | None = None) -> Iterator[bytes]:
-    block = block or BLOCK_BYTES
+    block = block or STREAM_BYTES
     handle.seek(offset)
     left = length
     while left > 0:
@@ -395,16 +398,17 @@ def open_clip(raw: RawClip, head_bytes: int = 0, tail_bytes: int = 0, min_head: 
 
 
 class _OpenString:
-    """A string being read across blocks: its first `window` bytes and its last ones (views of
-    the blocks they came from, but for a block it fills: of that one only its last `window`
-    bytes are kept, a copy, so no more than a window and a block's end stay alive)."""
+    """A string being read across blocks: its first `window` bytes and its last ones, both
+    copies of at most a window's bytes of each block: no block a string was read from stays
+    alive for it (a view of a block's last bytes held the whole block, so a 60 MB paste read
+    in 1 MiB blocks kept two or three of them until it closed)."""
 
     __slots__ = ("head", "tail", "tail_size", "size", "carry", "window")
 
     def __init__(self, window: int) -> None:
         self.window = window
         self.head = bytearray()
-        self.tail: list[memoryview] = []
+        self.tail: list[bytes] = []
         self.tail_size = 0
         self.size = 0
         self.carry = 0
@@ -417,10 +421,10 @@ class _OpenString:
         if room > 0:
             self.head += buf[start : min(stop, start + room)]
         if stop - start >= self.window:
-            self.tail = [memoryview(bytes(buf[stop - self.window : stop]))]
+            self.tail = [bytes(buf[stop - self.window : stop])]
             self.tail_size = self.window
             return
-        self.tail.append(memoryview(buf)[start:stop])
+        self.tail.append(bytes(buf[start:stop]))
         self.tail_size += stop - start
         while len(self.tail) > 1 and self.tail_size - len(self.tail[0]) >= self.window:
             self.tail_size -= len(self.tail.pop(0))
