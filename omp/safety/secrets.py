@@ -588,6 +588,36 @@ _DS_EXACT_CASE_PREFIXES = (
 # are kept as they were).
 _DS_ANY_CASE_PREFIXES = ("://", "github_pat_", "xox", "hooks.slack")
 _DS_EXACT_CASE = {prefix.lower(): prefix for prefix in _DS_EXACT_CASE_PREFIXES}
+# What must follow a prefix (in the lower-cased text) for any plugin to match there: each a
+# necessary condition read off the plugin's pattern, looser than it (case folded, lengths at
+# their minimum), never a copy of it. Without it, "en-us", "task-list" or any URL brought its line
+# to detect-secrets, whose load alone costs a review ≈ 70 ms and 7 MB (hashlib, OpenSSL,
+# logging, multiprocessing): a real Copilot session's "plugin-userPromptSubmitted" did. A prefix
+# not listed brings its line as before. tests/test_secrets_prefilter.py holds every line this
+# skips to detect-secrets finding nothing in it.
+_DS_PREFIX_FOLLOW: dict[str, LazyPattern] = {
+    **{prefix: lazy(r"[0-9a-z]{16}") for prefix in ("akia", "asia", "abia", "acca")},  # AWS: [0-9A-Z]{16}
+    "a3t": lazy(r"[0-9a-z]{17}"),
+    "accountkey": lazy(r"=[a-z0-9+/=]{88}"),  # Azure: AccountKey=[a-zA-Z0-9+/=]{88}
+    **{prefix: lazy(r"[a-z0-9_]{36}") for prefix in ("ghp_", "gho_", "ghs_", "ghu_", "ghr_")},  # GitHub
+    # GitLab: at least 20 of [A-Za-z0-9_-] (glcbt's optional "XY_" is of them too)
+    **{prefix: lazy(r"[a-z0-9_\-]{20}") for prefix in (
+        "glpat-", "gldt-", "glft-", "glsoat-", "glrt-", "glcbt-", "glimt-", "glptt-", "glagent-", "gloas-", "gr1348941")},
+    "eyj": lazy(r"[a-z0-9_=\-]+\.[a-z0-9_=\-]"),  # a JWT: eyJ…, a dot, more of it
+    "-us": lazy(r"[0-9]"),  # Mailchimp: …-us[0-9]{1,2}
+    "sk-": lazy(r"[a-z0-9_\-]*t3blbkfj"),  # OpenAI: sk-…T3BlbkFJ…
+    "pypi-": lazy(r"ageichlwas5vcmc|agendgvzddc5wexbplm9yzw"),  # pypi-AgEIcHlwaS5vcmc…, test.pypi's
+    "sg.": lazy(r"[a-z0-9_\-]{22}\."),  # SendGrid: SG.{22}.{43}
+    "sq0csp": lazy(r"-"),
+    **{prefix: lazy(r"_[0-9a-z]{24}") for prefix in ("sk_live", "rk_live", "sk_test", "rk_test")},  # Stripe
+    # Basic auth (://user:password@) and an npm registry token (//host/:_authToken=) in a URL
+    "://": lazy(r"[^\s@]*:[^\s@]*@|[^\n]*/:_authtoken="),
+    "xox": lazy(r"[abposr]-[0-9]"),  # Slack: xox[abposr]-digits-…
+    "hooks.slack": lazy(r"\.com/services/t"),
+    # A private key's lines are found by omp's PEM scan, which drops what the plugin reports
+    # (see _detect_secrets_findings): on its own such a prefix brings nothing.
+    "private key": lazy(r"(?!)"), "putty": lazy(r"(?!)"),
+}
 _DS_FORMAT_TRIGGERS = (*_DS_EXACT_CASE, *_DS_ANY_CASE_PREFIXES)  # lower-case, as the text is searched
 # The keyword plugin's words: a keyword line goes to detect-secrets only when an assignment or
 # comparison follows the keyword.
@@ -737,13 +767,30 @@ def _candidate_segments(text: str, lowered: str, hits: Iterable[tuple[int, str]]
         stop = len(text) if stop < 0 else stop
         if stop - start > _LONG_LINE:
             start, stop = _window(text, at, start, stop)
-        exact = _DS_EXACT_CASE.get(trigger)
-        if exact is not None and not text.startswith(exact, at) and \
-                bisect.bisect_left(positions, stop) - bisect.bisect_left(positions, start) < 2:
-            continue  # a prefix in the wrong case, and no other trigger in its line
+        if not _prefix_may_match(text, lowered, at, trigger) and _alone(positions, at, start, stop):
+            continue  # a prefix in the wrong case, or without what follows it in a secret
         segments.append((start, text[start:stop]))
         last_stop = stop
     return segments
+
+
+def _prefix_may_match(text: str, lowered: str, at: int, trigger: str) -> bool:
+    """Could a plugin match at this trigger? Always for a keyword; for a prefix, only in its case
+    (when its plugin minds case) and with what must follow it (`_DS_PREFIX_FOLLOW`)."""
+    exact = _DS_EXACT_CASE.get(trigger)
+    if exact is not None and not text.startswith(exact, at):
+        return False
+    follow = _DS_PREFIX_FOLLOW.get(trigger)
+    return follow is None or follow.match(lowered, at + len(trigger)) is not None
+
+
+def _alone(positions: list[int], at: int, start: int, stop: int) -> bool:
+    """No trigger in `[start, stop)` but at `at`: the line (or window) is brought by this one
+    only. (A line holding any other trigger still goes to detect-secrets: a keyword form only it
+    knows, `password "x";`, must not depend on whether a prefix beside it is a real one. Triggers
+    at the same offset, "-u" and "-us", are one piece of text.)"""
+    first, last = bisect.bisect_left(positions, start), bisect.bisect_left(positions, stop)
+    return all(position == at for position in positions[first:last])
 
 
 def _window(text: str, at: int, line_start: int, line_stop: int) -> tuple[int, int]:

@@ -1,0 +1,145 @@
+"""The prefilter in front of detect-secrets skips only lines detect-secrets finds nothing in.
+
+A line reaches detect-secrets when it holds one of its plugins' triggers; a format prefix brings
+it only in its plugin's case and with what must follow it there (`_DS_PREFIX_FOLLOW`), unless
+another trigger stands in the line. Every line that rule keeps away is shown to detect-secrets
+here anyway: it must find nothing (or only what omp drops, a private key its PEM scan owns).
+And what a user notices: a real Copilot session's text no longer loads detect-secrets (≈ 70 ms
+and 7 MB of a review), a secret of each plugin's format still does and is redacted.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import pytest
+
+from omp.safety import secrets
+from omp.safety.secrets import find_secrets, redact
+
+from helpers import python_output
+from safety_corpus import CONTROLS, SECRETS
+
+FIXTURE = Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "copilot-session-with-tool.jsonl"
+
+# One made-up secret of each format a listed prefix starts (the plugin's pattern, filled in).
+FORMATS = [
+    "AKIAQ3EGUNZ7WTXP4KLM", "ASIAQ3EGUNZ7WTXP4KLM", "A3TXQ3EGUNZ7WTXP4KLM",
+    "AccountKey=" + "Zm9vYmFyYmF6cXV4MTIzNDU2Nzg5MGFiY2RlZmdoaWprbG1ub3Bx" + "cnN0dXZ3eHl6MDEyMzQ1Njc4OTAxMjM0NTY3OA==",
+    "ghp_Qm7Tx2Kp9LwN4vR8yZ1cF5jH3gD6sA0bUeXi", "glpat-Ab3dEf6hIj9kLm2nOp5q", "gldt-Ab3dEf6hIj9kLm2nOp5q",
+    "glcbt-3f_Lk7jHg4fDs1aQw8eRt5yU", "GR1348941Po8iUy5tRe2wQa9sDf6g",
+    "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
+    "0123456789abcdef0123456789abcdef-us12",
+    "sk-proj-Ab3dEf6hIj9kLm2nOp5qT3BlbkFJAb3dEf6hIj9kLm2nOp5q",
+    "pypi-AgEIcHlwaS5vcmc" + "Ab3dEf6hIj9kLm2nOp5q" * 4,
+    "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",
+    "sq0csp-" + "Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4zAb7cDe0fGh3",
+    "sk_live_" + "Ab3dEf6hIj9kLm2nOp5qRs8t", "rk_live_" + "Ab3dEf6hIj9kLm2nOp5qRs8t",
+    "https://deploy:Hq3JvWx8PLm2nRt5@git.example.com/repo.git",
+    "https://registry.npmjs.org/:_authToken=npm_Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4zAb7c",
+    "xoxb-123456789012-123456789012-Ab3dEf6hIj9kLm2nOp5qRs8t",
+    "https://hooks.slack.com/services/T00000000/B00000000/XXXXXXXXXXXXXXXXXXXXXXXX",
+]
+
+# Lines a session is full of that hold a prefix and are not secrets.
+BENIGN = [
+    "Accept-Language: en-us", "CTX-MARKER-plugin-userPromptSubmitted", "git push --set-upstream origin main",
+    "the task-list and the disk-usage report", "see https://docs.github.com/en/copilot and http://localhost:8080/a",
+    "ssh://git@github.com/org/repo.git", "file:///home/me/x.py", "eyJ is how a JWT starts", "ghp_ is a token prefix",
+    "akia.png", "sg.send(msg)", "Private key material lives in the vault", "PuTTY is a client", "xoxo, the team",
+    "pypi-publish step", "sk-learn is scikit-learn", "sk_live is the prefix of a live key", "curl -u me https://x.io",
+    "the hooks.slack integration", "glpat-short", "a3tk", "mysql -u root -p", "http://a:b c@d",
+]
+
+
+def _mutations(text: str, rng: random.Random) -> list[str]:
+    """Near misses of a secret: cut short, a character changed, the case flipped, split by a space."""
+    out = [text[: len(text) * 2 // 3], text.swapcase(), text.lower(), text.upper()]
+    for _ in range(6):
+        at = rng.randrange(len(text))
+        out.append(text[:at] + rng.choice(" -_.:@/=Z9") + text[at + 1:])
+        out.append(text[:at] + " " + text[at:])
+    return out
+
+
+def _texts() -> list[str]:
+    rng = random.Random(5)
+    texts = [case.text for case in SECRETS] + [text for _, text in CONTROLS] + BENIGN + FORMATS
+    for secret in FORMATS + [case.text for case in SECRETS]:
+        texts += _mutations(secret, rng)
+    texts += [f"{rng.choice(BENIGN)} {rng.choice(FORMATS)}" for _ in range(40)]
+    texts += [f"{rng.choice(FORMATS)}\n{rng.choice(BENIGN)}" for _ in range(40)]
+    return texts + _fixture_strings()
+
+
+def _fixture_strings() -> list[str]:
+    found: list[str] = []
+
+    def walk(value: object) -> None:
+        if isinstance(value, str):
+            found.append(value)
+        elif isinstance(value, dict):
+            for item in value.values():
+                walk(item)
+        elif isinstance(value, list):
+            for item in value:
+                walk(item)
+
+    for line in FIXTURE.read_text(encoding="utf-8").splitlines():
+        walk(json.loads(line))
+    return found
+
+
+def _segments(text: str, prefilter: bool, monkeypatch: pytest.MonkeyPatch) -> set[tuple[int, str]]:
+    lowered = secrets._lowered(text)
+    with monkeypatch.context() as patch:
+        if not prefilter:
+            patch.setattr(secrets, "_prefix_may_match", lambda *_: True)
+        return set(secrets._candidate_segments(text, lowered, secrets._trigger_hits(lowered)))
+
+
+def test_every_line_the_prefilter_skips_holds_nothing_detect_secrets_finds(monkeypatch: pytest.MonkeyPatch) -> None:
+    scan = secrets._detect_secrets_scanner()
+    assert scan is not None
+    skipped: list[str] = []
+    for text in _texts():
+        kept, every = _segments(text, True, monkeypatch), _segments(text, False, monkeypatch)
+        assert kept <= every, text
+        skipped += [segment for _, segment in every - kept]
+    found = {segment: hits for segment, hits in zip(skipped, scan(skipped))
+             if [kind for kind, _ in hits if kind != "Private Key"]}
+    assert found == {}
+    assert len(skipped) > 60  # the rule is exercised: many lines never reach detect-secrets
+
+
+def test_findings_are_the_same_with_and_without_the_prefilter(monkeypatch: pytest.MonkeyPatch) -> None:
+    texts = _texts()
+    with_prefilter = [find_secrets(text) for text in texts]
+    monkeypatch.setattr(secrets, "_prefix_may_match", lambda *_: True)
+    assert [find_secrets(text) for text in texts] == with_prefilter
+
+
+@pytest.mark.parametrize("secret", FORMATS)
+def test_a_secret_of_each_format_is_still_redacted(secret: str) -> None:
+    redacted, counts = redact(f"config: {secret} (from the logs)")
+    assert sum(counts.values()) >= 1
+    core = secret.split("=", 1)[-1].split("_", 1)[-1][4:24]
+    assert core not in redacted
+
+
+def test_a_real_copilot_session_does_not_load_detect_secrets() -> None:
+    """What omp redacts of a real session (every string of the fixture) holds no secret: its
+    review pays neither detect-secrets' load nor its memory. A line with a secret of a format
+    only detect-secrets knows still loads it."""
+    program = ("import json, sys\n"
+               "from omp.safety.secrets import redact\n"
+               "def walk(v):\n"
+               "    if isinstance(v, str): redact(v)\n"
+               "    elif isinstance(v, dict): [walk(x) for x in v.values()]\n"
+               "    elif isinstance(v, list): [walk(x) for x in v]\n"
+               f"for line in open({str(FIXTURE)!r}, encoding='utf-8'): walk(json.loads(line))\n"
+               "print('detect_secrets' in sys.modules)\n"
+               "print(redact('mailchimp 0123456789abcdef0123456789abcdef-us12')[0], 'detect_secrets' in sys.modules)\n")
+    assert python_output(program).splitlines() == ["False", "mailchimp [REDACTED:mailchimp-key] True"]
