@@ -129,12 +129,23 @@ def test_a_secret_of_each_format_is_still_redacted(secret: str) -> None:
     assert core not in redacted
 
 
+# Tool output of every day: each of these loaded detect-secrets before (a keyword or a prefix).
+EVERYDAY = [
+    '{\n  "name": "web",\n  "keywords": ["cli", "memory"],\n  "repository": {"url": "https://github.com/acme/web.git"}\n}',
+    "steps:\n  - uses: actions/checkout@v4\n    with:\n      key: ${{ runner.os }}-pip\n",
+    "===== 12 passed, 1 skipped in 3.21s =====\nbypass: false",
+    "remote:   https://github.com/acme/web/pull/new/fix-1\nTo github.com:acme/web.git",
+    "Accept-Language: en-US,en;q=0.9\nContent-Type: application/json",
+]
+
+
 def test_a_real_copilot_session_does_not_load_detect_secrets() -> None:
-    """What omp redacts of a real session (every string of the fixture) holds no secret: its
-    review pays neither detect-secrets' load nor its memory. A line with a secret of a format
-    only detect-secrets knows still loads it."""
+    """What omp redacts of a real session (every string of the fixture) and of everyday tool
+    output holds no secret: its review pays neither detect-secrets' load nor its memory. A line
+    with a secret of a format only detect-secrets knows still loads it."""
     program = ("import json, sys\n"
                "from omp.safety.secrets import redact\n"
+               f"for text in {EVERYDAY!r}: redact(text)\n"
                "def walk(v):\n"
                "    if isinstance(v, str): redact(v)\n"
                "    elif isinstance(v, dict): [walk(x) for x in v.values()]\n"
@@ -143,3 +154,44 @@ def test_a_real_copilot_session_does_not_load_detect_secrets() -> None:
                "print('detect_secrets' in sys.modules)\n"
                "print(redact('mailchimp 0123456789abcdef0123456789abcdef-us12')[0], 'detect_secrets' in sys.modules)\n")
     assert python_output(program).splitlines() == ["False", "mailchimp [REDACTED:mailchimp-key] True"]
+
+
+# Lines a keyword brings or does not: the plugin knows its denylist's words, not "key" or "pass".
+KEYWORD_LINES = [
+    '"key": "value"', "keywords: [a, b]", "monkey = 1", "passes: 3", "bypass: true", "hotkey=ctrl+k",
+    '{"key": "7f3a9c2e81d04b6f", "passport": "X1234567"}', "keyboard_layout: us", "key_id = 12",
+    '"api_key": "Xy7Qm2Kp9LwN4vR8yZ1c"', "db_pass = 'hunter2hunter'", "KEY_PASS: abc123456def",
+    "clientkey := Zq8Wv3Lm5Np2Rt7Yb4Kc", "PASSWORD=correct-horse-battery", "my_private_key: Mn7bVc0xZl3kJh6gFd9s",
+    "contraseña: Hq3JvWx8PLm2nRt5", "CONTRASENA = 'Hq3JvWx8PLm2nRt5'", "secret: Tp0Wa5Ns2OzQ7yU1bC4f",
+    "apikey != 'Uq1Xb6Ot3PaR8zV2cD5g'", "the pwd: /home/me", "database_key <- 'Rn8Uy3Lq0MxO5wS9zA2d'",
+]
+_OLD_KEYWORDS = ("pass", "pwd", "secret", "key", "contrase")  # what brought a line before
+
+
+def test_detect_secrets_finds_nothing_in_a_line_a_keyword_no_longer_brings() -> None:
+    """Every line is shown to detect-secrets (the oracle): each one it finds a secret in and an
+    assignment or comparison follows a keyword in (what a keyword always had to have) still
+    reaches it."""
+    scan = secrets._detect_secrets_scanner()
+    assert scan is not None
+    lines = sorted({line for text in _texts() + KEYWORD_LINES for line in text.split("\n") if 0 < len(line) < 2000})
+    missed = []
+    for line, hits in zip(lines, scan(lines)):
+        if not [kind for kind, _ in hits if kind != "Private Key"]:
+            continue
+        lowered = secrets._lowered(line)
+        sent = secrets._candidate_segments(line, lowered, secrets._trigger_hits(lowered))
+        keyword_form = any(secrets._DS_KEYWORD_FOLLOW_RE.match(lowered, at + len(word))
+                           for word in _OLD_KEYWORDS for at in range(len(lowered)) if lowered.startswith(word, at))
+        if keyword_form and not sent:
+            missed.append(line)
+    assert missed == []
+
+
+def test_a_keyword_alone_brings_no_line_and_a_denylist_word_does() -> None:
+    def sent(line: str) -> bool:
+        lowered = secrets._lowered(line)
+        return bool(secrets._candidate_segments(line, lowered, secrets._trigger_hits(lowered)))
+
+    assert [line for line in KEYWORD_LINES[:9] if sent(line)] == []
+    assert [line for line in KEYWORD_LINES[9:] if not sent(line)] == []

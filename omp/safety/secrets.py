@@ -619,9 +619,17 @@ _DS_PREFIX_FOLLOW: dict[str, LazyPattern] = {
     "private key": lazy(r"(?!)"), "putty": lazy(r"(?!)"),
 }
 _DS_FORMAT_TRIGGERS = (*_DS_EXACT_CASE, *_DS_ANY_CASE_PREFIXES)  # lower-case, as the text is searched
-# The keyword plugin's words: a keyword line goes to detect-secrets only when an assignment or
-# comparison follows the keyword.
-_DS_KEYWORD_TRIGGERS = ("pass", "pwd", "secret", "key", "contrase")
+# The keyword plugin's words, its denylist spelled out (`api_?key` as "api_key" and "apikey"): it
+# matches only where one of them stands, so a line goes to detect-secrets for a keyword only when
+# it holds one, and an assignment or comparison follows it. ("key" or "pass" alone, in a JSON
+# line's "key": or "passes:", brought a line and loaded detect-secrets for nothing: the plugin
+# knows neither word on its own.)
+_DS_KEYWORD_TRIGGERS = tuple(
+    spelled for word in (
+        "api_?key", "auth_?key", "service_?key", "account_?key", "db_?key", "database_?key", "priv_?key",
+        "private_?key", "client_?key", "db_?pass", "database_?pass", "key_?pass", "password", "passwd", "pwd",
+        "secret", "contrase")  # contraseña and contrasena (an ASCII-lowered "CONTRASEÑA" keeps its Ñ)
+    for spelled in dict.fromkeys((word.replace("_?", "_"), word.replace("_?", ""))))
 # The AWS plugin's second form: a 40-character secret in quotes shortly after "aws" and a
 # credential word (`aws_key "wJalr…"`), which has no `=` or `:` for the keyword rule to see.
 _DS_AWS_TRIGGER = "aws"
@@ -775,8 +783,11 @@ def _candidate_segments(text: str, lowered: str, hits: Iterable[tuple[int, str]]
 
 
 def _prefix_may_match(text: str, lowered: str, at: int, trigger: str) -> bool:
-    """Could a plugin match at this trigger? Always for a keyword; for a prefix, only in its case
-    (when its plugin minds case) and with what must follow it (`_DS_PREFIX_FOLLOW`)."""
+    """Could a plugin match at this trigger? For a keyword, yes (its own rule, `_DS_FOLLOW`, is
+    checked first; "accountkey" is a keyword and Azure's prefix both); for a prefix, only in its
+    case (when its plugin minds case) and with what must follow it (`_DS_PREFIX_FOLLOW`)."""
+    if trigger in _DS_FOLLOW:
+        return True
     exact = _DS_EXACT_CASE.get(trigger)
     if exact is not None and not text.startswith(exact, at):
         return False
