@@ -88,6 +88,9 @@ SECRETS: tuple[SecretCase, ...] = (
     _case("gitlab runner token glrt-", "runner registered: glrt-Mn7bVc0xZl3kJh6gFd9s", "Mn7bVc0xZl3kJh6gFd9s"),
     _case("aws secret in quotes after aws_key", 'aws_key "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"',
           "wJalrXUtnFEMI/K7MDENG"),
+    # detect-secrets' keyword forms with no `=` or `:` after the word, alone in their line
+    _case("a secret compared before the keyword", 'if ("Cm4-heron-Vale" == db_password) {', "Cm4-heron-Vale"),
+    _case("keyword, quotes and a semicolon", 'private_key "Sq6-otter-Reef";', "Sq6-otter-Reef"),
 )
 
 # Text that looks near a secret but is not one: it must reach the reviewer untouched.

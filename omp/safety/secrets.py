@@ -632,11 +632,17 @@ _DS_KEYWORD_TRIGGERS = tuple(
     for spelled in dict.fromkeys((word.replace("_?", "_"), word.replace("_?", ""))))
 # The AWS plugin's second form: a 40-character secret in quotes shortly after "aws" and a
 # credential word (`aws_key "wJalr…"`), which has no `=` or `:` for the keyword rule to see.
+_DS_KEYWORDS = frozenset(_DS_KEYWORD_TRIGGERS)
 _DS_AWS_TRIGGER = "aws"
 _DS_TRIGGERS = frozenset(_DS_FORMAT_TRIGGERS + _DS_KEYWORD_TRIGGERS + (_DS_AWS_TRIGGER,))
 _OWN_TRIGGERS = _own_triggers()
 _ALL_TRIGGERS = tuple(sorted(_DS_TRIGGERS | set(_OWN_TRIGGERS)))
-_DS_KEYWORD_FOLLOW_RE = lazy(r"[^\s=:]{0,40}\s*(?:=|:|!=|<-)")
+# The keyword plugin's forms (those it uses on a line of no known file type), each by what must
+# follow the word: an assignment or comparison (`password = x`, `password: x`, `password != "x"`,
+# `password <- "x"`), or quotes and a semicolon (`private_key "x";`); or, before the word, a
+# comparison (`"x" == my_password`: `_DS_KEYWORD_PRECEDE_RE`).
+_DS_KEYWORD_FOLLOW_RE = lazy(r"[^\s=:]{0,40}\s*(?:=|:|!=|<-)|\S{0,100}?\s*['\"`][^\n]*;")
+_DS_KEYWORD_PRECEDE_RE = lazy(r"[!=]{2,3}\s*\w*\Z")
 _DS_AWS_FOLLOW_RE = lazy(r"[^\n]{0,45}?['\"][0-9a-zA-Z/+]{40}['\"]")
 # What must follow a trigger for its line to be worth detect-secrets' time.
 _DS_FOLLOW = {**{trigger: _DS_KEYWORD_FOLLOW_RE for trigger in _DS_KEYWORD_TRIGGERS},
@@ -761,14 +767,16 @@ def detect_secrets_available() -> bool:
 def _candidate_segments(text: str, lowered: str, hits: Iterable[tuple[int, str]]) -> list[tuple[int, str]]:
     """(offset, segment) pieces of `text` worth showing detect-secrets, in order."""
     hits = sorted(hits)
-    positions = [at for at, _ in hits]  # every trigger's, ours included
+    # Where a keyword (or "aws") stands: the one plugin with forms its rule cannot see (see _alone).
+    positions = [at for at, trigger in hits if trigger in _DS_FOLLOW]
     segments: list[tuple[int, str]] = []
     last_stop = -1
     for at, trigger in (hit for hit in hits if hit[1] in _DS_TRIGGERS):
         if at < last_stop:
             continue  # this line (or window) is already taken
         follow = _DS_FOLLOW.get(trigger)
-        if follow is not None and not follow.match(lowered, at + len(trigger)):
+        if follow is not None and not follow.match(lowered, at + len(trigger)) and not (
+                trigger in _DS_KEYWORDS and _DS_KEYWORD_PRECEDE_RE.search(lowered, max(0, at - 64), at)):
             continue
         start = text.rfind("\n", 0, at) + 1
         stop = text.find("\n", at)
@@ -796,10 +804,11 @@ def _prefix_may_match(text: str, lowered: str, at: int, trigger: str) -> bool:
 
 
 def _alone(positions: list[int], at: int, start: int, stop: int) -> bool:
-    """No trigger in `[start, stop)` but at `at`: the line (or window) is brought by this one
-    only. (A line holding any other trigger still goes to detect-secrets: a keyword form only it
-    knows, `password "x";`, must not depend on whether a prefix beside it is a real one. Triggers
-    at the same offset, "-u" and "-us", are one piece of text.)"""
+    """No keyword in `[start, stop)` but at `at`. A prefix that cannot match brings its line
+    only when a keyword stands in it too: a keyword form only detect-secrets knows, which the
+    keyword rule (`=`, `:` after it) does not pass, `password "x";`, must not depend on whether a
+    prefix beside it is a real one. Another prefix that cannot match brings nothing either; one
+    that can brings its line itself. ("accountkey" is a keyword and a prefix, at one offset.)"""
     first, last = bisect.bisect_left(positions, start), bisect.bisect_left(positions, stop)
     return all(position == at for position in positions[first:last])
 
