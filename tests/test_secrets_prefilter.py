@@ -4,8 +4,9 @@ A line reaches detect-secrets when it holds one of its plugins' triggers; a form
 it only in its plugin's case and with what must follow it there (`_DS_PREFIX_FOLLOW`), unless
 another trigger stands in the line. Every line that rule keeps away is shown to detect-secrets
 here anyway: it must find nothing (or only what omp drops, a private key its PEM scan owns).
-And what a user notices: a real Copilot session's text no longer loads detect-secrets (≈ 70 ms
-and 7 MB of a review), a secret of each plugin's format still does and is redacted.
+And what a user notices: a real Copilot session's text and everyday tool output no longer load
+detect-secrets (≈ 70 ms and 7 MB of a review), a secret of each plugin's format still does and
+is redacted.
 """
 
 from __future__ import annotations
@@ -140,9 +141,9 @@ EVERYDAY = [
 
 
 def test_a_real_copilot_session_does_not_load_detect_secrets() -> None:
-    """What omp redacts of a real session (every string of the fixture) and of everyday tool
-    output holds no secret: its review pays neither detect-secrets' load nor its memory. A line
-    with a secret of a format only detect-secrets knows still loads it."""
+    """Every string of a real session file (its hook payloads too) and everyday tool output
+    hold no secret: redacting them pays neither detect-secrets' load nor its memory. A line with
+    a secret of a format only detect-secrets knows still loads it."""
     program = ("import json, sys\n"
                "from omp.safety.secrets import redact\n"
                f"for text in {EVERYDAY!r}: redact(text)\n"

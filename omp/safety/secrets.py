@@ -592,7 +592,7 @@ _DS_EXACT_CASE = {prefix.lower(): prefix for prefix in _DS_EXACT_CASE_PREFIXES}
 # necessary condition read off the plugin's pattern, looser than it (case folded, lengths at
 # their minimum), never a copy of it. Without it, "en-us", "task-list" or any URL brought its line
 # to detect-secrets, whose load alone costs a review ≈ 70 ms and 7 MB (hashlib, OpenSSL,
-# logging, multiprocessing): a real Copilot session's "plugin-userPromptSubmitted" did. A prefix
+# logging, multiprocessing): a hook payload's "plugin-userPromptSubmitted" did. A prefix
 # not listed brings its line as before. tests/test_secrets_prefilter.py holds every line this
 # skips to detect-secrets finding nothing in it.
 _DS_PREFIX_FOLLOW: dict[str, LazyPattern] = {
