@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import random
-from pathlib import Path
 
 import pytest
 
@@ -22,8 +21,8 @@ from omp.safety.secrets import find_secrets, redact
 
 from helpers import python_output
 from safety_corpus import CONTROLS, SECRETS
+from sessions_support import FIXTURE
 
-FIXTURE = Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "copilot-session-with-tool.jsonl"
 
 # One made-up secret of each format a listed prefix starts (the plugin's pattern, filled in).
 FORMATS = [
