@@ -204,3 +204,17 @@ def test_a_keyword_alone_brings_no_line_and_a_denylist_word_does() -> None:
 
     assert [line for line in KEYWORD_LINES[:9] if sent(line)] == []
     assert [line for line in KEYWORD_LINES[9:] if not sent(line)] == []
+
+
+def test_the_keyword_triggers_are_the_installed_plugins_denylist() -> None:
+    """omp spells out the keyword plugin's denylist (it cannot import detect-secrets to read it:
+    the load is what the prefilter saves). A detect-secrets that knows another word fails here,
+    not silently in a review."""
+    import re
+
+    from detect_secrets.plugins.keyword import DENYLIST
+
+    spelled = {variant for word in DENYLIST for variant in (word.replace("_?", "_"), word.replace("_?", ""))}
+    assert all(re.fullmatch(r"[a-zñ_]+", word) for word in spelled)  # plain words, no other regex in them
+    folded = {"contrase" if word.startswith("contrase") else word for word in spelled}
+    assert folded == set(secrets._DS_KEYWORD_TRIGGERS)
