@@ -630,9 +630,9 @@ _DS_KEYWORD_TRIGGERS = tuple(
         "private_?key", "client_?key", "db_?pass", "database_?pass", "key_?pass", "password", "passwd", "pwd",
         "secret", "contrase")  # contraseña and contrasena (an ASCII-lowered "CONTRASEÑA" keeps its Ñ)
     for spelled in dict.fromkeys((word.replace("_?", "_"), word.replace("_?", ""))))
+_DS_KEYWORDS = frozenset(_DS_KEYWORD_TRIGGERS)
 # The AWS plugin's second form: a 40-character secret in quotes shortly after "aws" and a
 # credential word (`aws_key "wJalr…"`), which has no `=` or `:` for the keyword rule to see.
-_DS_KEYWORDS = frozenset(_DS_KEYWORD_TRIGGERS)
 _DS_AWS_TRIGGER = "aws"
 _DS_TRIGGERS = frozenset(_DS_FORMAT_TRIGGERS + _DS_KEYWORD_TRIGGERS + (_DS_AWS_TRIGGER,))
 _OWN_TRIGGERS = _own_triggers()
