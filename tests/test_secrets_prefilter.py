@@ -1,9 +1,11 @@
 """The prefilter in front of detect-secrets skips only lines detect-secrets finds nothing in.
 
-A line reaches detect-secrets when it holds one of its plugins' triggers; a format prefix brings
-it only in its plugin's case and with what must follow it there (`_DS_PREFIX_FOLLOW`), unless
-another trigger stands in the line. Every line that rule keeps away is shown to detect-secrets
-here anyway: it must find nothing (or only what omp drops, a private key its PEM scan owns).
+A line reaches detect-secrets when it holds one of its plugins' triggers: a word of the keyword
+plugin's denylist with one of its forms around it, or a format prefix in its plugin's case with
+what must follow it there (`_DS_PREFIX_FOLLOW`; a prefix that cannot match still brings a line a
+keyword stands in). Lines are shown to detect-secrets here anyway, as the oracle: every line the
+rule keeps away must hold nothing it finds (or only what omp drops, a private key its PEM scan
+owns), and every line it finds a secret in must be one the rule brings.
 And what a user notices: a real Copilot session's text and everyday tool output no longer load
 detect-secrets (≈ 70 ms and 7 MB of a review), a secret of each plugin's format still does and
 is redacted.
