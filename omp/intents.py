@@ -86,7 +86,7 @@ _PASTE_INTRO = lazy(
     re.I,
 )
 # "Here's our team policy, please remember it:" introduces the user's own list, not a paste.
-_ASKS_TO_KEEP = lazy(r"\b(?:please )?(?:remember|keep in mind|note|follow)\b|记住|覚えて|merk|recuerda|retiens|lembr", re.I)
+_ASKS_TO_KEEP = lazy(r"\b(?:please )?(?:remember|(?:keep|bear)(?: this| that| it)? in mind|note|follow)\b|记住|覚えて|merk|recuerda|retiens|lembr", re.I)
 _SEPARATOR = lazy(r"^\s*(?:-{3,}|\*{3,}|={3,}|_{3,})\s*$")
 _FILE_LABEL = lazy(r"^\s*(?:[-=]{3,}\s*)?[\w./-]+\.(?:md|txt|rst|py|js|ts|json|ya?ml|toml|html?|sh|cfg|ini)\s*(?:[-=]{3,})?\s*:?\s*$", re.I)
 
@@ -241,7 +241,7 @@ _SUBJECT = (
 # Family patterns. `rest` is what the rule says when the trigger is cut; `keep` marks families
 # whose trigger word stays in the rule.
 _REMEMBER = (
-    r"(?:remember|keep in mind|bear in mind|make a note|take a note|take note|note for the future|note for later"
+    r"(?:remember|(?:keep|bear)(?: this| that)? in mind|make a note|take a note|take note|note for the future|note for later"
     r"|for future reference|memorize|memorise|don't forget|do not forget|never forget|note down|write down)"
     r"(?P<conn>\s+(?:that|this|to|of|this down|it|the fact that))?"
     r"|(?:merk(?:e)? dir|merken Sie sich|denk(?:e)?(?: bitte)?(?: in zukunft| künftig| immer| bitte)? (?:daran|dran)|behalte(?:n Sie)? im (?:Kopf|Hinterkopf)"
@@ -571,7 +571,7 @@ SCAN_CHARS = 128 * 1024  # of a huge message, its head and its tail are read: th
 # than the trigger patterns, and most messages hold none of them. tests/test_intents.py checks
 # that no trigger escapes this list.
 TRIGGER_STEMS: tuple[str, ...] = (
-    "rememb", "keep in mind", "bear in mind", "a note", "take note", "note for", "note down", "note bien", "note that",
+    "rememb", "in mind", "a note", "take note", "note for", "note down", "note bien", "note that",
     "note:", "memori", "forget", "write down", "unlearn", "drop the rule",
     "rule", "policy", "convention", "for the record",
     "from now", "from here", "forward", "henceforth", "from this point", "future", "as a rule", "from today",
@@ -633,7 +633,7 @@ _BARE_REMEMBER_CJK = lazy(
     r"^(?:请)?(?:记住|记下|记一下)(?:这个|这一点|这条)?(?:了|吧|哦|啊)?$|^(?:これを|それを)?覚えて(?:おいて|おいてね|おいてください|ね)?$")
 _JA_POLITE_SUFFIX = lazy(r"(?:もらえますか|もらえる|くれますか|くれる|いただけますか)$")
 _BARE_REMEMBER_WORDS = lazy(
-    r"^(?:please\s+)?(?:remember (?:that|this|it)|keep (?:that|this|it) in mind|note (?:that|this)|memori[sz]e (?:that|this)"
+    r"^(?:please\s+)?(?:remember (?:that|this|it)|(?:keep|bear) (?:that|this|it) in mind|note (?:that|this)|memori[sz]e (?:that|this)"
     r"|make a note of (?:that|this|it)|merk dir das|denk daran|behalte das|recuerda eso|recuérdalo|ten eso en cuenta"
     r"|retiens ça|retiens-le|souviens-toi de ça|lembre disso|lembra disso|guarde isso)(?:\s+(?:please|bitte|por favor))?$",
     re.I)
@@ -677,8 +677,8 @@ def _find_requests(text: str) -> Iterator[Request]:
         said = list(sentences(line))
         taken: set[int] = set()
         for index, sentence in enumerate(said):
-            if index in taken:
-                continue
+            if index in taken or not might_ask(sentence):
+                continue  # no trigger word in it: neither a request nor one pointing at its neighbour
             request = find_request(sentence)
             if request is None and _points_back(sentence):
                 # "We use yarn. Remember that." points back; "Remember this: …" or

@@ -30,6 +30,9 @@ def _rules(text: str) -> list[tuple[str, str]]:
     ("Whenever you touch the schema, run the migrations.", "Whenever you touch the schema, run the migrations"),
     # the phrasings people use
     ("keep in mind that the staging DB is shared", "The staging DB is shared"),
+    ("We use yarn, not npm. Keep that in mind.", "We use yarn, not npm"),
+    ("Keep this in mind: deploys freeze on Fridays.", "Deploys freeze on Fridays"),
+    ("The API is versioned under /v2. Bear that in mind.", "The API is versioned under /v2"),
     ("Note for the future: docs are built with mkdocs.", "Docs are built with mkdocs"),
     ("make a note that releases happen on Tuesdays", "Releases happen on Tuesdays"),
     ("From here on out, write the test first.", "Write the test first"),
@@ -132,3 +135,26 @@ def test_importing_the_grammar_compiles_none_of_it() -> None:
                "print(len(patterns), sum(p._compiled is not None for p in patterns))")
     out = python_output(program).split()
     assert int(out[0]) > 40 and out[1] == "0"
+
+
+def test_the_cheap_first_looks_change_no_finding(monkeypatch: pytest.MonkeyPatch) -> None:
+    """might_ask gates a message and then each of its sentences (a huge paste with a trigger
+    word in its first line no longer runs the grammar on every line of it): with both gates
+    open, every message of the corpus and of the mixes below gives the same requests."""
+    import random
+
+    import omp.intents as grammar
+
+    cases, _ = load_corpus()
+    texts = [content for case in cases for role, content in case.messages if role == "user"]
+    rng = random.Random(3)
+    pieces = ["We use yarn, not npm.", "Keep that in mind.", "Remember that.", "Bear it in mind.", "Note that.",
+              "merk dir das", "记住这个", "The build is green.", "Can you check the logs?", "It failed twice.",
+              "Remember this:", "deploys freeze on Fridays.", "- use pnpm", "Please remember the following:",
+              "From now on, run the linter first.", "I have a plan in mind.", "ok", "Thanks!"]
+    for _ in range(400):
+        texts.append((" " if rng.random() < 0.6 else "\n").join(rng.choice(pieces) for _ in range(rng.randint(1, 6))))
+    gated = [list(requests_in(text)) for text in texts]
+    monkeypatch.setattr(grammar, "might_ask", lambda _text: True)
+    assert [list(requests_in(text)) for text in texts] == gated
+    assert sum(map(bool, gated)) > 150
