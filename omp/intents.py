@@ -571,7 +571,7 @@ SCAN_CHARS = 128 * 1024  # of a huge message, its head and its tail are read: th
 # than the trigger patterns, and most messages hold none of them. tests/test_intents.py checks
 # that no trigger escapes this list.
 TRIGGER_STEMS: tuple[str, ...] = (
-    "rememb", "in mind", "a note", "take note", "note for", "note down", "note bien", "note that",
+    "rememb", "in mind", "a note", "take note", "note for", "note down", "note bien", "note that", "note this",
     "note:", "memori", "forget", "write down", "unlearn", "drop the rule",
     "rule", "policy", "convention", "for the record",
     "from now", "from here", "forward", "henceforth", "from this point", "future", "as a rule", "from today",
@@ -579,9 +579,9 @@ TRIGGER_STEMS: tuple[str, ...] = (
     "merk", "denk", "behalte", "vergiss", "vergessen", "notier", "ab jetzt", "ab sofort", "von nun", "von jetzt",
     "künftig", "zukunft", "fortan", "ab heute", " immer", "immer ", " nie", "nie ", "niemals", "keinesfalls",
     "auf keinen", "jedes mal",
-    "recuerd", "recuérd", "acuérd", "acuerd", "cuenta", "olvid", "toma nota", "apunt", "anota", "anote", "anotar",
+    "recuerd", "recuérd", "acuérd", "acuerd", "cuenta", "olvid", "olvíd", "toma nota", "apunt", "anota", "anote", "anotar",
     "recordar", "adelante", "desde ahora", "futuro", "siempre", "nunca", "jamás", "jamas", "cada vez", "partir", "memoriz",
-    "souvien", "souven", "rappelle", "retien", "retenir", "oubli", "garde en", "gardez", "garder", "prends note",
+    "souvien", "souven", "rappelle", "retien", "reten", "oubli", "garde en", "garde à", "gardez", "garder", "noter", "prends note",
     "prenez note", "mémoris", "désormais", "dorénavant", "avenir", "toujours", "jamais", "chaque fois",
     "toutes les fois", "dès maintenant",
     "lembr", "esque", "em mente", "guarde", "guardar", "de agora", "daqui", "doravante", "sempre", "toda vez",
