@@ -133,7 +133,7 @@ def spoken_lines(text: str) -> list[str]:
         if indented or _QUOTE_LINE.match(line) or _COMMENT_LINE.match(line) or _LOG_LINE.match(line) or _CODE_LINE.search(line):
             continue
         lines.append(line)
-        if _PASTE_INTRO.search(stripped) and not (_LIST_INTRO.search(stripped) and _ASKS_TO_KEEP.search(stripped)):
+        if _PASTE_INTRO.search(stripped) and not (_introduces_a_list(stripped) and _ASKS_TO_KEEP.search(stripped)):
             pasted = True
     return lines
 
@@ -241,7 +241,7 @@ _SUBJECT = (
 # Family patterns. `rest` is what the rule says when the trigger is cut; `keep` marks families
 # whose trigger word stays in the rule.
 _REMEMBER = (
-    r"(?:remember|(?:keep|bear)(?: this| that)? in mind|make a note|take a note|take note|note for the future|note for later"
+    r"(?:remember|(?:keep|bear)(?: this| that| these| it)? in mind|make a note|take a note|take note|note for the future|note for later"
     r"|for future reference|memorize|memorise|don't forget|do not forget|never forget|note down|write down)"
     r"(?P<conn>\s+(?:that|this|to|of|this down|it|the fact that))?"
     r"|(?:merk(?:e)? dir|merken Sie sich|denk(?:e)?(?: bitte)?(?: in zukunft| künftig| immer| bitte)? (?:daran|dran)|behalte(?:n Sie)? im (?:Kopf|Hinterkopf)"
@@ -305,9 +305,10 @@ def _family(trigger: str) -> LazyPattern:
     return lazy(rf"(?P<trigger>(?<![A-Za-zÀ-ÿ0-9_'’])(?:{trigger})(?:(?<=[^A-Za-zÀ-ÿ])|(?![A-Za-zÀ-ÿ0-9_])))", _FLAGS)
 
 
+_REMEMBER_TRIGGER = _family(_REMEMBER)
 _TRIGGERS: tuple[tuple[str, LazyPattern], ...] = (
     ("forget", _family(_FORGET)),
-    ("remember", _family(_REMEMBER)),
+    ("remember", _REMEMBER_TRIGGER),
     ("from_now", _family(_FROM_NOW)),
     ("always", _family(_ALWAYS)),
 )
@@ -644,6 +645,19 @@ _LIST_INTRO = lazy(
     r"|retiens|souviens|n'oublie|lembr|guarde|anote|记住|记一下|以后|覚えて|今後)[^:：]{0,40}[:：]\s*$", re.I)
 
 
+# What follows an intro's trigger: a few words, then the colon that ends the line.
+_LIST_TAIL = lazy(r"[^:：]{0,40}[:：]\s*$")
+
+
+def _introduces_a_list(line: str) -> bool:
+    """"Please remember the following:", "Keep these in mind:", "Retenez ceci :": a line that ends
+    in a colon a few words after a trigger of the remember family (every phrasing the grammar
+    reads as a request to remember), or after one of `_LIST_INTRO`'s words ("Rules:")."""
+    if _LIST_INTRO.search(line):
+        return True
+    return any(_LIST_TAIL.match(line, match.end()) for match in _REMEMBER_TRIGGER.finditer(line))
+
+
 def _points_back(sentence: str) -> bool:
     bare = _strip_fillers(_TAG_QUESTION.sub("", sentence)).strip(" .!?。！？ね:：")
     if _has_cjk(bare):
@@ -671,7 +685,7 @@ def _find_requests(text: str) -> Iterator[Request]:
                 yield Request("directive", _capitalise(item), _evidence(line))
                 continue
             listed = False
-        if _LIST_INTRO.search(line.strip()) and might_ask(line):
+        if might_ask(line) and _introduces_a_list(line.strip()):
             listed = True
             continue
         said = list(sentences(line))

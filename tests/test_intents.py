@@ -218,3 +218,18 @@ def test_the_first_look_sees_every_phrase_of_every_trigger() -> None:
     spelled = [phrase.strip() for source in sources for phrase in _phrases(source)]
     assert len(spelled) > 2000
     assert sorted({phrase for phrase in spelled if not might_ask(phrase)}) == []
+
+
+@pytest.mark.parametrize(("message", "expected"), [
+    ("Please remember the following:\n- Use pnpm, not npm.\n- Squash merge every PR.",
+     ["Use pnpm, not npm", "Squash merge every PR"]),
+    ("Keep these in mind:\n- Use pnpm, not npm.\n- Squash merge every PR.", ["Use pnpm, not npm", "Squash merge every PR"]),
+    ("Bear in mind:\n1. Deploys freeze on Fridays.", ["Deploys freeze on Fridays"]),
+    ("Retenez ceci :\n- Utilisez pnpm.\n- Fusionnez en squash.", ["Utilisez pnpm", "Fusionnez en squash"]),
+    ("Recuerda esto:\n- Usa pnpm.", ["Usa pnpm"]),
+    ("Here is the log:\n- Use pnpm, not npm.", []),
+])
+def test_a_list_after_any_phrasing_of_remember_is_a_list_of_requests(message: str, expected: list[str]) -> None:
+    """A list intro is any phrasing the grammar reads as "remember", not only _LIST_INTRO's words:
+    "Keep these in mind:", "Bear in mind:" and "Retenez ceci :" dropped their lists."""
+    assert [text for _kind, text in _rules(message)] == expected
