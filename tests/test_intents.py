@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from helpers import python_output
+from regex_phrases import spell
 from omp.evaluate import load_corpus
 from omp.intents import asks_to_keep, is_correction, might_ask, requests_in
 
@@ -160,53 +161,6 @@ def test_the_cheap_first_looks_change_no_finding(monkeypatch: pytest.MonkeyPatch
     assert sum(map(bool, gated)) > 150
 
 
-def _phrases(source: str) -> list[str]:
-    """Every phrase a trigger pattern spells (each optional part with and without, a character
-    class by one of its characters): what the first look must see for the grammar to run."""
-    try:
-        import re._constants as sre_constants
-        import re._parser as sre_parse
-    except ImportError:  # Python 3.10
-        import sre_constants
-        import sre_parse
-    c = sre_constants
-
-    def one_of(items: list[tuple[object, object]]) -> str:
-        op, value = items[0]
-        if op is c.LITERAL:
-            return chr(value)
-        if op is c.RANGE:
-            return chr(value[0])
-        return " " if op is c.CATEGORY and "SPACE" in str(value) and "NOT" not in str(value) else "a"
-
-    def spell(items: list[tuple[object, object]]) -> list[str]:
-        out = [""]
-        for op, value in items:
-            out = [head + tail for head in out for tail in part(op, value)][:50_000]
-        return out
-
-    def part(op: object, value: object) -> list[str]:
-        if op is c.LITERAL:
-            return [chr(value)]
-        if op is c.NOT_LITERAL or op is c.ANY:
-            return ["x"]
-        if op is c.IN:
-            return [one_of(list(value))]
-        if op is c.CATEGORY:
-            return [one_of([(op, value)])]
-        if op is c.BRANCH:
-            return [text for branch in value[1] for text in spell(list(branch))]
-        if op is c.SUBPATTERN:
-            return spell(list(value[-1]))
-        if op in (c.MAX_REPEAT, c.MIN_REPEAT):
-            low, _high, inner = value
-            spelled = spell(list(inner))
-            return [""] + spelled if low == 0 else [text * low for text in spelled]
-        return [""]  # anchors, lookarounds
-
-    return spell(list(sre_parse.parse(source)))
-
-
 def test_the_first_look_sees_every_phrase_of_every_trigger() -> None:
     """Not only the corpus's phrases: every one the grammar's triggers spell. "Keep that in
     mind", "retenez", "garde à l'esprit", "olvídate de" and "noter" were known to the grammar
@@ -215,7 +169,7 @@ def test_the_first_look_sees_every_phrase_of_every_trigger() -> None:
 
     sources = [grammar._FORGET, grammar._REMEMBER, grammar._FROM_NOW, grammar._ALWAYS,
                grammar._BARE_REMEMBER_WORDS.pattern, grammar._BARE_REMEMBER_CJK.pattern]
-    spelled = [phrase.strip() for source in sources for phrase in _phrases(source)]
+    spelled = [phrase.strip() for source in sources for phrase in spell(source)]
     assert len(spelled) > 2000
     assert sorted({phrase for phrase in spelled if not might_ask(phrase)}) == []
 

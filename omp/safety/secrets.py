@@ -580,6 +580,9 @@ _DS_EXACT_CASE_PREFIXES = (
     "AKIA", "ASIA", "ABIA", "ACCA", "A3T",  # AWS key ids: [A-Z0-9]{16} follows
     "AccountKey", "ghp_", "gho_", "ghs_", "ghu_", "ghr_", "glpat-", "eyJ", "-us", "npm_", "sk-",
     "PRIVATE KEY", "PuTTY", "pypi-", "SG.", "sq0csp", "sk_live", "rk_live", "sk_test", "rk_test",
+    # npm's: an .npmrc's `//registry/:_authToken=…` holds neither "npm_" (a legacy token is hex)
+    # nor "://", so this line never reached detect-secrets (tests/test_secrets_prefilter.py)
+    "/:_authToken=",
     # GitLab's other token kinds (its plugin's denylist): deploy, feed, OAuth, runner, CI/CD,
     # incoming-mail, trigger, agent and OAuth-application tokens, and runner registration.
     "gldt-", "glft-", "glsoat-", "glrt-", "glcbt-", "glimt-", "glptt-", "glagent-", "gloas-", "GR1348941",
@@ -606,12 +609,11 @@ _DS_PREFIX_FOLLOW: dict[str, LazyPattern] = {
     "eyj": lazy(r"[a-z0-9_=\-]+\.[a-z0-9_=\-]"),  # a JWT: eyJ…, a dot, more of it
     "-us": lazy(r"[0-9]"),  # Mailchimp: …-us[0-9]{1,2}
     "sk-": lazy(r"[a-z0-9_\-]*t3blbkfj"),  # OpenAI: sk-…T3BlbkFJ…
-    "pypi-": lazy(r"ageichlwas5vcmc|agendgvzddc5wexbplm9yzw"),  # pypi-AgEIcHlwaS5vcmc…, test.pypi's
+    "pypi-": lazy(r"ageichlwas5vcmc|agendgvzdc5wexbplm9yzw"),  # pypi-AgEIcHlwaS5vcmc…, test.pypi's
     "sg.": lazy(r"[a-z0-9_\-]{22}\."),  # SendGrid: SG.{22}.{43}
     "sq0csp": lazy(r"-"),
     **{prefix: lazy(r"_[0-9a-z]{24}") for prefix in ("sk_live", "rk_live", "sk_test", "rk_test")},  # Stripe
-    # Basic auth (://user:password@) and an npm registry token (//host/:_authToken=) in a URL
-    "://": lazy(r"[^\s@]*:[^\s@]*@|[^\n]*/:_authtoken="),
+    "://": lazy(r"[^\s@]*:[^\s@]*@"),  # basic auth: ://user:password@ (npm's `/:_authToken=` is a prefix of its own)
     "xox": lazy(r"[abposr]-[0-9]"),  # Slack: xox[abposr]-digits-…
     "hooks.slack": lazy(r"\.com/services/t"),
     # A private key's lines are found by omp's PEM scan, which drops what the plugin reports
