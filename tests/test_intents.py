@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import random
 
 import pytest
 
+import omp.intents as grammar
 from helpers import python_output
-from regex_phrases import spell
 from omp.evaluate import load_corpus
 from omp.intents import asks_to_keep, is_correction, might_ask, requests_in
+from regex_phrases import spell
 
 
 def _rules(text: str) -> list[tuple[str, str]]:
@@ -142,10 +144,6 @@ def test_the_cheap_first_looks_change_no_finding(monkeypatch: pytest.MonkeyPatch
     """might_ask gates a message and then each of its sentences (a huge paste with a trigger
     word in its first line no longer runs the grammar on every line of it): with both gates
     open, every message of the corpus and of the mixes below gives the same requests."""
-    import random
-
-    import omp.intents as grammar
-
     cases, _ = load_corpus()
     texts = [content for case in cases for role, content in case.messages if role == "user"]
     rng = random.Random(3)
@@ -165,8 +163,6 @@ def test_the_first_look_sees_every_phrase_of_every_trigger() -> None:
     """Not only the corpus's phrases: every one the grammar's triggers spell. "Keep that in
     mind", "retenez", "garde à l'esprit", "olvídate de" and "noter" were known to the grammar
     and never reached it, the first look knowing none of them."""
-    import omp.intents as grammar
-
     sources = [grammar._FORGET, grammar._REMEMBER, grammar._FROM_NOW, grammar._ALWAYS,
                grammar._BARE_REMEMBER_WORDS.pattern, grammar._BARE_REMEMBER_CJK.pattern]
     spelled = [phrase.strip() for source in sources for phrase in spell(source)]

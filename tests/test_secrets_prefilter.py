@@ -23,6 +23,7 @@ from omp.safety import secrets
 from omp.safety.secrets import find_secrets, redact
 
 from helpers import python_output
+from regex_phrases import spell
 from safety_corpus import CONTROLS, SECRETS
 from sessions_support import FIXTURE
 
@@ -213,8 +214,6 @@ def test_the_keyword_triggers_are_the_installed_plugins_denylist() -> None:
     """omp spells out the keyword plugin's denylist (it cannot import detect-secrets to read it:
     the load is what the prefilter saves). A detect-secrets that knows another word fails here,
     not silently in a review."""
-    import re
-
     from detect_secrets.plugins.keyword import DENYLIST
 
     spelled = {variant for word in DENYLIST for variant in (word.replace("_?", "_"), word.replace("_?", ""))}
@@ -228,11 +227,7 @@ def test_every_match_of_every_plugin_pattern_reaches_detect_secrets() -> None:
     optional part with and without, each repeat at its least count), each in a line of its own:
     every line detect-secrets finds a secret in is one the prefilter brings it. The keyword
     plugin is held to its denylist above; a private key is omp's PEM scan's."""
-    import random
-
     from detect_secrets.core.plugins.util import get_mapping_from_secret_type_to_class
-
-    from regex_phrases import spell
 
     scan = secrets._detect_secrets_scanner()
     assert scan is not None
