@@ -574,8 +574,8 @@ _DS_KINDS = {
 # theirs case-sensitively, so such a prefix must stand in the text in that case: `acca` in a git
 # SHA cannot start an AWS key id (`ACCA…`), and a line whose only trigger is such a prefix in
 # another case goes to detect-secrets no more (its load and scan cost far more than this check).
-# A line holding any other trigger still goes, as before: a keyword form only detect-secrets
-# knows (`password "x";`) must not depend on whether a SHA beside it happens to hold `acca`.
+# A line holding a keyword still goes (`_alone`): a keyword form only detect-secrets knows must
+# not depend on whether a SHA beside it happens to hold `acca`.
 _DS_EXACT_CASE_PREFIXES = (
     "AKIA", "ASIA", "ABIA", "ACCA", "A3T",  # AWS key ids: [A-Z0-9]{16} follows
     "AccountKey", "ghp_", "gho_", "ghs_", "ghu_", "ghr_", "glpat-", "eyJ", "-us", "npm_", "sk-",
@@ -587,8 +587,8 @@ _DS_EXACT_CASE_PREFIXES = (
     # incoming-mail, trigger, agent and OAuth-application tokens, and runner registration.
     "gldt-", "glft-", "glsoat-", "glrt-", "glcbt-", "glimt-", "glptt-", "glagent-", "gloas-", "GR1348941",
 )
-# The prefixes that count in any case (the Slack plugin ignores case; "://" and "github_pat_"
-# are kept as they were).
+# The prefixes that count in any case (the Slack plugin ignores case; "github_pat_" is kept as it
+# was; "://" counts only before a `user:password@`, see `_DS_PREFIX_FOLLOW`).
 _DS_ANY_CASE_PREFIXES = ("://", "github_pat_", "xox", "hooks.slack")
 _DS_EXACT_CASE = {prefix.lower(): prefix for prefix in _DS_EXACT_CASE_PREFIXES}
 # What must follow a prefix (in the lower-cased text) for any plugin to match there: each a
