@@ -8,6 +8,7 @@ import random
 from omp.safety import secrets
 from omp.safety.secrets import find_secrets
 
+from regex_phrases import spell
 from safety_corpus import CONTROLS, SECRETS
 
 
@@ -85,3 +86,21 @@ def test_the_group_patterns_are_the_same_in_every_process() -> None:
     sources = {subprocess.run([sys.executable, "-c", program], env={**os.environ, "PYTHONHASHSEED": str(seed)},
                               capture_output=True, text=True, check=True).stdout for seed in (1, 2, 3, 4)}
     assert len(sources) == 1, sources
+
+
+def test_every_match_of_every_own_pattern_holds_a_trigger_and_is_found() -> None:
+    """omp's own patterns run only where one of their triggers stands, so each match must hold
+    one: every match of each pattern, spelled out from the pattern (tests/regex_phrases.py), holds
+    one of its triggers and is found by find_secrets in a line of its own."""
+    rng = random.Random(1)
+    checked, wrong = 0, []
+    for pattern in secrets._PATTERNS:
+        spelled = spell(pattern.regex.pattern)
+        for sample in rng.sample(spelled, min(len(spelled), 300)):
+            match = pattern.regex.search(sample)
+            if match is None or (pattern.check is not None and not pattern.check(match)):
+                continue  # a spelling the pattern's own check refuses
+            checked += 1
+            if not any(trigger in sample.lower() for trigger in pattern.triggers) or not find_secrets(f"x {sample} y"):
+                wrong.append((pattern.kind, sample))
+    assert wrong == [] and checked > 300
