@@ -215,7 +215,7 @@ _POLITE = (
     r"|make sure(?: that)?(?: you| to| we)?\s+|be sure to\s+|ensure(?: that)? you\s+|try to\s+"
     r"|(?:kannst|könntest|kann|könnt|kannst) (?:du|ihr)(?:\s+(?:bitte|dir|mir|euch|mal|auch))*\s+|(?:können|könnten) Sie(?:\s+(?:bitte|sich|mal|auch))*\s+"
     r"|(?:puedes|podrías|puede|podría)(?: por favor)?\s+|(?:peux|pourrais)-tu(?: s'il te plaît)?\s+"
-    r"|(?:pouvez|pourriez)-vous\s+|(?:você )?(?:pode|poderia)(?: por favor)?\s+"
+    r"|(?:pouvez|pourriez)-vous\s+|merci de\s+|veuillez\s+|(?:você )?(?:pode|poderia)(?: por favor)?\s+"
     r"|il faut(?: que (?:tu|vous|l'on|on))?\s+|(?:tu dois|vous devez|on doit|nous devons)\s+"
     r"|(?:hay que|tienes que|tenéis que|debes|debemos|es necesario|se debe)\s+"
     r"|(?:é preciso|é necessário|tem que|temos que|você deve|deve-se|precisa|precisamos)\s+"

@@ -36,6 +36,8 @@ def _rules(text: str) -> list[tuple[str, str]]:
     ("We use yarn, not npm. Keep that in mind.", "We use yarn, not npm"),
     ("Keep this in mind: deploys freeze on Fridays.", "Deploys freeze on Fridays"),
     ("The API is versioned under /v2. Bear that in mind.", "The API is versioned under /v2"),
+    ("Merci de noter que les déploiements se font le mardi.", "Les déploiements se font le mardi"),
+    ("Veuillez toujours signer vos commits.", "Toujours signer vos commits"),
     ("Note for the future: docs are built with mkdocs.", "Docs are built with mkdocs"),
     ("make a note that releases happen on Tuesdays", "Releases happen on Tuesdays"),
     ("From here on out, write the test first.", "Write the test first"),
@@ -92,6 +94,7 @@ def test_requests_are_found_wherever_and_however_they_are_said(message: str, exp
     "Going forward with the plan, let's do step 2.",
     "in the future this will be replaced by a queue",
     "Forget the last message, I meant the other file.",
+    "Merci de ton aide, tu as toujours raison.",
 ])
 def test_what_is_pasted_one_off_asked_or_told_is_not_a_request(message: str) -> None:
     assert _rules(message) == []
