@@ -578,7 +578,7 @@ _DS_KINDS = {
 # not depend on whether a SHA beside it happens to hold `acca`.
 _DS_EXACT_CASE_PREFIXES = (
     "AKIA", "ASIA", "ABIA", "ACCA", "A3T",  # AWS key ids: [A-Z0-9]{16} follows
-    "AccountKey", "ghp_", "gho_", "ghs_", "ghu_", "ghr_", "glpat-", "eyJ", "-us", "npm_", "sk-",
+    "ghp_", "gho_", "ghs_", "ghu_", "ghr_", "glpat-", "eyJ", "-us", "npm_", "sk-",
     "PRIVATE KEY", "PuTTY", "pypi-", "SG.", "sq0csp", "sk_live", "rk_live", "sk_test", "rk_test",
     # npm's: an .npmrc's `//registry/:_authToken=…` holds neither "npm_" (a legacy token is hex)
     # nor "://", so this line never reached detect-secrets (tests/test_secrets_prefilter.py)
@@ -601,7 +601,6 @@ _DS_EXACT_CASE = {prefix.lower(): prefix for prefix in _DS_EXACT_CASE_PREFIXES}
 _DS_PREFIX_FOLLOW: dict[str, LazyPattern] = {
     **{prefix: lazy(r"[0-9a-z]{16}") for prefix in ("akia", "asia", "abia", "acca")},  # AWS: [0-9A-Z]{16}
     "a3t": lazy(r"[0-9a-z]{17}"),
-    "accountkey": lazy(r"=[a-z0-9+/=]{88}"),  # Azure: AccountKey=[a-zA-Z0-9+/=]{88}
     **{prefix: lazy(r"[a-z0-9_]{36}") for prefix in ("ghp_", "gho_", "ghs_", "ghu_", "ghr_")},  # GitHub
     # GitLab: at least 20 of [A-Za-z0-9_-] (glcbt's optional "XY_" is of them too)
     **{prefix: lazy(r"[a-z0-9_\-]{20}") for prefix in (
@@ -625,14 +624,14 @@ _DS_FORMAT_TRIGGERS = (*_DS_EXACT_CASE, *_DS_ANY_CASE_PREFIXES)  # lower-case, a
 # matches only where one of them stands, so a line goes to detect-secrets for a keyword only when
 # it holds one, and an assignment or comparison follows it. ("key" or "pass" alone, in a JSON
 # line's "key": or "passes:", brought a line and loaded detect-secrets for nothing: the plugin
-# knows neither word on its own.)
+# knows neither word on its own.) Azure's `AccountKey=` is one of them, "accountkey": the keyword
+# rule's `=` after it is what its plugin needs too.
 _DS_KEYWORD_TRIGGERS = tuple(
     spelled for word in (
         "api_?key", "auth_?key", "service_?key", "account_?key", "db_?key", "database_?key", "priv_?key",
         "private_?key", "client_?key", "db_?pass", "database_?pass", "key_?pass", "password", "passwd", "pwd",
         "secret", "contrase")  # contraseña and contrasena (an ASCII-lowered "CONTRASEÑA" keeps its Ñ)
     for spelled in dict.fromkeys((word.replace("_?", "_"), word.replace("_?", ""))))
-_DS_KEYWORDS = frozenset(_DS_KEYWORD_TRIGGERS)
 # The AWS plugin's second form: a 40-character secret in quotes shortly after "aws" and a
 # credential word (`aws_key "wJalr…"`), which has no `=` or `:` for the keyword rule to see.
 _DS_AWS_TRIGGER = "aws"
@@ -778,14 +777,14 @@ def _candidate_segments(text: str, lowered: str, hits: Iterable[tuple[int, str]]
             continue  # this line (or window) is already taken
         follow = _DS_FOLLOW.get(trigger)
         if follow is not None and not follow.match(lowered, at + len(trigger)) and not (
-                trigger in _DS_KEYWORDS and _DS_KEYWORD_PRECEDE_RE.search(lowered, max(0, at - 64), at)):
-            continue
+                follow is _DS_KEYWORD_FOLLOW_RE and _DS_KEYWORD_PRECEDE_RE.search(lowered, max(0, at - 64), at)):
+            continue  # a keyword (or "aws") none of its plugin's forms stands around
         start = text.rfind("\n", 0, at) + 1
         stop = text.find("\n", at)
         stop = len(text) if stop < 0 else stop
         if stop - start > _LONG_LINE:
             start, stop = _window(text, at, start, stop)
-        if not _prefix_may_match(text, lowered, at, trigger) and _alone(positions, at, start, stop):
+        if follow is None and not _prefix_may_match(text, lowered, at, trigger) and _alone(positions, at, start, stop):
             continue  # a prefix in the wrong case, or without what follows it in a secret
         segments.append((start, text[start:stop]))
         last_stop = stop
@@ -793,11 +792,8 @@ def _candidate_segments(text: str, lowered: str, hits: Iterable[tuple[int, str]]
 
 
 def _prefix_may_match(text: str, lowered: str, at: int, trigger: str) -> bool:
-    """Could a plugin match at this trigger? For a keyword, yes (its own rule, `_DS_FOLLOW`, is
-    checked first; "accountkey" is a keyword and Azure's prefix both); for a prefix, only in its
-    case (when its plugin minds case) and with what must follow it (`_DS_PREFIX_FOLLOW`)."""
-    if trigger in _DS_FOLLOW:
-        return True
+    """Could a plugin match at this prefix? Only in its case (when its plugin minds case) and
+    with what must follow it (`_DS_PREFIX_FOLLOW`)."""
     exact = _DS_EXACT_CASE.get(trigger)
     if exact is not None and not text.startswith(exact, at):
         return False
@@ -810,7 +806,7 @@ def _alone(positions: list[int], at: int, start: int, stop: int) -> bool:
     only when a keyword stands in it too: a keyword form only detect-secrets knows, which the
     keyword rule (`=`, `:` after it) does not pass, `password "x";`, must not depend on whether a
     prefix beside it is a real one. Another prefix that cannot match brings nothing either; one
-    that can brings its line itself. ("accountkey" is a keyword and a prefix, at one offset.)"""
+    that can brings its line itself."""
     first, last = bisect.bisect_left(positions, start), bisect.bisect_left(positions, stop)
     return all(position == at for position in positions[first:last])
 
