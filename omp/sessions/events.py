@@ -571,11 +571,11 @@ _int_max_str_digits: Callable[[], int] = getattr(sys, "get_int_max_str_digits", 
 _SHALLOW = 500
 
 
-def fast_event(line: bytes | bytearray, kind: bytes) -> Any:
-    """The event of a conversation line of type `kind` (a key of _TYPED_DECODERS) as
-    `loads(line)` gives it (of the fields parse_event reads, when decoded typed), decoded by
-    msgspec; None when msgspec refuses the line or cannot be trusted with it: the caller then
-    decodes it with json.
+def fast_event(line: bytes | bytearray, kind: bytes | None) -> Any:
+    """The event of a conversation line of type `kind` as `loads(line)` gives it (of the fields
+    parse_event reads, when decoded typed), decoded by msgspec; None when `kind` has no typed
+    decoder (_TYPED_DECODERS), or msgspec refuses the line or cannot be trusted with it: the
+    caller then decodes it with json.
 
     What msgspec accepts, json accepts and decodes to the same values (duplicate keys: the last
     wins in both), but for what msgspec lets through and json does not, which is sent to json:
@@ -589,12 +589,13 @@ def fast_event(line: bytes | bytearray, kind: bytes) -> Any:
     bytes `surrogatepass` reads) and numbers beyond a float's range, which json takes: those
     lines go to json too.
     """
-    if len(line) >= 2 * _SHALLOW and line.count(b"{") + line.count(b"[") >= _SHALLOW:
+    decode = _TYPED_DECODERS.get(kind) if kind is not None else None
+    if decode is None or len(line) >= 2 * _SHALLOW and line.count(b"{") + line.count(b"[") >= _SHALLOW:
         return None
     try:
         if not line.isascii() or len(line) > (_int_max_str_digits() or sys.maxsize):
             return _decode_any(line)
-        event = _TYPED_DECODERS[kind](line)
+        event = decode(line)
     except (msgspec.DecodeError, RecursionError):
         return None
     if event.type.encode() != kind:
@@ -993,7 +994,7 @@ class SessionReader:
                 event = tool_event_by_ends(buf, start, stop)
             if event is None:
                 line = buf[start:stop]
-                event = fast_event(line, kind) if kind in _TYPED_DECODERS else None
+                event = fast_event(line, kind)
                 if event is None:
                     try:
                         event = _decode_line(line)
