@@ -86,10 +86,6 @@ def find_journal(paths: ProjectPaths, session: str) -> tuple[str, Path]:
     )
 
 
-def _sha(data: bytes) -> str:
-    return sha256_hex(data)
-
-
 def _read(path: Path) -> bytes | None:
     try:
         return path.read_bytes()
@@ -184,7 +180,7 @@ def _undo_file(batch: MemoryBatch, target: Path, after: str, label: str, force: 
     if now is None:
         gone.append(label)
         return False
-    if _sha(now) != after and not force:
+    if sha256_hex(now) != after and not force:
         kept.append(Kept(label, "edited by hand since the review; left alone (undo --force removes it)"))
         return False
     batch.writer.delete(target)
