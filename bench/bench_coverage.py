@@ -37,7 +37,8 @@ _CHILD = r"""
 import json, sys, time
 from omp.config import KEYS
 from omp.intents import asks_to_keep
-from omp.packet import build_packet, transcript_budget
+from omp.packet import build_packet
+from omp.review.preview import transcript_budget
 from omp.sessions.events import SessionReader
 from omp.tokens import get_counter
 path = sys.argv[1]

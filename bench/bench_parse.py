@@ -90,7 +90,7 @@ elif mode == "packet":
     }
 else:  # "info": the review's transcript budget and the session's user message numbers
     from omp.config import KEYS
-    from omp.packet import transcript_budget
+    from omp.review.preview import transcript_budget
     from omp.sessions.events import SessionReader
     from omp.tokens import get_counter
     t1 = time.perf_counter()

@@ -62,7 +62,8 @@ from omp.fsio import read_text
 from omp.memory import block, manage
 from omp.memory.block import END_MARKER, START_MARKER
 from omp.memory.items import RejectionCode
-from omp.packet import build_packet, transcript_budget
+from omp.packet import build_packet
+from omp.review.preview import transcript_budget
 from omp.paths import ProjectPaths
 from omp.review.outcome import ReviewRequest
 from omp.review.pipeline import review_session

@@ -155,5 +155,5 @@ def build_frame(known: KnownForPrompt, budget_tokens: int, counter: TokenCountin
 
 def prompt_room_for_transcript(frame: PromptFrame, budget_tokens: int) -> int:
     """Tokens left in the prompt for the transcript once the frame is paid for (not
-    `omp.packet.transcript_budget`, which reserves a fixed share before any frame is built)."""
+    `omp.review.preview.transcript_budget`, which reserves a fixed share before any frame is built)."""
     return max(budget_tokens - frame.tokens, 0)
