@@ -26,10 +26,18 @@ from typing import Callable, Literal
 from msgspec import Struct
 from msgspec.structs import asdict
 
-from omp.errors import OmpError
+from omp import config, trust
 from omp.copilot import find_copilot
+from omp.copilot_history import reviewer_sessions
+from omp.core.instructions import out_of_step
+from omp.errors import OmpError
+from omp.hook_env import hook_review_environment, missing_from_reviewer_env, reviewer_env_fix
 from omp.install import Registration, _read_jsonc, find_registrations, plugin_dir, run_management_command
 from omp.paths import GlobalPaths, ProjectPaths
+from omp.process import read_env_file, reviewer_env_file
+from omp.review import claim as claims, queue
+from omp.review.reviewers import ReviewerConfig, call_reviewer
+from omp.tokens import get_counter
 
 Status = Literal["ok", "info", "warn", "fail"]
 DEEP_PROMPT = "This is a connectivity check from omp doctor. Reply with the single word: OK"
@@ -171,10 +179,8 @@ def _checkout_copy(registration: Registration) -> list[Check]:
 
 
 def check_memory_mode(ctx: _Context) -> list[Check]:
-    from omp.config import resolve
-
     try:
-        settings = resolve(ctx.project, ctx.global_paths)
+        settings = config.resolve(ctx.project, ctx.global_paths)
     except OmpError as exc:
         return [Check("memory-mode", "fail", exc.message, exc.hint)]
     ctx.settings = {name: s.value for name, s in settings.items()}
@@ -190,23 +196,19 @@ def check_memory_mode(ctx: _Context) -> list[Check]:
 
 def check_trust(ctx: _Context) -> list[Check]:
     """An untrusted project config is ignored as a whole (SPEC §3.1): say so, and the fix."""
-    from omp.trust import FIX, check
-
-    verdict = check(ctx.project, ctx.global_paths)
+    verdict = trust.check(ctx.project, ctx.global_paths)
     if verdict is None:
         return []
     if verdict.state == "absent":
         return [Check("project config", "ok", f"none ({verdict.path}): global settings and defaults apply")]
     if verdict.ignored:
         return [Check("project config", "warn", f"{verdict.path} is ignored: {verdict.reason}",
-                      f"read the file, then: {FIX}" + (f" --root {shlex.quote(str(ctx.project.root))}"
+                      f"read the file, then: {trust.FIX}" + (f" --root {shlex.quote(str(ctx.project.root))}"
                                                         if ctx.project else ""))]
     return [Check("project config", "ok", f"{verdict.path} is trusted (written by omp or approved)")]
 
 
 def _reviewer_env_check() -> list[Check]:
-    from omp.process import read_env_file, reviewer_env_file
-
     path = Path(reviewer_env_file())
     if not path.exists():
         return []
@@ -253,11 +255,8 @@ def check_reviewer(ctx: _Context) -> list[Check]:
 def _call_reviewer(ctx: _Context, backend: str, model: str, what: str) -> Check:
     """Call the reviewer as a hook-started review would: Copilot strips the provider variables
     from hooks, so the shell's environment proves nothing; reviewer.env is added back."""
-    from omp.hook_env import hook_review_environment, missing_from_reviewer_env, reviewer_env_fix
-    from omp.review.reviewers import ReviewerConfig, call_reviewer
-
     assert ctx.settings is not None
-    config = ReviewerConfig(
+    reviewer = ReviewerConfig(
         backend=backend, model=model, command=ctx.settings["memory-reviewer-command"],
         timeout=float(ctx.settings["memory-review-timeout"]),
         project_root=ctx.project.root if ctx.project else Path.cwd(),
@@ -265,7 +264,7 @@ def _call_reviewer(ctx: _Context, backend: str, model: str, what: str) -> Check:
     started = time.monotonic()
     how = "called as a hook-started review would call it"
     try:
-        reply = call_reviewer(config, DEEP_PROMPT, lambda text: bool(text.strip()),
+        reply = call_reviewer(reviewer, DEEP_PROMPT, lambda text: bool(text.strip()),
                               base_env=hook_review_environment())
     except OmpError as exc:
         missing = missing_from_reviewer_env()
@@ -281,8 +280,6 @@ def _call_reviewer(ctx: _Context, backend: str, model: str, what: str) -> Check:
 
 
 def check_tokenizer(ctx: _Context) -> list[Check]:
-    from omp.tokens import get_counter
-
     counter = get_counter(retry=True)  # doctor always tries again, clearing a remembered failure
     if counter.name == "tiktoken":
         return [Check("tokenizer", "ok", "tiktoken o200k_base")]
@@ -295,8 +292,6 @@ def check_tokenizer(ctx: _Context) -> list[Check]:
 def check_claims_and_queue(ctx: _Context) -> list[Check]:
     if ctx.project is None:
         return [Check("claims", "info", "not in a project: no claims or queue to check", None)]
-    from omp.review import claim as claims
-    from omp.review import queue
 
     timeout = float((ctx.settings or {}).get("memory-review-timeout", 120))
     stale, unreadable, running = [], [], 0
@@ -376,7 +371,6 @@ def check_copilot_memory(ctx: _Context) -> list[Check]:
     instructions = ctx.project.instructions
     if inject != "block" or not instructions.exists():
         return checks
-    from omp.core.instructions import out_of_step
 
     if out_of_step(str(ctx.project.root), "block"):
         checks.append(Check("chronicle", "warn",
@@ -392,8 +386,6 @@ def check_copilot_memory(ctx: _Context) -> list[Check]:
 
 def check_history(ctx: _Context) -> list[Check]:
     """Reviewer sessions in the user's Copilot history: `copilot --continue` would resume one."""
-    from omp.copilot_history import reviewer_sessions
-
     left = reviewer_sessions(ctx.global_paths.copilot)
     if not left:
         return [Check("copilot history", "ok", "no reviewer session in Copilot's history")]
