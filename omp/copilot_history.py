@@ -32,6 +32,7 @@ from msgspec import Struct
 
 from omp.core import layout
 from omp.lazyre import lazy
+from omp.sessions.discovery import is_reviewer_cwd, session_info
 
 if TYPE_CHECKING:  # sqlite3 (~5 ms) is imported where a store is opened: after a copilot reviewer ran, not before
     import sqlite3
@@ -85,7 +86,7 @@ def _forget_rows(store: Path, session_ids: list[str]) -> tuple[int, str | None]:
     """Delete the sessions' rows in one transaction; (rows removed, error or None)."""
     if not store.is_file() or store.is_symlink():
         return 0, None
-    import sqlite3
+    import sqlite3  # only a history with a session store needs it (1.6 ms)
 
     try:
         db = sqlite3.connect(f"file:{store}?mode=rw", uri=True, timeout=LOCK_WAIT_SECONDS,
@@ -177,11 +178,9 @@ def forget_session(copilot_home: Path, session_id: str, global_home: Path | None
 
 def _store_reviewer_ids(store: Path) -> set[str]:
     """Ids in the store whose `sessions.cwd` is a reviewer's temporary folder (read-only)."""
-    from omp.sessions.discovery import is_reviewer_cwd
-
     if not store.is_file():
         return set()
-    import sqlite3
+    import sqlite3  # only a history with a session store needs it (1.6 ms)
 
     try:
         db = sqlite3.connect(f"file:{store}?mode=ro", uri=True, timeout=LOCK_WAIT_SECONDS)
@@ -198,8 +197,6 @@ def _store_reviewer_ids(store: Path) -> set[str]:
 
 def reviewer_sessions(copilot_home: Path) -> list[str]:
     """omp's own reviewer sessions still in Copilot's history (session-state and the store)."""
-    from omp.sessions.discovery import session_info
-
     found = _store_reviewer_ids(copilot_home / STORE_NAME)
     state = copilot_home / "session-state"
     try:

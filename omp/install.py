@@ -39,8 +39,10 @@ from msgspec import Struct, field
 from omp import __version__
 from omp.copilot import HINT_INSTALL, copilot_command, find_copilot
 from omp.errors import OmpError
+from omp.fsio import atomic_write_json
 from omp.paths import GlobalPaths
 from omp.process import Finished, run_captured
+from omp.project import global_lock
 
 PLUGIN_NAME = "omp"
 HOOKS_FILE_NAME = "omp.json"
@@ -396,8 +398,6 @@ def _already_registered(existing: list[Registration], force: bool) -> OmpError:
 
 def install(hooks_only: bool = False, force: bool = False, interpreter: str | None = None) -> InstallResult:
     """Write the plugin folder and register it (see the module doc). Refuses a second registration."""
-    from omp.project import global_lock
-
     global_paths = GlobalPaths.current()
     interpreter = interpreter or sys.executable
     copilot = find_copilot() if hooks_only else copilot_command()
@@ -415,7 +415,6 @@ def install(hooks_only: bool = False, force: bool = False, interpreter: str | No
                                [r.label for r in existing])
         if hooks_only:
             hooks_file = global_paths.copilot / "hooks" / HOOKS_FILE_NAME
-            from omp.fsio import atomic_write_json
 
             atomic_write_json(hooks_file, hooks_file_content(target))
             result.registered = f"hooks file {hooks_file}"

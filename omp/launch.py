@@ -33,6 +33,7 @@ from omp.core.layout import is_valid_session_id, project_root
 from omp.core.settings import is_reviewer_session
 from omp.detach import runs_dir, start_review
 from omp.errors import OmpError
+from omp.paths import GlobalPaths
 from omp.process import Detached, run_foreground
 
 NO_SESSION_FLAGS = frozenset({"-h", "--help", "-v", "--version", "--acp"})
@@ -112,8 +113,6 @@ def plan_launch(args: Sequence[str], cwd: Path | None = None, binary: str | None
 
 
 def _session_state() -> Path:
-    from omp.paths import GlobalPaths
-
     return GlobalPaths.current().session_state
 
 
@@ -185,6 +184,7 @@ def review_after(
     root = project_root(str(plan.work_dir))
     if root is None:
         return None, "no project (the home folder is never one)"
+    # After Copilot has exited: the wrapper starts Copilot without loading the settings (5 ms).
     from omp.config import get_value
     from omp.paths import ProjectPaths
 
@@ -231,7 +231,7 @@ def _notices(plan: LaunchPlan, session_id: str | None, review: Detached | None, 
         return lines
     root = project_root(str(plan.work_dir))
     if root is not None:
-        from omp.hooks.start import nudge_lines
+        from omp.hooks.start import nudge_lines  # after Copilot has exited (4 ms)
 
         lines += [line.replace("[MEMORY REVIEW] ", "") for line in nudge_lines(root)]
     return lines

@@ -83,6 +83,7 @@ def _from_entry(raw: bytes, key: tuple[Any, ...]) -> re.Pattern[str] | None:
 def _replay(source: str, flags: int) -> tuple[Any, ...]:
     """What `re.compile` passes `_sre.compile` after the pattern: `re`'s own steps (parse,
     assemble), with their product kept."""
+    # re's own steps, under the names each Python gives them.
     if sys.version_info >= (3, 11):
         from re import _compiler, _parser  # type: ignore[attr-defined]
     else:  # pragma: no cover - Python 3.10

@@ -24,6 +24,7 @@ from msgspec import Struct, field
 
 from omp.fsio import append_jsonl, confine, file_lock, iter_jsonl
 from omp.paths import ProjectPaths
+from omp.safety.secrets import redact
 
 ROTATE_BYTES = 5 * 1024 * 1024
 LEDGER_EVENT = "memory-review"
@@ -120,8 +121,6 @@ def scrubbed(value: Any) -> Any:
     Reviewer errors, rejection reasons and session-derived text all reach the logs; redacting
     here, where every line is written, covers the ones a caller forgot.
     """
-    from omp.safety.secrets import redact
-
     if isinstance(value, str):
         return redact(value)[0]
     if isinstance(value, dict):

@@ -320,10 +320,10 @@ def _die_with_parent_hook() -> Callable[[], None] | None:
     """
     if not sys.platform.startswith("linux"):
         return None
-    import signal
+    import signal  # light at import: see the module docstring
 
     try:
-        import ctypes
+        import ctypes  # Linux's prctl, for this one call
 
         prctl = ctypes.CDLL(None, use_errno=True).prctl
     except (OSError, AttributeError):
@@ -342,7 +342,7 @@ class _Pump:
 
     def __init__(self, proc: subprocess.Popen[bytes], stdin: bytes | None,
                  complete: Callable[[str], bool] | None) -> None:
-        import threading
+        import threading  # light at import: see the module docstring
 
         self.proc = proc
         self.stdout = bytearray()
@@ -486,7 +486,7 @@ def _signal_group(pgid: int, kill: bool) -> None:
     """POSIX: SIGTERM (or SIGKILL) a whole process group. No-op where there are none."""
     if IS_WINDOWS or not hasattr(os, "killpg"):
         return
-    import signal
+    import signal  # light at import: see the module docstring
 
     try:
         os.killpg(pgid, signal.SIGKILL if kill else signal.SIGTERM)
@@ -523,7 +523,7 @@ def _outside_group(procs: list[psutil.Process], pgid: int) -> list[psutil.Proces
 
 
 def _signal_all(procs: list[psutil.Process], kill: bool) -> None:
-    import psutil
+    import psutil  # heavy (17 ms): only where a tree is looked at or ended
 
     for proc in procs:
         try:
@@ -589,7 +589,7 @@ def start_time(pid: int) -> float | None:
         found = _linux_start_time(pid)
         if found is not None:
             return found
-    import psutil
+    import psutil  # heavy (17 ms): only where a tree is looked at or ended
 
     try:
         return psutil.Process(pid).create_time()
@@ -600,7 +600,7 @@ def start_time(pid: int) -> float | None:
 def is_alive(pid: int, started_at: float | None) -> bool:
     """Is the process that started at `started_at` as `pid` still running (not a zombie, not a
     reused pid)? One that exists but cannot be inspected counts as alive: nothing is taken from it."""
-    import psutil
+    import psutil  # heavy (17 ms): only where a tree is looked at or ended
 
     if pid <= 0:
         return False
@@ -629,7 +629,7 @@ def end_run_leftovers(leader_pid: int, leader_started_at: float, *, marker: tupl
     process therefore is never hit. POSIX looks only inside the leader's group; Windows, which has
     no such group to ask about, relies on the start time and the marker alone.
     """
-    import psutil
+    import psutil  # heavy (17 ms): only where a tree is looked at or ended
 
     if not leader_pid or (not IS_WINDOWS and leader_pid == os.getpgrp()):
         return 0
@@ -659,7 +659,7 @@ def end_run_leftovers(leader_pid: int, leader_started_at: float, *, marker: tupl
 
 def _forward_signals(proc: subprocess.Popen[bytes]) -> dict[int, object]:
     """Pass SIGTERM/SIGHUP (and a SIGINT the terminal did not already deliver) to `proc`."""
-    import signal
+    import signal  # light at import: see the module docstring
 
     def terminal_already_sent_it() -> bool:
         # Ctrl-C in a terminal reaches the whole foreground process group, the child included;
@@ -691,7 +691,7 @@ def _forward_signals(proc: subprocess.Popen[bytes]) -> dict[int, object]:
 
 
 def _restore_signals(previous: dict[int, object]) -> None:
-    import signal
+    import signal  # light at import: see the module docstring
 
     for signum, handler in previous.items():
         try:
@@ -703,7 +703,7 @@ def _restore_signals(previous: dict[int, object]) -> None:
 def run_foreground(argv: list[str], cwd: str | os.PathLike[str] | None = None) -> int:
     """Run `argv` on our stdin/stdout/stderr until it exits; its exit code (128+N when killed by
     signal N). Raises OSError when it cannot be started."""
-    import subprocess
+    import subprocess  # light at import: see the module docstring
 
     proc = subprocess.Popen(argv, cwd=cwd)
     previous = _forward_signals(proc)

@@ -8,6 +8,7 @@ from typing import Iterator
 from pathlib import Path
 
 from omp.fsio import confine, confine_all, file_lock
+from omp.memory.gitignore import ensure_gitignore_block
 from omp.paths import GlobalPaths, ProjectPaths, require_dir
 
 
@@ -49,7 +50,6 @@ def ensure_state_dir(paths: ProjectPaths) -> None:
         # that links out before creating anything. (Once `.omp` exists it is never written again.)
         confine(paths.gitignore, paths.root)
     require_dir(paths.state)
-    from omp.memory.gitignore import ensure_gitignore_block
 
     ensure_gitignore_block(paths.root)
 

@@ -35,6 +35,9 @@ import time
 from pathlib import Path
 from typing import Any
 
+from omp.fsio import atomic_write
+from omp.paths import global_home
+
 ENCODING_NAME = "o200k_base"
 LOAD_TIMEOUT = 5.0
 RETRY_AFTER_SECONDS = 24 * 3600
@@ -86,8 +89,6 @@ def start_loading() -> None:
 
 def unavailable_note() -> Path:
     """`G/state/tokenizer-unavailable.json`: when and why the last load failed."""
-    from omp.paths import global_home
-
     return global_home() / "state" / UNAVAILABLE_FILE
 
 
@@ -109,7 +110,6 @@ def _remember(error: BaseException | None) -> None:
         if error is None:
             note.unlink(missing_ok=True)
             return
-        from omp.fsio import atomic_write
 
         note.parent.mkdir(parents=True, exist_ok=True)
         text = f"{type(error).__name__}: {error}"[:300]
@@ -137,7 +137,7 @@ def _start_locked(retry: bool = False) -> None:
 
     def load() -> None:
         try:
-            import tiktoken
+            import tiktoken  # heavy, and it may download: in this thread, only when a count is needed
 
             result["encoding"] = tiktoken.get_encoding(ENCODING_NAME)
             _remember(None)

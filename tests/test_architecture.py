@@ -223,3 +223,78 @@ def test_an_ordinary_review_loads_neither_psutil_nor_requests_nor_dataclasses(pr
     loaded = {name.split(".")[0] for name in proc.stderr.rsplit("LOADED ", 1)[1].split()}
     assert "detect_secrets" in loaded and "omp" in loaded  # the check sees what the review imported
     assert loaded & NOT_ON_THE_REVIEW_PATH == set()
+
+
+# ---------------------------------------------------------------------------------------------
+# imports sit at the top of a module, or one line says why they wait (STYLE.md, "arrows point down")
+
+# Lines that may sit between the imports of one group: a fallback's `try:` / `except …:` /
+# `else:` / `if sys.version_info …:`, and blank lines.
+_GROUP_GLUE = ("try:", "else:", "except", "if sys.version_info", "if os.name")
+
+
+def _says_why(line: str) -> bool:
+    """A comment that is more than a pragma (`# type: ignore[…]`, `# noqa`, `# pragma: …`)."""
+    if "#" not in line:
+        return False
+    for comment in line.split("#")[1:]:
+        words = comment.split()
+        if words and not words[0].startswith(("type:", "noqa", "pragma:")):
+            return True
+    return False
+
+
+def _unexplained_waiting_imports(path: Path) -> list[str]:
+    """The imports inside a function with no reason given: no comment on the import, on another
+    import of its group, or on the line just above the group."""
+    source = path.read_text(encoding="utf-8")
+    lines = source.splitlines()
+    tree = ast.parse(source, str(path))
+    import_lines: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            import_lines.update(range(node.lineno, (node.end_lineno or node.lineno) + 1))
+
+    def in_group(number: int) -> bool:
+        text = lines[number - 1].strip()
+        return number in import_lines or not text or text.startswith(_GROUP_GLUE)
+
+    found = []
+    for function in ast.walk(tree):
+        if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        for node in ast.walk(function):
+            if not isinstance(node, (ast.Import, ast.ImportFrom)):
+                continue
+            first, last = node.lineno, node.end_lineno or node.lineno
+            while first > 1 and in_group(first - 1):
+                first -= 1
+            while last < len(lines) and in_group(last + 1):
+                last += 1
+            group = [n for n in range(first, last + 1) if n in import_lines]
+            above = lines[first - 2].strip() if first > 1 else ""
+            if not (any(_says_why(lines[n - 1]) for n in group) or above.startswith("#")):
+                found.append(f"{path.name}:{node.lineno}: {lines[node.lineno - 1].strip()}")
+    return found
+
+
+def test_every_import_inside_a_function_says_why_it_waits() -> None:
+    """An import inside a function hides an arrow from the reader, so it must earn its place:
+    the hook path's budget, a measured heavy module only some calls need, a platform's module,
+    a command's own machinery, and one line says which."""
+    offenders = [f"{path.parent.relative_to(OMP.parent)}/{line}" for path in sorted(OMP.rglob("*.py"))
+                 for line in _unexplained_waiting_imports(path)]
+    assert offenders == [], "imports inside functions without a reason (move them to the top, or say why):\n" + \
+        "\n".join(offenders)
+
+
+def test_the_reason_check_finds_an_unexplained_import(tmp_path: Path) -> None:
+    module = tmp_path / "m.py"
+    module.write_text(
+        "def quiet():\n    from omp.paths import global_home  # type: ignore[attr-defined]\n\n"
+        "def explained():\n    # Only a crash needs these.\n    import datetime\n\n    import traceback\n\n"
+        "def trailing():\n    import sqlite3  # only a history store needs it\n\n"
+        "def fallback():\n    try:\n        from _sha256 import sha256  # the builtin module is cheaper\n"
+        "    except ImportError:\n        from hashlib import sha256\n")
+    assert [line.split(":", 1)[1] for line in _unexplained_waiting_imports(module)] == [
+        "2: from omp.paths import global_home  # type: ignore[attr-defined]"]

@@ -78,7 +78,7 @@ def _crash_report(exc: BaseException) -> str:
         + "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
     )
     try:
-        from omp.safety.secrets import redact
+        from omp.safety.secrets import redact  # only a crash report: the secret rules cost 19 ms to import
 
         return redact(text)[0]
     except Exception:  # a broken detector must not leak: keep only what holds no user text
@@ -86,6 +86,7 @@ def _crash_report(exc: BaseException) -> str:
 
 
 def _crash_log(exc: BaseException) -> Path | None:
+    # Only a crash is logged: what the log needs is imported when there is one.
     import datetime
 
     from omp.paths import global_home

@@ -90,6 +90,7 @@ def _refresh_block(root: Path | None, scope_global: bool) -> None:
     `C/copilot-instructions.md`; each project's block follows at its next review or
     `omp project-memory` change.
     """
+    # Only a change re-renders the block: `omp config get` starts without the renderer (2.7 ms).
     from omp.memory.block import sync_after_config_change, sync_after_global_config_change
 
     if scope_global:

@@ -26,7 +26,7 @@ from omp.review.pipeline import review_session
 
 # A hook-started review runs this module for one session, and SPEC §12 counts its start-up:
 # the sweep, undo and the preview are imported by the commands that use them (3.9, 6.0 and
-# 1.7 ms in a fresh process; the history clean-up's module the review loads anyway).
+# 1.2 ms in a fresh process; the history clean-up's module the review loads anyway).
 if TYPE_CHECKING:
     from omp.review.preview import Preview
 

@@ -163,7 +163,7 @@ def dumps(value: Any) -> str:
     """
     if isinstance(value, dict) and all(isinstance(k, str) and isinstance(v, str) for k, v in value.items()):
         return "{" + ", ".join(f"{_quote(k)}: {_quote(v)}" for k, v in value.items()) + "}"
-    import json
+    import json  # the hook path: only what the small writer above does not take pays for json
 
     return json.dumps(value)
 

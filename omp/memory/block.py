@@ -41,6 +41,7 @@ from omp.fsio import atomic_write, confine, read_text
 from omp.memory import directives as dirs, notes as notes_mod
 from omp.memory.neutralise import neutralise_line
 from omp.paths import GlobalPaths, ProjectPaths
+from omp.project import global_lock, project_lock
 
 READ_MORE = "Read a note in full with `omp project-memory read <id>`; list them all with `omp project-memory index`."
 
@@ -347,8 +348,6 @@ def _digest(text: str) -> str:
 
 
 def _read_record(record: Path) -> dict[str, Any]:
-    import json
-
     try:
         data = json.loads(record.read_text(encoding="utf-8"))
     except (OSError, ValueError):
@@ -374,8 +373,6 @@ def _foreign_changes(path: Path, text: str | None, record: dict[str, Any]) -> li
 
 def _remember_block(path: Path, record: Path) -> None:
     """Note what omp's block now holds, and the file's stat (best effort: only a report depends on it)."""
-    import json
-
     try:
         text = read_text(path)
         inner = _inner(text, path) if text is not None else None
@@ -411,8 +408,6 @@ def sync_block(paths: ProjectPaths, lock_held: bool = False, global_paths: Globa
     """Bring both instruction files to what the mode demands, from the stores (project lock,
     then global lock). Convergent: whatever the files hold now, after a sync they hold exactly
     omp's block (`block` mode) or no omp block at all (`hook` mode)."""
-    from omp.project import project_lock
-
     global_paths = global_paths or GlobalPaths.current()
     settings = _settings(paths, global_paths)
     lock = contextlib.nullcontext() if lock_held else project_lock(paths)
@@ -439,8 +434,6 @@ def sync_block(paths: ProjectPaths, lock_held: bool = False, global_paths: Globa
 
 def _sync_global(global_paths: GlobalPaths) -> tuple[str, list[str]]:
     """The personal block in `C/copilot-instructions.md`, by the global mode (global lock)."""
-    from omp.project import global_lock
-
     settings = _settings(None, global_paths)
     record = _record_path(global_paths.home)
     with global_lock(global_paths):

@@ -25,6 +25,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from omp.fsio import CorruptFileError, read_text
 from omp.lazyre import lazy
 
 
@@ -126,8 +127,6 @@ def _fields(block: str) -> dict[str, str]:
 def read_file(path: Path) -> tuple[dict[str, str], str]:
     """A store file's front matter and body: FileNotFoundError when it is gone, CorruptFileError
     (naming the file; it is never rewritten) when its front matter does not parse."""
-    from omp.fsio import CorruptFileError, read_text
-
     text = read_text(path)
     if text is None:
         raise FileNotFoundError(path)

@@ -18,6 +18,7 @@ import re
 import unicodedata
 
 from omp.lazyre import lazy
+from omp.safety.injection import injection_reasons
 
 # Line separators Python's splitlines() knows, so no exotic separator survives as a line break.
 _LINE_BREAK_RE = lazy(r"\r\n|[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]")
@@ -109,6 +110,8 @@ def stored_forms(text: str) -> list[str]:
 
 def secret_reason(*texts: str | None) -> str | None:
     """Why the texts may not be stored because of a secret, or None. Never echoes the secret."""
+    # Not at the top: the managed block is rendered with this module, on the sessionStart hook's
+    # path too, and the secret rules cost 19 ms to import; only storing an item needs them.
     from omp.safety.secrets import find_secrets
 
     kinds: list[str] = []
@@ -123,8 +126,6 @@ def secret_reason(*texts: str | None) -> str | None:
 
 def injection_reason(*texts: str | None) -> str | None:
     """Why the texts look like an instruction-injection attempt, or None."""
-    from omp.safety.injection import injection_reasons
-
     reasons: list[str] = []
     for text in texts:
         if text:

@@ -18,6 +18,7 @@ from omp.memory import dedupe, directives as dirs
 from omp.memory.batch import MemoryBatch
 from omp.memory.directives import PendingItem
 from omp.memory.journal import utc_now
+from omp.memory.promotion import promote_items
 
 
 def reconcile(batch: MemoryBatch) -> None:
@@ -46,7 +47,6 @@ def reconcile(batch: MemoryBatch) -> None:
     ticked = [t for t in _unique(ticked) if t.key not in {p.key for p in batch.pending}]
     if ticked:
         # Here, not at the top: every memory batch reconciles, few have ticked items (SPEC §12).
-        from omp.memory.promotion import promote_items
 
         promote_items(batch, ticked, "project", "ticked in pending-directives.md")
         batch.housekeeping.promoted_ticked.extend(t.label for t in ticked)

@@ -41,6 +41,7 @@ from typing import Any, Iterator, Literal
 from msgspec import Struct
 from msgspec.structs import asdict
 
+from omp.errors import OmpError
 from omp.fsio import atomic_write_json, create_exclusive, dump_json, file_lock, read_text
 from omp.paths import ProjectPaths, check_session_id
 from omp.process import end_run_leftovers, is_alive, start_time
@@ -298,8 +299,6 @@ def release(claim: Claim) -> bool:
 
 def record_reviewer(claim: Claim, pid: int) -> bool:
     """Write the reviewer process this review just started into its claim (SPEC §5.1)."""
-    from omp.errors import OmpError
-
     started = start_time(pid)
     try:
         with claims_lock(claim.paths):

@@ -43,7 +43,7 @@ from omp.fsio import OutsideProjectError
 from omp.ledger import CallRecord, log_review, record_call
 from omp.paths import ProjectPaths
 from omp.packet import SessionIndex, SessionIndexer, build_packet
-from omp.project import ensure_state_dir
+from omp.project import check_layout, ensure_state_dir
 from omp.review import claim as claims
 from omp.review import queue
 from omp.review.answer import Proposal, Rejection, answer_complete, find_answer, validate
@@ -53,7 +53,10 @@ from omp.memory.items import DirectiveProposal, DraftProposal, ItemKind, ItemRes
 from omp.review.outcome import ReviewOutcome, ReviewRequest, ReviewSummary, SkipReason
 from omp.review.prompt import KnownForPrompt, build_frame, prompt_room_for_transcript
 from omp.review.reviewers import BACKENDS, ReviewerConfig, ReviewerReply, ReviewerUnavailable, call_reviewer
+from omp.safety.secrets import redact
+from omp.sessions.discovery import find_session
 from omp.sessions.events import SessionReader
+from omp.tokens import get_counter
 
 
 class ReviewContext(Struct, frozen=True):
@@ -81,7 +84,6 @@ def _safe(text: str | None) -> str | None:
     """Never let a secret reach a log line or the terminal (reviewer stderr can hold one)."""
     if not text:
         return text
-    from omp.safety.secrets import redact
 
     return redact(text)[0]
 
@@ -165,7 +167,6 @@ def review_session(paths: ProjectPaths, request: ReviewRequest) -> ReviewOutcome
     if settings_mode == "off":
         return skipped_mode_off(paths, None if request.session == "latest" else request.session)
     ctx = review_context(paths, request)
-    from omp.sessions.discovery import find_session
 
     info = find_session(request.session, paths)
     if getattr(info, "is_reviewer", False):
@@ -235,8 +236,7 @@ def _preflight(ctx: ReviewContext, session_id: str) -> None:
     (SPEC §5 "Order of work"): a `.omp`, `.github` or store that links out of the project, and a
     store that does not parse. Raises OmpError naming the file and the fix; nothing is claimed,
     queued or paid for, so a broken project does not loop through retries."""
-    from omp.memory.store import check_stores
-    from omp.project import check_layout
+    from omp.memory.store import check_stores  # (see _apply)
 
     check_layout(ctx.paths, github=ctx.settings.get("memory-inject") == "block")
     ensure_state_dir(ctx.paths)
@@ -252,7 +252,7 @@ def _trivial(ctx: ReviewContext, found: ExplicitScan, cursor: int) -> str | None
 
 
 def _known_for_prompt(paths: ProjectPaths) -> KnownForPrompt:
-    from omp.memory.store import known_items
+    from omp.memory.store import known_items  # (see _apply)
 
     known = known_items(paths)
     return KnownForPrompt({
@@ -315,8 +315,6 @@ def _run_claimed(ctx: ReviewContext, held: claims.Claim, events: Path, found: Ex
 def _model_pass(ctx: ReviewContext, held: claims.Claim, events: Path, out: _ModelPass,
                 scanned: SessionIndex) -> ReviewOutcome | None:
     """Build the prompt, call the reviewer, validate. Returns a failed outcome, or None."""
-    from omp.tokens import get_counter
-
     counter = get_counter()
     frame = build_frame(_known_for_prompt(ctx.paths), ctx.budget, counter)
     packet = build_packet(events, prompt_room_for_transcript(frame, ctx.budget), cursor=held.start_cursor, counter=counter,
@@ -371,8 +369,6 @@ def _ledger(ctx: ReviewContext, session_id: str, reply: ReviewerReply | None, in
 
 def _unavailable(ctx: ReviewContext, held: claims.Claim, events: Path, exc: ReviewerUnavailable, in_tokens: int,
                  tokenizer: str) -> ReviewOutcome:
-    from omp.tokens import get_counter
-
     out_tokens = get_counter().count(exc.reply.text) if exc.reply else 0
     _ledger(ctx, held.session_id, exc.reply, in_tokens, out_tokens, tokenizer, "unavailable", exc.kind)
     cause = reason = f"reviewer unavailable ({exc.kind}): {_safe(exc.message)}"
@@ -396,13 +392,15 @@ def _unavailable(ctx: ReviewContext, held: claims.Claim, events: Path, exc: Revi
 def _apply(ctx: ReviewContext, held: claims.Claim, items: list[Proposal],
            done_at: int) -> tuple[list[ItemResult], int, str | None] | None:
     """Write everything under one project lock; mark the claim done there. None: claim lost."""
-    from omp.memory.store import memory_batch
-
     session_id = held.session_id
     notes = [NoteProposal(p.title, p.body, session_id, p.evidence) for p in items if p.kind is ItemKind.NOTE]
     rules = [DirectiveProposal(p.text, session_id, p.evidence, p.kind) for p in items if p.kind.is_rule]
     drafts = [DraftProposal(p.slug, p.description, p.body, session_id, p.evidence)
               for p in items if p.kind is ItemKind.SKILL_DRAFT]
+    # Not at the top: a review that has nothing to write and calls no model (a trivial session's
+    # explicit pass that found nothing) never loads the memory package: 14 M instructions, ≈ 4 ms.
+    from omp.memory.store import memory_batch
+
     with memory_batch(ctx.paths, journal_session=session_id) as batch:
         # Lock, then re-check: a review declared stale and taken over must not write.
         if not claims.still_held(held):
@@ -424,7 +422,7 @@ def _apply(ctx: ReviewContext, held: claims.Claim, items: list[Proposal],
 def refresh_block(paths: ProjectPaths, lock_held: bool = False) -> str | None:
     """Refresh the managed block; a block that cannot be written is reported, not fatal."""
     try:
-        from omp.memory.block import sync_block
+        from omp.memory.block import sync_block  # (see _apply)
 
         sync_block(paths, lock_held=lock_held)
     except OmpError as exc:

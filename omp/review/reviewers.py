@@ -37,6 +37,7 @@ from typing import Callable, Mapping
 
 from msgspec import Struct, field
 
+from omp.config import is_program_name_allowed
 from omp.copilot import HINT_INSTALL, find_copilot
 from omp.copilot_history import Forgotten, copilot_home_of, forget_session, new_session_id
 from omp.errors import OmpError
@@ -123,7 +124,6 @@ def build_argv(config: ReviewerConfig, session_id: str | None = None) -> list[st
             raise ReviewerUnavailable("not-configured", "memory-reviewer-command is empty", HINT_COMMAND)
         # A program on PATH or an absolute path, never one resolved against the project folder
         # (SPEC §3.1): `./reviewer` would run whatever file a repository puts there.
-        from omp.config import is_program_name_allowed
 
         if not is_program_name_allowed(argv[0]):
             raise ReviewerUnavailable(
