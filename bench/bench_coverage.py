@@ -38,7 +38,7 @@ import json, sys, time
 from omp.config import KEYS
 from omp.intents import asks_to_keep
 from omp.packet import build_packet
-from omp.review.preview import transcript_budget
+from omp.review.prompt import transcript_budget
 from omp.sessions.events import SessionReader
 from omp.tokens import get_counter
 path = sys.argv[1]

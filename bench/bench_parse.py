@@ -10,7 +10,7 @@ side by side in the same run:
            pass reads them (tool outputs read by their ends, omp/sessions/lines.py);
 - packet:  `build_packet()` with the review's budget (the default 24,000 tokens minus what the
            prompt frame reserves), i.e. the scan, the choice, redaction, counting and rendering;
-- review pass: the one pass a review makes (`omp.review.pipeline._scan`): the explicit pass over
+- review pass: the one pass a review makes (`omp.review.pipeline.scan_session`): the explicit pass over
            `SessionIndexer.messages()`, which also keeps the packet's index. This is what each
            further MB of a review costs (SPEC §12's slope); its ms per MB over the floor is shown.
 
@@ -90,7 +90,7 @@ elif mode == "packet":
     }
 else:  # "info": the review's transcript budget and the session's user message numbers
     from omp.config import KEYS
-    from omp.review.preview import transcript_budget
+    from omp.review.prompt import transcript_budget
     from omp.sessions.events import SessionReader
     from omp.tokens import get_counter
     t1 = time.perf_counter()

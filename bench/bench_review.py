@@ -116,7 +116,7 @@ print(json.dumps({"last": last, "users": count}))
 _PROFILE_SUMMARY = r"""
 import json, pstats, sys
 stats = pstats.Stats(sys.argv[1]).stats
-wanted = {("pipeline.py", "_scan"): "one pass: every message streamed (explicit pass, packet index)",
+wanted = {("pipeline.py", "scan_session"): "one pass: every message streamed (explicit pass, packet index)",
           ("packet.py", "build_packet"): "packet (choose, redact, count; no second scan)",
           ("reviewers.py", "call_reviewer"): "reviewer call",
           ("pipeline.py", "_apply"): "write under the project lock",

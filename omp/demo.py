@@ -63,7 +63,7 @@ from omp.memory import block, manage
 from omp.memory.block import END_MARKER, START_MARKER
 from omp.memory.items import RejectionCode
 from omp.packet import build_packet
-from omp.review.preview import transcript_budget
+from omp.review.prompt import transcript_budget
 from omp.paths import ProjectPaths
 from omp.review.outcome import ReviewRequest
 from omp.review.pipeline import review_session

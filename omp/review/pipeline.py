@@ -142,7 +142,7 @@ def mode_off_reason(paths: ProjectPaths) -> str:
     return "memory-mode off" + (f"; {ignored}" if ignored else "")
 
 
-def _scan(events: Path, cursor: int) -> tuple[ExplicitScan, SessionIndex]:
+def scan_session(events: Path, cursor: int) -> tuple[ExplicitScan, SessionIndex]:
     """Stream the messages since `cursor` once: count them, run the explicit pass, and keep the
     index the packet is built from (the file is read once, SPEC §12)."""
     indexer = SessionIndexer(SessionReader(events, cursor))
@@ -196,7 +196,7 @@ def _review(ctx: ReviewContext, session_id: str, events: Path, log_skips: bool) 
         reason = (f"queued for retry at {entry.to_json()['next_try_at_iso']} (attempt {entry.attempts} failed: "
                   f"{entry.last_error}); use --force to retry now")
         return skipped(ctx, paths, session_id, SkipReason.QUEUED_FOR_RETRY, reason, log_skips)
-    found, scanned = _scan(events, verdict.start_cursor)
+    found, scanned = scan_session(events, verdict.start_cursor)
     trivial = _trivial(ctx, found, verdict.start_cursor)
     if trivial and not found.proposals:
         return skipped(ctx, paths, session_id, SkipReason.TRIVIAL_SESSION, trivial, log_skips)
@@ -208,7 +208,7 @@ def _review(ctx: ReviewContext, session_id: str, events: Path, log_skips: bool) 
     try:
         if held.start_cursor != verdict.start_cursor:
             # Another review finished between our look and our claim: start where it stopped.
-            found, scanned = _scan(events, held.start_cursor)
+            found, scanned = scan_session(events, held.start_cursor)
             trivial = _trivial(ctx, found, held.start_cursor)
             if trivial and not found.proposals:
                 claims.release(held)

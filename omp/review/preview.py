@@ -1,9 +1,8 @@
 """What a review would send now: `omp memory-review --dry-run` (SPEC §5.1).
 
-`preview` runs a review's first steps — the session found, its cursor, the one pass with the
-explicit pass, the packet at the review's budget — and writes nothing. `transcript_budget` is
-the share of `memory-review-max-input-tokens` the packet gets once the prompt around it is
-reserved; the demo and the benches size their packets with it too.
+`preview` runs a review's first steps with the review's own functions — the session found, its
+cursor, the one pass with the explicit pass (`scan_session`), the packet at the review's budget
+(`omp.review.prompt.transcript_budget`) — and writes nothing.
 """
 
 from __future__ import annotations
@@ -13,12 +12,11 @@ from typing import Any
 from msgspec import Struct
 
 from omp.config import get_value
-from omp.packet import Counter, Packet, SessionIndexer, build_packet
+from omp.packet import Packet, build_packet
 from omp.review.claim import done_cursor
-from omp.review.explicit import scan
-from omp.review.prompt import KNOWN_SHARE, KnownForPrompt, build_frame
+from omp.review.pipeline import scan_session
+from omp.review.prompt import transcript_budget
 from omp.sessions.discovery import find_session
-from omp.sessions.events import SessionReader
 from omp.tokens import get_counter
 
 
@@ -61,18 +59,6 @@ class Preview(Struct):
         }
 
 
-def transcript_budget(max_input_tokens: int, counter: Counter) -> tuple[int, int]:
-    """(tokens for the packet, tokens reserved for the prompt around it).
-
-    The reserve is the prompt frame as the review builds it (task, schema, markers) plus the
-    largest share the "already known" list may take, so a preview never shows more than a
-    review would send.
-    """
-    frame = build_frame(KnownForPrompt(), max_input_tokens, counter)
-    reserve = frame.tokens + int(max_input_tokens * KNOWN_SHARE)
-    return max(0, max_input_tokens - reserve), reserve
-
-
 def preview(spec: str, project: Any, force: bool = False) -> Preview:
     """The packet a review of session `spec` would send now. Reads only; writes nothing.
 
@@ -84,9 +70,8 @@ def preview(spec: str, project: Any, force: bool = False) -> Preview:
     counter = get_counter()
     budget, reserve = transcript_budget(max_input, counter)
     cursor = None if force else done_cursor(project, session.id)
-    indexer = SessionIndexer(SessionReader(session.events, cursor or 0))
-    found = scan(indexer.messages())  # the file is read once, as a review reads it
-    packet = build_packet(session.events, budget, cursor=cursor or 0, counter=counter, index=indexer.index(found.asking))
+    found, index = scan_session(session.events, cursor or 0)  # the review's own one pass
+    packet = build_packet(session.events, budget, cursor=cursor or 0, counter=counter, index=index)
     minimum = int(get_value("memory-review-min-messages", project))
     model_skipped = None
     if found.messages < minimum:

@@ -155,5 +155,17 @@ def build_frame(known: KnownForPrompt, budget_tokens: int, counter: TokenCountin
 
 def prompt_room_for_transcript(frame: PromptFrame, budget_tokens: int) -> int:
     """Tokens left in the prompt for the transcript once the frame is paid for (not
-    `omp.review.preview.transcript_budget`, which reserves a fixed share before any frame is built)."""
+    `transcript_budget`, which reserves a fixed share before any frame is built)."""
     return max(budget_tokens - frame.tokens, 0)
+
+
+def transcript_budget(max_input_tokens: int, counter: TokenCounting) -> tuple[int, int]:
+    """(tokens for the packet, tokens reserved for the prompt around it).
+
+    The reserve is the prompt frame as the review builds it (task, schema, markers) plus the
+    largest share the "already known" list may take, so a preview never shows more than a
+    review would send.
+    """
+    frame = build_frame(KnownForPrompt(), max_input_tokens, counter)
+    reserve = frame.tokens + int(max_input_tokens * KNOWN_SHARE)
+    return max(0, max_input_tokens - reserve), reserve
