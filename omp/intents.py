@@ -69,7 +69,11 @@ _LOG_LINE = lazy(
 )
 _CODE_LINE = lazy(
     r"^\s*(?:def |class |import |from \S+ import |return\b|const |let |var |function\b|public |private |fn |func "
-    r"|package |#include|@\w+\(|if \(|for \(|while \(|\}|\{$)|[;{]\s*$|^\s*[\w.\[\]]+\s*=\s*\S"
+    r"|package |#include|@\w+\(|if \(|for \(|while \(|\}|\{$)|\{\s*$|^\s*[\w.\[\]]+\s*=\s*\S"
+    # A statement's ";" at the end of a line, but not a sentence's ("Always run the linter before
+    # pushing;"): a call, an assignment, brackets, a path, a closing quote, SQL, or one token.
+    r"|^(?=[^\n]*(?:\w\(|[=\[\]{}<>]|::|->))[^\n]*;\s*$|['\"`)]\s*;\s*$|^\s*\S+;\s*$"
+    r"|^\s*(?:SELECT|INSERT|UPDATE|DELETE|CREATE|DROP|ALTER|GRANT|USE|SET) [^\n]*;\s*$"
 )
 # A line that introduces pasted material: what follows it is not the user speaking.
 _PASTE_INTRO = lazy(
@@ -85,8 +89,14 @@ _PASTE_INTRO = lazy(
     r"|archivo|mensaje|fichier|courriel|arquivo|página|mensagem|trecho|文档|内容|邮件|日志|ファイル|メール|ログ)\b[^\n]{0,80}[:：]\s*$",
     re.I,
 )
-# "Here's our team policy, please remember it:" introduces the user's own list, not a paste.
-_ASKS_TO_KEEP = lazy(r"\b(?:please )?(?:remember|(?:keep|bear)(?: this| that| it)? in mind|note|follow)\b|记住|覚えて|merk|recuerda|retiens|lembr", re.I)
+# "Here's our team policy, please remember it:", "Here are our conventions, stick to them:",
+# "Here's what I want going forward:" introduce the user's own list, not a paste: the line asks
+# for what follows to be kept (a trigger of the remember or from-now family, see
+# `_asks_to_keep`, or one of these words). "I want you to see them" does not: a paste shown.
+_ASKS_TO_KEEP = lazy(
+    r"\b(?:please )?(?:remember|note|follow|stick (?:to|with)|adhere to|obey|respect|apply|keep to|abide by)\b"
+    r"|记住|遵守|照做|覚えて|守って|従って|merk|beachte|halte dich|halt dich|recuerda|recuérd|en cuenta|sigue|síg|cumpl|respét"
+    r"|retiens|retenez|respecte|suis|suivez|lembr|siga|sigam|segue|cumpr|respeit|em mente", re.I)
 _SEPARATOR = lazy(r"^\s*(?:-{3,}|\*{3,}|={3,}|_{3,})\s*$")
 _FILE_LABEL = lazy(r"^\s*(?:[-=]{3,}\s*)?[\w./-]+\.(?:md|txt|rst|py|js|ts|json|ya?ml|toml|html?|sh|cfg|ini)\s*(?:[-=]{3,})?\s*:?\s*$", re.I)
 
@@ -133,7 +143,7 @@ def spoken_lines(text: str) -> list[str]:
         if indented or _QUOTE_LINE.match(line) or _COMMENT_LINE.match(line) or _LOG_LINE.match(line) or _CODE_LINE.search(line):
             continue
         lines.append(line)
-        if _PASTE_INTRO.search(stripped) and not (_introduces_a_list(stripped) and _ASKS_TO_KEEP.search(stripped)):
+        if _PASTE_INTRO.search(stripped) and not (_introduces_a_list(stripped) and _asks_to_keep(stripped)):
             pasted = True
     return lines
 
@@ -241,7 +251,7 @@ _SUBJECT = (
 # Family patterns. `rest` is what the rule says when the trigger is cut; `keep` marks families
 # whose trigger word stays in the rule.
 _REMEMBER = (
-    r"(?:remember|(?:keep|bear)(?: this| that| these| it)? in mind|make a note|take a note|take note|note for the future|note for later"
+    r"(?:remember|(?:keep|bear)(?: this| that| these| those| them| it| the following| all (?:of )?this)? in mind|make a note|take a note|take note|note for the future|note for later"
     r"|for future reference|memorize|memorise|don't forget|do not forget|never forget|note down|write down)"
     r"(?P<conn>\s+(?:that|this|to|of|this down|it|the fact that))?"
     r"|(?:merk(?:e)? dir|merken Sie sich|denk(?:e)?(?: bitte)?(?: in zukunft| künftig| immer| bitte)? (?:daran|dran)|behalte(?:n Sie)? im (?:Kopf|Hinterkopf)"
@@ -306,10 +316,11 @@ def _family(trigger: str) -> LazyPattern:
 
 
 _REMEMBER_TRIGGER = _family(_REMEMBER)
+_FROM_NOW_TRIGGER = _family(_FROM_NOW)
 _TRIGGERS: tuple[tuple[str, LazyPattern], ...] = (
     ("forget", _family(_FORGET)),
     ("remember", _REMEMBER_TRIGGER),
-    ("from_now", _family(_FROM_NOW)),
+    ("from_now", _FROM_NOW_TRIGGER),
     ("always", _family(_ALWAYS)),
 )
 _PREFIX_OK = lazy(
@@ -574,7 +585,11 @@ SCAN_CHARS = 128 * 1024  # of a huge message, its head and its tail are read: th
 TRIGGER_STEMS: tuple[str, ...] = (
     "rememb", "in mind", "a note", "take note", "note for", "note down", "note bien", "note that", "note this",
     "note:", "memori", "forget", "write down", "unlearn", "drop the rule",
-    "rule", "policy", "convention", "for the record",
+    "note",  # "Note these:", a list's intro (`_LIST_WORDS`)
+    "rule", "policy", "policies", "convention", "for the record",
+    # the words a list of the user's rules is introduced with (`_LIST_INTRO`): "Our guidelines:"
+    "guideline", "style guide", "standards", "practices", "preferences", "regel", "konvention", "richtlinie",
+    "regla", "normas", "convencion", "règle", "regra", "convenç", "规范", "规则", "约定", "守则", "ルール", "規約", "規則", "決まり",
     "from now", "from here", "forward", "henceforth", "from this point", "future", "as a rule", "from today",
     "always", "never", "t ever", "not ever", "you ever", "at all times", "whenever", "every time", "each time", "any time",
     "merk", "denk", "behalte", "vergiss", "vergessen", "notier", "ab jetzt", "ab sofort", "von nun", "von jetzt",
@@ -640,9 +655,16 @@ _BARE_REMEMBER_WORDS = lazy(
     re.I)
 
 
-_LIST_INTRO = lazy(
-    r"(?:remember|keep in mind|note|rules?|policy|conventions?|from now on|going forward|always|merk|denk|recuerda|ten en cuenta"
-    r"|retiens|souviens|n'oublie|lembr|guarde|anote|记住|记一下|以后|覚えて|今後)[^:：]{0,40}[:：]\s*$", re.I)
+# The words a line that introduces a list of the user's rules holds ("Our conventions:").
+_LIST_WORDS = (
+    r"(?:remember|keep in mind|note|rules?|polic(?:y|ies)|conventions?|guidelines|style guide|standards|practices|preferences"
+    r"|from now on|going forward|always|merk|denk|recuerda|ten en cuenta"
+    r"|retiens|souviens|n'oublie|lembr|guarde|anote|记住|记一下|以后|覚えて|今後"
+    # "rules" and "conventions" in the other languages the grammar reads
+    r"|regeln?|konventionen|richtlinien|reglas?|normas|convenciones|règles?|regras?|convenções|规范|规则|约定|守则"
+    r"|ルール|規約|規則|決まり)"
+)
+_LIST_INTRO = lazy(_LIST_WORDS + r"[^:：]{0,40}[:：]\s*$", re.I)
 
 
 # What follows an intro's trigger: a few words, then the colon that ends the line.
@@ -656,6 +678,13 @@ def _introduces_a_list(line: str) -> bool:
     if _LIST_INTRO.search(line):
         return True
     return any(_LIST_TAIL.match(line, match.end()) for match in _REMEMBER_TRIGGER.finditer(line))
+
+
+def _asks_to_keep(line: str) -> bool:
+    """Does a line that introduces a list ask for it to be kept? The words a request to remember
+    or a standing rule is made of count (every phrasing the grammar reads as one), and
+    `_ASKS_TO_KEEP`'s ("stick to them", "apply these")."""
+    return bool(_ASKS_TO_KEEP.search(line) or _REMEMBER_TRIGGER.search(line) or _FROM_NOW_TRIGGER.search(line))
 
 
 def _points_back(sentence: str) -> bool:
@@ -681,7 +710,7 @@ def _find_requests(text: str) -> Iterator[Request]:
                 listed = False
                 continue
             item = _tidy(_LIST_MARK.sub("", line.strip()))
-            if _LIST_MARK.match(line.strip()) and _rule_like(item) and not _ONE_OFF.search(item):
+            if _LIST_MARK.match(line.strip()) and _rule_like(item) and not _ONE_OFF.search(item) and not _asks(item):
                 yield Request("directive", _capitalise(item), _evidence(line))
                 continue
             listed = False
@@ -708,9 +737,14 @@ def _find_requests(text: str) -> Iterator[Request]:
                 yield request
 
 
+def _asks(text: str) -> bool:
+    """Is this a question ("Should we pin Node?"), which no list of rules holds as a rule?"""
+    masked = _mask(text)
+    return bool(_QUESTION_END.search(masked.rstrip(" .!")) or _QUESTION_START.match(masked))
+
+
 def _pointed_at(previous: str, sentence: str) -> Request | None:
-    masked = _mask(previous)
-    if _QUESTION_END.search(masked.rstrip(" .!")) or _QUESTION_START.match(masked) or _ONE_OFF.search(masked):
+    if _asks(previous) or _ONE_OFF.search(_mask(previous)):
         return None
     text = _tidy(_strip_fillers(previous))
     if not _rule_like(text):
