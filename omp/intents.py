@@ -651,7 +651,10 @@ _JA_POLITE_SUFFIX = lazy(r"(?:もらえますか|もらえる|くれますか|�
 _BARE_REMEMBER_WORDS = lazy(
     r"^(?:please\s+)?(?:remember (?:that|this|it)|(?:keep|bear) (?:that|this|it) in mind|note (?:that|this)|memori[sz]e (?:that|this)"
     r"|make a note of (?:that|this|it)|merk dir das|denk daran|behalte das|recuerda eso|recuérdalo|ten eso en cuenta"
-    r"|retiens ça|retiens-le|souviens-toi de ça|lembre disso|lembra disso|guarde isso)(?:\s+(?:please|bitte|por favor))?$",
+    r"|retiens ça|retiens-le|souviens-toi de ça|lembre disso|lembra disso|guarde isso"
+    # after "could you", "kannst du", "¿puedes", "peux-tu", "pode": the infinitive
+    r"|dir das merken|(?:dir |sich )?das merken|daran denken|recordarlo|recordar eso|tenerlo en cuenta"
+    r"|t'en souvenir|te souvenir de ça|retenir ça|lembrar disso|lembrar isso|se lembrar disso)(?:\s+(?:please|bitte|por favor))?$",
     re.I)
 
 
@@ -687,8 +690,20 @@ def _asks_to_keep(line: str) -> bool:
     return bool(_ASKS_TO_KEEP.search(line) or _REMEMBER_TRIGGER.search(line) or _FROM_NOW_TRIGGER.search(line))
 
 
+_POLITE_LEAD = lazy(r"^\s*(?:(?:could|can|would|will) you(?: please| kindly)?|kannst du|könntest du|können Sie"
+                    r"|¿?(?:puedes|podrías|puede|podría)|(?:peux|pourrais)-tu|(?:pouvez|pourriez)-vous|(?:você )?(?:pode|poderia))\s+", re.I)
+
+
 def _points_back(sentence: str) -> bool:
-    bare = _strip_fillers(_TAG_QUESTION.sub("", sentence)).strip(" .!?。！？ね:：")
+    """"Remember that.", "Could you please remember that?": a request about the sentence next
+    to it. "Remember that?" alone asks whether they recall it, and is not one."""
+    untagged = _TAG_QUESTION.sub("", sentence)
+    masked = _mask(untagged)
+    if _QUESTION_END.search(masked.rstrip(" .!")):
+        if not _polite_question(masked):
+            return False
+        untagged = _POLITE_LEAD.sub("", untagged, count=1)
+    bare = _strip_fillers(untagged).strip(" .!?。！？ね:：")
     if _has_cjk(bare):
         bare = _JA_POLITE_SUFFIX.sub("", bare)
         return bool(_BARE_REMEMBER_CJK.match(bare))
@@ -723,6 +738,8 @@ def _find_requests(text: str) -> Iterator[Request]:
             if index in taken or not might_ask(sentence):
                 continue  # no trigger word in it: neither a request nor one pointing at its neighbour
             request = find_request(sentence)
+            if request is None:
+                request = _pointed_at_in_sentence(sentence)
             if request is None and _points_back(sentence):
                 # "We use yarn. Remember that." points back; "Remember this: …" or
                 # "覚えておいてもらえますか？CIはNode 20です。" points ahead.
@@ -741,6 +758,18 @@ def _asks(text: str) -> bool:
     """Is this a question ("Should we pin Node?"), which no list of rules holds as a rule?"""
     masked = _mask(text)
     return bool(_QUESTION_END.search(masked.rstrip(" .!")) or _QUESTION_START.match(masked))
+
+
+# "we deploy with make release only — please remember that": the pointer ends the sentence,
+# after a dash, a semicolon, a comma or an ellipsis.
+_TRAILING_POINTER = lazy(r"^(?P<said>.+?)\s*(?:\s[—–-]+\s|[—–]|;|,|…|\.\.\.|，|、)\s*(?P<pointer>[^—–;,，、…]+)$")
+
+
+def _pointed_at_in_sentence(sentence: str) -> Request | None:
+    match = _TRAILING_POINTER.match(sentence.strip())
+    if match is None or not _points_back(match.group("pointer")):
+        return None
+    return _pointed_at(match.group("said"), sentence)
 
 
 def _pointed_at(previous: str, sentence: str) -> Request | None:

@@ -229,3 +229,20 @@ def test_a_sentence_that_ends_in_a_semicolon_is_said_a_statement_is_code(message
 def test_a_question_in_a_list_of_rules_is_not_a_rule() -> None:
     message = "Our rules:\n- Should we always squash merge?\n- Always rebase before a PR.\n- Do we ever force-push"
     assert [text for _kind, text in _rules(message)] == ["Always rebase before a PR"]
+
+
+@pytest.mark.parametrize(("message", "expected"), [
+    ("btw we deploy with `make release` only — please remember that", ["We deploy with `make release` only"]),
+    ("We use pnpm, remember that.", ["We use pnpm"]),
+    ("We pin Node 20 in CI. Could you please remember that?", ["We pin Node 20 in CI"]),
+    ("Usamos pnpm. ¿Puedes recordarlo?", ["Usamos pnpm"]),
+    ("Wir nutzen pnpm. Kannst du dir das merken?", ["Wir nutzen pnpm"]),
+    # asking whether they recall it is not a request
+    ("We had the same lockfile conflict last month. Remember that?", []),
+    ("I used yarn once; remember that?", []),
+    ("For now skip it — remember that", []),
+])
+def test_a_request_that_points_at_what_was_just_said(message: str, expected: list[str]) -> None:
+    """"…, remember that" after a dash or a comma, and "Could you please remember that?" after the
+    sentence, point at what was said; "Remember that?" asks whether they recall it."""
+    assert [text for _kind, text in _rules(message)] == expected
