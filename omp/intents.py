@@ -341,6 +341,10 @@ _TAG_QUESTION = lazy(
     r"\s*[?？]\s*$", re.I)
 _V2_TRIGGER = lazy(r"^(?:ab jetzt|ab sofort|von nun an|von jetzt an|künftig|zukünftig|in zukunft|fortan|ab heute)$", re.I)
 _CJK_NOT_A_RULE = lazy(r"^(?:忘|出错|失败|报错|崩溃|不行|没有|搞不|失敗|エラー|落ちる|壊れ)")
+# "いつも CI で失敗する", "总是在 CI 上失败": it fails, what happens (unless asked not to let it).
+_CJK_COMPLAINT_END = lazy(
+    r"(?:失败|失敗|报错|出错|崩溃|挂掉|挂了|超时|落ちる|落ちた|落ちます|落ちました|壊れる|壊れた|壊れます|エラーになる|エラーが出る"
+    r"|タイムアウトする|忘れる|忘れます|忘记|忘了|不行|不工作|動かない)(?:する|した|します|しました|了|的|啊|呢|よ|ね|な|わ)*[。.!！…]*$")
 _CJK_PREFIX_OK = lazy(rf"^{_FILLERS}{_LABEL}{_FILLERS}(?P<cond>{_CONDITION})?(?P<polite>{_POLITE})?(?P<subject>{_SUBJECT})?[，,、：:]?\s*$", _FLAGS)
 
 # Not a rule though a trigger word is there.
@@ -351,10 +355,25 @@ _ALWAYS_NEXT_BAD = lazy(
     r"^(?:the|a|an|this|that|same|so|seen|heard|been|done|had|got|thought|happens|happened|works|worked|fails|failed|was|were|is|are"
     r"|mind|again!?$|ever$|sure|forget|forgets|forgot|gets?|good|bad|too|wrong|right|crash(?:es|ed)?|breaks?|broke"
     r"|falla|fallan|falló|funciona|funcionan|funcionó|rompe|falha|falham|quebra|échoue|échouent|marche|fonctionne|plante"
-    r"|scheitert|funktioniert|klappt|stürzt|kaputt|geht"
+    r"|scheitert|funktioniert|klappt|stürzt|kaputt|geht|schlägt|hängt|bricht|läuft|passiert|gibt es|ist es|war es"
+    r"|lo mismo|même|mismo|misma|mesmo|mesma|dasselbe|dieselbe|derselbe|gleiche"
     r"|había|habían|he|has|ha|hemos|tinha|tenho|tive|foi|fui|hatte|habe|hab|war|ai|avait|avons|vi|visto|gesehen"
     # "Siempre me olvido …", "sempre me esqueço …": what happens to the speaker, not a rule.
     r"|me olvido|me olvida|me equivoco|me pasa|me esqueço|me esquece|me engano|me acontece|m'arrive|j'oublie)\b", re.I)
+# An article right after an "always" that opens the sentence: "Siempre el mismo error", "Immer das Gleiche".
+_ARTICLE_FIRST = lazy(r"^(?:la|le|les|un|une|el|los|las|una|os|as|um|uma|der|die|das|ein|eine|dem|den)\b", re.I)
+_SAME_TROUBLE = lazy(
+    r"\b(?:même|pareil|mismo|misma|mesmo|mesma|gleiche|selbe|dasselbe|erreur|error|erro|fehler|problème|problema|problem|bug"
+    r"|souci|lío|histoire|historia|história|geschichte|chose|cosa|coisa|ding)\b", re.I)
+
+
+def _names_a_thing(rest: str) -> bool:
+    """A few words after an article that name the same trouble again: "la même erreur", "el
+    mismo error", "das Gleiche" (and not "le vendredi" nor "die Tests zuerst laufen lassen")."""
+    clause = re.split(r"[,;:–—]", rest, maxsplit=1)[0]  # "la même erreur, je ne comprends pas"
+    return bool(_ARTICLE_FIRST.match(clause)) and len(clause.split()) <= 4 and bool(_SAME_TROUBLE.search(clause))
+
+
 # A forget request that is a correction of the conversation, not of memory.
 _FORGET_CONVERSATION = lazy(
     r"^(?:(?:the|my) (?:last|previous|earlier|first) (?:message|comment|request|question|instruction|sentence|part|one|answer)"
@@ -368,7 +387,14 @@ _VERB_FIRST_TRIGGER = lazy(r"^(?:immer|niemals|nie|siempre|nunca|jamás|toujours
 _VERB_FIRST = lazy(
     rf"^{_FILLERS}(?P<cond>{_CONDITION})?(?:{_POLITE})?(?!(?:es|das|der|die|er|sie|ist|war|hat|it|il|elle|ce|c'est|ça|cela|est|está|esto|eso|isso|isto|ele|ela"
     r"|é|era|foi|fue|ser|être|sein|ich|je|yo|eu|wir|nous|nosotros|nós|on|man|que|qui|y|et|und|e|no|ne|não|nicht)\s)"
-    r"(?P<verb>[^\W\d_]{2,})\s+$", _FLAGS)
+    # "Nutze in Zukunft immer ruff": a German "from now on" may stand between the verb and "immer"
+    r"(?P<verb>[^\W\d_]{2,})\s+(?:(?:in zukunft|künftig|zukünftig|ab jetzt|ab sofort|von nun an|von jetzt an|fortan|ab heute)\s+)?$",
+    _FLAGS)
+# "Nutze ab jetzt ruff.": the imperative's verb before the German "from now on" ("Läuft ab jetzt
+# besser.", a verb in -t, tells what happens).
+_VERB_BEFORE_V2 = lazy(
+    rf"^{_FILLERS}(?:bitte\s+)?(?!(?:es|das|der|die|er|sie|ist|war|hat|ich|wir|man|und|nicht|alles|nichts)\s)(?P<verb>[^\W\d_]{{1,}}[^\W\d_t])\s+(?:bitte\s+)?$",
+    _FLAGS)
 _ECHO_FORGET = lazy(r"^(?:it|this|that|everything|all that|about it|me|mind|lo|le|la|es|das|isso)\s*[.!]?$", re.I)
 
 # --- questions
@@ -476,6 +502,13 @@ def _at(sentence: str, masked: str, family: str, match: re.Match[str]) -> Reques
         text = _tidy(_strip_fillers(sentence))
         return Request("directive", text, _evidence(sentence)) if _rule_like(text) else None
     verb = ""
+    if prefix is None and family == "from_now" and _V2_TRIGGER.match(match.group("trigger")):
+        v2 = _VERB_BEFORE_V2.match(before)
+        rest = _tidy(sentence[end:].strip(" ,:"))
+        if v2 is None or not rest or _QUESTION_END.search(masked.rstrip(" .!")):
+            return None
+        text = f"{sentence[v2.start('verb'):v2.end('verb')]} {rest}"
+        return Request("directive", _capitalise(text), _evidence(sentence)) if _rule_like(text) else None
     if prefix is None and family == "always" and not cjk:
         prefix = _VERB_FIRST.match(before) if _VERB_FIRST_TRIGGER.match(match.group("trigger")) else None
         verb = sentence[prefix.start("verb"):prefix.end("verb")] + " " if prefix else ""
@@ -521,8 +554,12 @@ def _at(sentence: str, masked: str, family: str, match: re.Match[str]) -> Reques
     else:
         if not cjk and (_ALWAYS_NEXT_BAD.match(rest) or not rest):
             return None
+        if not cjk and not before.strip(" ,.!:;-–—") and _names_a_thing(rest):
+            return None  # "Toujours la même erreur." ("relance toujours le job" has its verb before)
         if cjk and _CJK_NOT_A_RULE.match(rest):
             return None  # "我们总是忘记更新文档": a complaint, not a rule
+        if cjk and _CJK_COMPLAINT_END.search(rest) and not _CJK_IMPERATIVE.search(match.group("trigger") + sentence[end:]):
+            return None
         if subject and not cjk and _PAST_AFTER_SUBJECT.match(rest):
             return None
         lead = sentence[len(_strip_fillers_span(before)):start] if (subject or cond) and not verb else ""

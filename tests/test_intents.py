@@ -246,3 +246,24 @@ def test_a_request_that_points_at_what_was_just_said(message: str, expected: lis
     """"…, remember that" after a dash or a comma, and "Could you please remember that?" after the
     sentence, point at what was said; "Remember that?" asks whether they recall it."""
     assert [text for _kind, text in _rules(message)] == expected
+
+
+@pytest.mark.parametrize(("message", "expected"), [
+    ("Nutze in Zukunft immer ruff statt flake8.", ["Nutze immer ruff statt flake8"]),
+    ("Nutze ab jetzt pnpm statt npm.", ["Nutze pnpm statt npm"]),
+    ("Immer die Tests zuerst laufen lassen.", ["Immer die Tests zuerst laufen lassen"]),
+    ("Jamais le vendredi.", ["Jamais le vendredi"]),
+    ("いつも pnpm を使う。", ["いつも pnpm を使う"]),
+    ("永远不要让构建失败。", ["永远不要让构建失败"]),
+    # what happens, not what to do
+    ("いつも CI で失敗する。", []),
+    ("总是在 CI 上失败，不知道为什么。", []),
+    ("Immer schlägt es fehl, keine Ahnung warum.", []),
+    ("Toujours la même erreur, je ne comprends pas.", []),
+    ("Siempre el mismo error, no entiendo nada.", []),
+    ("Läuft ab jetzt besser, danke.", []),
+])
+def test_a_rule_with_its_verb_first_and_a_complaint_with_always_in_it(message: str, expected: list[str]) -> None:
+    """German puts the imperative's verb before "ab jetzt" and "in Zukunft"; "it always fails"
+    in Japanese, Chinese, German, French and Spanish tells what happens."""
+    assert [text for _kind, text in _rules(message)] == expected
