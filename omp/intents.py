@@ -35,6 +35,8 @@ on* families is cut from its start ("From now on, sign every commit" → "Sign e
 
 from __future__ import annotations
 
+import bisect
+import itertools
 import re
 import unicodedata
 from typing import Iterator, Literal
@@ -622,7 +624,7 @@ SCAN_CHARS = 128 * 1024  # of a huge message, its head and its tail are read: th
 TRIGGER_STEMS: tuple[str, ...] = (
     "rememb", "in mind", "a note", "take note", "note for", "note down", "note bien", "note that", "note this",
     "note:", "memori", "forget", "write down", "unlearn", "drop the rule",
-    "note",  # "Note these:", a list's intro (`_LIST_WORDS`)
+    "notes", "note these", "note those", "note them", "note the following", "note all",  # a list's intro (`_LIST_WORDS`)
     "rule", "policy", "policies", "convention", "for the record",
     # the words a list of the user's rules is introduced with (`_LIST_INTRO`): "Our guidelines:"
     "guideline", "style guide", "standards", "practices", "preferences", "regel", "konvention", "richtlinie",
@@ -647,7 +649,23 @@ TRIGGER_STEMS: tuple[str, ...] = (
 
 # For the first look only the stems that contain no other stem matter ("whenever" holds "never"),
 # and an ASCII text (most tool output) can only hold the ASCII ones.
-_MINIMAL_STEMS = tuple(s for s in TRIGGER_STEMS if not any(o != s and o in s for o in TRIGGER_STEMS))
+def _minimal(stems: tuple[str, ...]) -> tuple[str, ...]:
+    """The stems that hold no other stem. Each stem is looked for in all of them joined (a find
+    in C per occurrence): comparing every pair cost each review's start 2.5 ms."""
+    joined = "\x00".join(stems)
+    ends = list(itertools.accumulate(len(stem) + 1 for stem in stems))  # where each stem's "\x00" is, +1
+    holding: set[int] = set()
+    for stem in stems:
+        at = joined.find(stem)
+        while at >= 0:
+            index = bisect.bisect_right(ends, at)
+            if stems[index] != stem:
+                holding.add(index)
+            at = joined.find(stem, at + 1)
+    return tuple(stem for index, stem in enumerate(stems) if index not in holding)
+
+
+_MINIMAL_STEMS = _minimal(TRIGGER_STEMS)
 _ASCII_STEMS = tuple(s for s in _MINIMAL_STEMS if s.isascii())
 
 
@@ -697,7 +715,7 @@ _BARE_REMEMBER_WORDS = lazy(
 
 # The words a line that introduces a list of the user's rules holds ("Our conventions:").
 _LIST_WORDS = (
-    r"(?:remember|keep in mind|note|rules?|polic(?:y|ies)|conventions?|guidelines|style guide|standards|practices|preferences"
+    r"(?:remember|keep in mind|note(?:s| these| those| them| the following| all| for| down| that| this)|note(?=\s*[:：])|rules?|polic(?:y|ies)|conventions?|guidelines|style guide|standards|practices|preferences"
     r"|from now on|going forward|always|merk|denk|recuerda|ten en cuenta"
     r"|retiens|souviens|n'oublie|lembr|guarde|anote|记住|记一下|以后|覚えて|今後"
     # "rules" and "conventions" in the other languages the grammar reads

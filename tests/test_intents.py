@@ -166,9 +166,11 @@ def test_the_first_look_sees_every_phrase_of_every_trigger() -> None:
     """Not only the corpus's phrases: every one the grammar's triggers spell. "Keep that in
     mind", "retenez", "garde à l'esprit", "olvídate de" and "noter" were known to the grammar
     and never reached it, the first look knowing none of them."""
-    sources = [grammar._FORGET, grammar._REMEMBER, grammar._FROM_NOW, grammar._ALWAYS, grammar._LIST_WORDS,
+    sources = [grammar._FORGET, grammar._REMEMBER, grammar._FROM_NOW, grammar._ALWAYS,
                grammar._BARE_REMEMBER_WORDS.pattern, grammar._BARE_REMEMBER_CJK.pattern]
     spelled = [phrase.strip() for source in sources for phrase in spell(source)]
+    # a list's intro word is always followed by its line's colon (_LIST_INTRO): "Note:", "Rules:"
+    spelled += [phrase.strip() + ":" for phrase in spell(grammar._LIST_WORDS)]
     assert len(spelled) > 2000
     assert sorted({phrase for phrase in spelled if not might_ask(phrase)}) == []
 
@@ -267,3 +269,11 @@ def test_a_rule_with_its_verb_first_and_a_complaint_with_always_in_it(message: s
     """German puts the imperative's verb before "ab jetzt" and "in Zukunft"; "it always fails"
     in Japanese, Chinese, German, French and Spanish tells what happens."""
     assert [text for _kind, text in _rules(message)] == expected
+
+
+def test_the_minimal_stems_are_those_that_hold_no_other() -> None:
+    """`_minimal` finds stems in one joined string; it agrees with comparing every pair."""
+    def pairwise(stems: tuple[str, ...]) -> tuple[str, ...]:
+        return tuple(s for s in stems if not any(o != s and o in s for o in stems))
+    for stems in (grammar.TRIGGER_STEMS, grammar.FOREIGN_STEMS, ("ab", "abc", "b", "xb", "ab"), ("nie", " nie", "nie ")):
+        assert grammar._minimal(stems) == pairwise(stems)
