@@ -355,7 +355,7 @@ _NOT_A_RULE_AFTER = lazy(
     r"|cuando|qué|como|cómo|quand|quoi|comment|wann|was|wie|warum|quando|o que|como)", re.I)
 _ALWAYS_NEXT_BAD = lazy(
     r"^(?:the|a|an|this|that|same|so|seen|heard|been|done|had|got|thought|happens|happened|works|worked|fails|failed|was|were|is|are"
-    r"|mind|again!?$|ever$|sure|forget|forgets|forgot|gets?|good|bad|too|wrong|right|crash(?:es|ed)?|breaks?|broke"
+    r"|mind|again(?=\s*(?:[,.!;…]|$))|ever$|sure|be (?:this|that|so|like)\b|forget|forgets|forgot|gets?|good|bad|too|wrong|right|crash(?:es|ed)?|breaks?|broke"
     r"|falla|fallan|falló|funciona|funcionan|funcionó|rompe|falha|falham|quebra|échoue|échouent|marche|fonctionne|plante"
     r"|scheitert|funktioniert|klappt|stürzt|kaputt|geht|schlägt|hängt|bricht|läuft|passiert|gibt es|ist es|war es"
     r"|lo mismo|même|mismo|misma|mesmo|mesma|dasselbe|dieselbe|derselbe|gleiche"
@@ -397,7 +397,8 @@ _VERB_FIRST = lazy(
 _VERB_BEFORE_V2 = lazy(
     rf"^{_FILLERS}(?:bitte\s+)?(?!(?:es|das|der|die|er|sie|ist|war|hat|ich|wir|man|und|nicht|alles|nichts)\s)(?P<verb>[^\W\d_]{{1,}}[^\W\d_t])\s+(?:bitte\s+)?$",
     _FLAGS)
-_ECHO_FORGET = lazy(r"^(?:it|this|that|everything|all that|about it|me|mind|lo|le|la|es|das|isso)\s*[.!]?$", re.I)
+# "Forget it.", "Vergiss es, ich mach's selbst.": a pronoun alone, then the sentence or its clause ends.
+_ECHO_FORGET = lazy(r"^(?:it|this|that|everything|all that|about it|me|mind|lo|le|la|es|das|isso|ça|eso|esto|isto)\s*(?:[.!,;]|$)", re.I)
 
 # --- questions
 _QUESTION_START = lazy(
@@ -534,6 +535,8 @@ def _at(sentence: str, masked: str, family: str, match: re.Match[str]) -> Reques
         connected = any(match.group(g) for g in match.groupdict() if g.startswith("fconn") and match.group(g))
         if _ECHO_FORGET.match(rest) or not _rule_like(rest) or _FORGET_CONVERSATION.match(rest):
             return None
+        if not connected and re.match(r"\s*[,，、]", sentence[end:]):
+            return None  # "Esquece, eu faço.": never mind, not a request about memory
         if not connected and not cjk and _NOT_A_RULE_AFTER.match(rest):
             return None
         return Request("forget", _capitalise(rest), _evidence(sentence))

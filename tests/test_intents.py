@@ -277,3 +277,23 @@ def test_the_minimal_stems_are_those_that_hold_no_other() -> None:
         return tuple(s for s in stems if not any(o != s and o in s for o in stems))
     for stems in (grammar.TRIGGER_STEMS, grammar.FOREIGN_STEMS, ("ab", "abc", "b", "xb", "ab"), ("nie", " nie", "nie ")):
         assert grammar._minimal(stems) == pairwise(stems)
+
+
+@pytest.mark.parametrize("message", [
+    "Will you always be this slow?",
+    "Never again, that was awful.",
+    "Vergiss es, ich mach's selbst.",
+    "Esquece, eu faço.",
+    "Forget it, I'll do it myself.",
+])
+def test_never_mind_and_never_again_are_not_requests(message: str) -> None:
+    assert _rules(message) == []
+
+
+@pytest.mark.parametrize(("message", "expected"), [
+    ("Never again push to main without a review.", ("directive", "Never again push to main without a review")),
+    ("Vergiss, dass wir yarn nutzen.", ("forget", "Wir yarn nutzen")),
+    ("Esqueça que usamos yarn.", ("forget", "Usamos yarn")),
+])
+def test_never_again_and_forget_that_still_are(message: str, expected: tuple[str, str]) -> None:
+    assert _rules(message) == [expected]
