@@ -362,6 +362,9 @@ _ALWAYS_NEXT_BAD = lazy(
     r"|había|habían|he|has|ha|hemos|tinha|tenho|tive|foi|fui|hatte|habe|hab|war|ai|avait|avons|vi|visto|gesehen"
     # "Siempre me olvido …", "sempre me esqueço …": what happens to the speaker, not a rule.
     r"|me olvido|me olvida|me equivoco|me pasa|me esqueço|me esquece|me engano|me acontece|m'arrive|j'oublie)\b", re.I)
+# In a forget request's trigger, the rule it names ("drop the rule about", "olvida la regla de").
+_RULE_NAMED = lazy(r"(?:(?:the|la|a|die|le|o) )?(?:rule|regla|règle|regel|regra)\b.*$", re.I)
+_PREPOSITION_FIRST = lazy(r"^(?:about|on|for|regarding|mit|über|zu|zum|zur|von|sur|de|du|des|concernant|sobre|do|da|dos|das|acerca de)\s", re.I)
 # An article right after an "always" that opens the sentence: "Siempre el mismo error", "Immer das Gleiche".
 _ARTICLE_FIRST = lazy(r"^(?:la|le|les|un|une|el|los|las|una|os|as|um|uma|der|die|das|ein|eine|dem|den)\b", re.I)
 _SAME_TROUBLE = lazy(
@@ -454,6 +457,18 @@ _STANDING_CONDITION = lazy(
     r"(?!(?:it|i|we|they|he|she|there|this|that|the|es|ich|wir|das|der|die|il|je|on|nous|ça|c'|yo|eso|esto|ele|ela|eu|isso)\b)"
     r"(?P<act>[^\W\d_]{2,}\s+\S.*)$", _FLAGS)
 
+# "Please stop using yarn, we moved to pnpm for good.", "We don't use yarn anymore.": a standing
+# "no more" (English), the whole sentence the rule.
+_STANDING_NEGATION = lazy(
+    rf"^{_FILLERS}(?=.*\b(?:anymore|any more|any longer|for good|no longer)\b)(?:please\s+)?"
+    r"(?:(?:don'?t|do not|stop|quit)\s+|(?:we|you)\s+(?:don'?t|do not|shouldn'?t|should not|no longer|won'?t|will not)\s+)"
+    r"(?!(?:worry|bother|mind|have|get|see|hear|know|think|care|feel|talk|need to worry)\b)[a-z]", _FLAGS)
+# "The rule about squash merges no longer applies, forget it.": what it names is to be forgotten.
+_NO_LONGER_APPLIES = lazy(
+    rf"^{_FILLERS}(?P<what>\S.{{2,160}}?)\s+(?:no longer applies|doesn't apply anymore|does not apply anymore"
+    r"|doesn't apply any more|is no longer (?:needed|valid|true|the case|required|in effect|a thing)"
+    r"|isn't (?:needed|valid|true|required) anymore)\b", _FLAGS)
+
 
 def find_request(sentence: str) -> Request | None:
     """The explicit request a spoken sentence makes, or None."""
@@ -461,11 +476,16 @@ def find_request(sentence: str) -> Request | None:
         sentence = _TAG_QUESTION.sub("", sentence) or sentence
     masked = _mask(sentence)
     question = bool(_QUESTION_END.search(masked.rstrip(" .!")))
-    standing = _STANDING_CONDITION.match(masked)
+    standing = _STANDING_CONDITION.match(masked) or _STANDING_NEGATION.match(masked)
     if standing and not question and not _ONE_OFF.search(masked):
         text = _tidy(_strip_fillers(sentence))
         if _rule_like(text):
             return Request("directive", _capitalise(text), _evidence(sentence))
+    gone = _NO_LONGER_APPLIES.match(masked)
+    if gone and not question:
+        what = _tidy(sentence[gone.start("what"):gone.end("what")])
+        if _rule_like(what) and not _ECHO_FORGET.match(what):
+            return Request("forget", _capitalise(what), _evidence(sentence))
     for family, pattern in _TRIGGERS:
         for match in pattern.finditer(masked):
             request = _at(sentence, masked, family, match)
@@ -533,6 +553,10 @@ def _at(sentence: str, masked: str, family: str, match: re.Match[str]) -> Reques
     subject = prefix.groupdict().get("subject") or ""
     if family == "forget":
         connected = any(match.group(g) for g in match.groupdict() if g.startswith("fconn") and match.group(g))
+        named = (_RULE_NAMED.search(trigger) if connected and rest
+                 and (not _rule_like(rest) or _PREPOSITION_FIRST.match(rest)) else None)
+        if named is not None:
+            rest = _tidy(f"{named.group(0)} {rest}")  # "Olvida la regla de yarn": "la regla de yarn"
         if _ECHO_FORGET.match(rest) or not _rule_like(rest) or _FORGET_CONVERSATION.match(rest):
             return None
         if not connected and re.match(r"\s*[,，、]", sentence[end:]):
@@ -628,6 +652,7 @@ TRIGGER_STEMS: tuple[str, ...] = (
     "rememb", "in mind", "a note", "take note", "note for", "note down", "note bien", "note that", "note this",
     "note:", "memori", "forget", "write down", "unlearn", "drop the rule",
     "notes", "note these", "note those", "note them", "note the following", "note all",  # a list's intro (`_LIST_WORDS`)
+    "anymore", "any more", "any longer", "for good", "no longer",  # a standing "no more", a rule gone
     "rule", "policy", "policies", "convention", "for the record",
     # the words a list of the user's rules is introduced with (`_LIST_INTRO`): "Our guidelines:"
     "guideline", "style guide", "standards", "practices", "preferences", "regel", "konvention", "richtlinie",

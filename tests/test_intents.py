@@ -297,3 +297,25 @@ def test_never_mind_and_never_again_are_not_requests(message: str) -> None:
 ])
 def test_never_again_and_forget_that_still_are(message: str, expected: tuple[str, str]) -> None:
     assert _rules(message) == [expected]
+
+
+@pytest.mark.parametrize(("message", "expected"), [
+    ("Please stop using yarn, we moved to pnpm for good.", [("directive", "Stop using yarn, we moved to pnpm for good")]),
+    ("Don't use yarn anymore; we use pnpm now.", [("directive", "Don't use yarn anymore; we use pnpm now")]),
+    ("We no longer deploy on Fridays.", [("directive", "We no longer deploy on Fridays")]),
+    ("The rule about squash merges no longer applies, forget it.", [("forget", "The rule about squash merges")]),
+    ("The Node 18 constraint is no longer needed.", [("forget", "The Node 18 constraint")]),
+    ("Olvida la regla de yarn.", [("forget", "La regla de yarn")]),
+    ("Vergiss die Regel mit yarn.", [("forget", "Die Regel mit yarn")]),
+    # what happens, asked or waved off
+    ("It doesn't work anymore.", []),
+    ("We don't have that bug anymore, thanks!", []),
+    ("Don't worry about it anymore.", []),
+    ("Is the staging server no longer needed?", []),
+    ("It no longer applies.", []),
+])
+def test_no_more_and_no_longer_applies(message: str, expected: list[tuple[str, str]]) -> None:
+    """"Stop using yarn for good" is a standing rule and "X no longer applies" a forget request;
+    neither had a trigger word the grammar knew. A forget request's target keeps the rule it names
+    ("la regla de yarn", not "yarn" alone, which was dropped as too short to be one)."""
+    assert _rules(message) == expected

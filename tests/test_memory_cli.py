@@ -94,6 +94,28 @@ def test_promoting_a_forget_proposal_removes_the_directive_and_the_note(project:
     assert propose(project, "Use pnpm, not npm")[0].status == "duplicate"
 
 
+def test_a_forget_request_said_in_any_language_forgets_the_rule_it_names(project: Path) -> None:
+    """What the explicit pass reads from "Vergiss die Regel mit yarn." is "Die Regel mit yarn";
+    its matching knew only English's request words ("the rule about"), so the German, Spanish,
+    French and Portuguese requests matched nothing and forgot nothing. "squash merges" is "squash
+    merge" too."""
+    from omp.intents import requests_in
+
+    rules = ["Nutze yarn statt npm", "Usa black para formatear", "Déploie le mardi", "Use o Node 20 no CI",
+             "Squash merge every PR", "Write docstrings in Google style"]
+    for rule in rules:
+        assert pm(project, "add-directive", rule).returncode == 0
+    said = ["Vergiss die Regel mit yarn.", "Olvida la regla de black.", "Oublie la règle sur le mardi.",
+            "Esqueça a regra do Node 20.", "Drop the rule about squash merges."]
+    targets = [request.text for message in said for request in requests_in(message)]
+    assert len(targets) == len(said) and all(request.kind == "forget" for m in said for request in requests_in(m))
+    propose(project, *targets, kind=ItemKind.FORGET)
+
+    result = pm(project, "promote-directive", "--all")
+    assert result.returncode == 0, result.stderr
+    assert active_texts(project) == ["Write docstrings in Google style"]
+
+
 @pytest.mark.slow
 def test_bad_numbers_and_missing_arguments_exit_2_and_change_nothing(project: Path) -> None:
     propose(project, "Use pnpm, not npm")

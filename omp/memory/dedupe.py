@@ -23,10 +23,21 @@ from omp.lazyre import lazy
 SIMILARITY_THRESHOLD = 0.85
 _NON_WORD_RE = lazy(r"[\W_]+", re.UNICODE)
 _IGNORED_WORDS = frozenset({"a", "an", "the"})
-# Words that say *how* someone asks to forget, not *what*: "forget that we use pnpm".
+# Words that say *how* someone asks to forget, not *what*: "forget that we use pnpm", "olvida la
+# regla de yarn", "vergiss die Regel mit yarn" (in the seven languages the explicit pass reads).
 _REQUEST_WORDS = frozenset(
     {"a", "an", "the", "that", "this", "we", "i", "you", "our", "my", "it", "is", "are", "be", "to", "of",
-     "about", "please", "forget", "remove", "drop", "rule", "rules", "directive", "directives", "note", "notes"}
+     "about", "please", "forget", "remove", "drop", "rule", "rules", "directive", "directives", "note", "notes",
+     # German
+     "die", "der", "das", "den", "dem", "ein", "eine", "regel", "regeln", "mit", "über", "von", "zu", "zum", "zur",
+     "dass", "wir", "ich", "bitte", "vergiss", "vergessen", "es", "ist",
+     # Spanish
+     "el", "la", "los", "las", "un", "una", "regla", "reglas", "de", "del", "sobre", "que", "lo", "olvida",
+     "olvídate", "olvidate", "por", "favor", "nota",
+     # French
+     "le", "les", "une", "règle", "règles", "du", "des", "sur", "qu", "nous", "oublie", "oubliez", "concernant",
+     # Portuguese
+     "o", "os", "as", "um", "uma", "regra", "regras", "do", "da", "dos", "das", "esqueça", "esquece", "esqueca"}
 )
 
 
@@ -59,11 +70,17 @@ def is_duplicate(a: str, b: str) -> bool:
 
 def overlap(target: str, candidate: str) -> float:
     """Share of the target's words found in the candidate (for matching a forget request)."""
-    tt = frozenset(fold(target).split()) - _REQUEST_WORDS
-    tc = frozenset(fold(candidate).split())
+    tt = frozenset(map(_singular, frozenset(fold(target).split()) - _REQUEST_WORDS))
+    tc = frozenset(map(_singular, fold(candidate).split()))
     if not tt:
         return 0.0
     return len(tt & tc) / len(tt)
+
+
+def _singular(word: str) -> str:
+    """"merges" and "merge" are one word to a forget request ("forget the rule about squash
+    merges" means "Squash merge every PR"): a final "s" is dropped from a word of four letters or more."""
+    return word[:-1] if len(word) > 3 and word.endswith("s") else word
 
 
 class DedupeIndex(Struct):
