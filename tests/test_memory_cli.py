@@ -97,16 +97,17 @@ def test_promoting_a_forget_proposal_removes_the_directive_and_the_note(project:
 def test_a_forget_request_said_in_any_language_forgets_the_rule_it_names(project: Path) -> None:
     """What the explicit pass reads from "Vergiss die Regel mit yarn." is "Die Regel mit yarn";
     its matching knew only English's request words ("the rule about"), so the German, Spanish,
-    French and Portuguese requests matched nothing and forgot nothing. "squash merges" is "squash
-    merge" too."""
+    French and Portuguese requests matched nothing and forgot nothing; Chinese and Japanese, written
+    without spaces, are matched by pairs of characters. "squash merges" is "squash merge" too."""
     from omp.intents import requests_in
 
     rules = ["Nutze yarn statt npm", "Usa black para formatear", "Déploie le mardi", "Use o Node 20 no CI",
-             "Squash merge every PR", "Write docstrings in Google style"]
+             "Squash merge every PR", "用纱线安装依赖", "常にテストを先に書く", "Write docstrings in Google style"]
     for rule in rules:
         assert pm(project, "add-directive", rule).returncode == 0
     said = ["Vergiss die Regel mit yarn.", "Olvida la regla de black.", "Oublie la règle sur le mardi.",
-            "Esqueça a regra do Node 20.", "Drop the rule about squash merges."]
+            "Esqueça a regra do Node 20.", "Drop the rule about squash merges.", "忘掉用纱线的规则。",
+            "テストを先に書くルールは忘れてください。"]
     targets = [request.text for message in said for request in requests_in(message)]
     assert len(targets) == len(said) and all(request.kind == "forget" for m in said for request in requests_in(m))
     propose(project, *targets, kind=ItemKind.FORGET)

@@ -70,11 +70,29 @@ def is_duplicate(a: str, b: str) -> bool:
 
 def overlap(target: str, candidate: str) -> float:
     """Share of the target's words found in the candidate (for matching a forget request)."""
-    tt = frozenset(map(_singular, frozenset(fold(target).split()) - _REQUEST_WORDS))
-    tc = frozenset(map(_singular, fold(candidate).split()))
+    tt = _match_words(_CJK_REQUEST_WORDS.sub(" ", fold(target))) - _REQUEST_WORDS
+    tc = _match_words(fold(candidate))
     if not tt:
         return 0.0
     return len(tt & tc) / len(tt)
+
+
+# "关于 yarn 的规则", "yarn のルール": the Chinese and Japanese for "the rule about".
+_CJK_REQUEST_WORDS = lazy(r"关于|有关|的规则|规则|规定|这条|那条|这个|那个|我们|のルール|ルール|について|に関する|という")
+_CJK_RUN = lazy(r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff]+")
+
+
+def _match_words(folded: str) -> frozenset[str]:
+    """The words a forget target is matched by: each word singular, and a run of Chinese or
+    Japanese (written without spaces) as its pairs of characters ("用纱线" is "用纱", "纱线")."""
+    words: set[str] = set()
+    for word in folded.split():
+        for piece in _CJK_RUN.sub(" ", word).split() if not word.isascii() else (word,):
+            words.add(_singular(piece))
+        if not word.isascii():
+            for run in _CJK_RUN.findall(word):
+                words.update(run[i:i + 2] for i in range(max(1, len(run) - 1)))
+    return frozenset(words)
 
 
 def _singular(word: str) -> str:
