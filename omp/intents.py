@@ -888,7 +888,11 @@ def requests_in_foreign(text: str) -> Iterator[Request]:
 # corrections, for the packet's priorities (SPEC §4.3)
 
 _CORRECTION = lazy(
-    rf"^{_FILLERS}(?:no\b|nope\b|nah\b|not (?:that|this|what|quite|the)\b|wrong\b|that'?s (?:wrong|not|incorrect)|that is (?:wrong|not)"
+    # "No problem, go ahead." and "Actually works great now" agree; "Hmm, no —", "Ugh, no." do not.
+    rf"^(?!{_FILLERS}(?:no (?:problem|worries|rush|hurry|need)\b|actually,? (?:it |that |this )?(?:works|worked|looks|is (?:fine|great|good)|that'?s (?:fine|great|good))))"
+    rf"(?:(?:hmm+|ugh+|uh+|um+|argh+|meh|well|oops|whoa)\b\s*[,.!…—–-]*\s*)?{_FILLERS}"
+    r"(?:no\b|(?:eso|esto) no es\b|(?:ce|ça) n'est pas\b|c'est pas\b|isso não\b|não é (?:isso|o que)|das ist (?:nicht|falsch)\b"
+    r"|(?:that|this|it) (?:broke|breaks|broken)\b|nope\b|nah\b|not (?:that|this|what|quite|the)\b|wrong\b|that'?s (?:wrong|not|incorrect)|that is (?:wrong|not)"
     r"|this is (?:wrong|not)|incorrect\b|actually\b|wait\b|stop\b|undo\b|revert\b|i (?:said|meant|asked|told you)\b"
     r"|you (?:misunderstood|broke|changed|removed|forgot|deleted|ignored)\b|don'?t do that|why did you\b|instead\b|rather\b"
     r"|the other one\b|nein\b|falsch\b|nicht (?:das|so)\b|ich meinte\b|eigentlich\b"

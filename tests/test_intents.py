@@ -319,3 +319,20 @@ def test_no_more_and_no_longer_applies(message: str, expected: list[tuple[str, s
     neither had a trigger word the grammar knew. A forget request's target keeps the rule it names
     ("la regla de yarn", not "yarn" alone, which was dropped as too short to be one)."""
     assert _rules(message) == expected
+
+
+@pytest.mark.parametrize(("message", "corrects"), [
+    ("Eso no es lo que pedí.", True),
+    ("Ce n'est pas ce que j'ai demandé.", True),
+    ("Hmm, no — I meant the staging config.", True),
+    ("Ugh, no.", True),
+    ("That broke the build, revert it.", True),
+    ("No problem, go ahead.", False),
+    ("No worries, take your time.", False),
+    ("Actually works great now, thanks.", False),
+    ("Hmm, looks good.", False),
+])
+def test_a_correction_after_a_sigh_or_in_spanish_and_french_and_an_agreement(message: str, corrects: bool) -> None:
+    """The packet carries every correction with the turn it answers: "Hmm, no —", "Eso no es lo que
+    pedí" were missed, "No problem, go ahead" was taken for one."""
+    assert is_correction(message) is corrects
