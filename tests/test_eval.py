@@ -87,6 +87,8 @@ def test_a_fake_model_runs_through_the_same_pipeline_and_is_scored_alike(
     modelled, _ = _eval(tmp_path, "--reviewer", "command", env=fake.env("command"))
     assert modelled["reviewer"] == "command"
     assert modelled["recall"] == offline["recall"]  # a model that adds nothing loses nothing
+    recalled = {c["id"]: c["recalled"] for c in offline["cases"]}  # ... in any case
+    assert {c["id"]: c["recalled"] for c in modelled["cases"]} == recalled
     assert modelled["total"]["tokens_in"] > 0 and modelled["total"]["errors"] == 0
     trivial = sum(1 for c in modelled["cases"] if c["tokens"]["in"] == 0)
     assert len(fake.calls()) == len(modelled["cases"]) - trivial > 100
