@@ -112,6 +112,7 @@ def spoken_lines(text: str) -> list[str]:
     fence: str | None = None
     raw_lines = text.splitlines()
     pasted = False
+    introduced = False  # the line before introduced a paste ("Here is the trace:")
     separated = False
     previous_blank = True
     for line in raw_lines:
@@ -122,7 +123,12 @@ def spoken_lines(text: str) -> list[str]:
             continue
         if fence_match:
             fence = fence_match.group(1)  # an unclosed fence runs to the end: all of it pasted
+            if introduced:
+                pasted = False  # what "Here is the trace:" introduced is the fence: after it, the user speaks
+            introduced = False
             continue
+        if line.strip():
+            introduced = False
         if _SEPARATOR.match(line):
             separated = not separated  # between two rules: a pasted mail, page or document
             continue
@@ -146,7 +152,7 @@ def spoken_lines(text: str) -> list[str]:
             continue
         lines.append(line)
         if _PASTE_INTRO.search(stripped) and not (_introduces_a_list(stripped) and _asks_to_keep(stripped)):
-            pasted = True
+            pasted = introduced = True
     return lines
 
 
@@ -206,7 +212,7 @@ _FILLER = (
     r"(?:ok(?:ay)?|so|and|also|please|pls|plz|hey|hi|hello|thanks|thank you|thx|ty|btw|fyi|note|quick note|small note"
     r"|one more thing|one last thing|by the way|important|reminder|heads up|heads-up|psa|oh|ah|alright|all right|great|cool|good"
     r"|just so you know|for your information|as a reminder|just a reminder|friendly reminder|note to self"
-    r"|quick reminder|side note"
+    r"|quick reminder|side note|anyway|anyhow|in any case|oh and|and also"
     # Where the rule holds, when it is this project: the rule stays standing ("In this repo we always …").
     r"|in this repo|in this repository|in this project|in this codebase|in our repo|in our project|in our codebase"
     r"|for this repo|for this project|on this project|on this team|in our team|around here"
@@ -253,7 +259,8 @@ _SUBJECT = (
 # Family patterns. `rest` is what the rule says when the trigger is cut; `keep` marks families
 # whose trigger word stays in the rule.
 _REMEMBER = (
-    r"(?:remember|(?:keep|bear)(?: this| that| these| those| them| it| the following| all (?:of )?this)? in mind|make a note|take a note|take note|note for the future|note for later"
+    r"(?:remember|(?:keep|bear)(?: this| that| these| those| them| it| the following| all (?:of )?this)? in mind|make a note|take a note|take note|note for the future|note for later|note for next time"
+    r"|(?:(?:one|another|a|the|some|a few|two|three) )?(?:more )?things? to (?:remember|keep in mind|note)(?=\s*[:：—–-])"
     r"|for future reference|memorize|memorise|don't forget|do not forget|never forget|note down|write down)"
     r"(?P<conn>\s+(?:that|this|to|of|this down|it|the fact that))?"
     r"|(?:merk(?:e)? dir|merken Sie sich|denk(?:e)?(?: bitte)?(?: in zukunft| künftig| immer| bitte)? (?:daran|dran)|behalte(?:n Sie)? im (?:Kopf|Hinterkopf)"
@@ -272,9 +279,9 @@ _REMEMBER = (
 )
 _FROM_NOW = (
     r"(?:from now on|from here on(?: out)?|going forward|moving forward|henceforth|from this point(?: on| forward)?"
-    r"|in (?:the )?future|for the future|as a (?:general )?rule|from today on"
+    r"|in (?:the )?future|for the future|for next time|as a (?:general )?rule|from today on|make (?:it|this) a rule(?: that)?"
     r"|(?:the|our|a) (?:rule|policy|convention)(?: here| in this (?:repo|project|team))? is(?: that)?"
-    r"|(?:new |house |team |general |golden |one )?rule(?: of thumb)?(?=\s*[:：])|(?:our |team )?(?:policy|convention)(?=\s*[:：])"
+    r"|(?:new |house |team |general |golden |one )?rule(?: of thumb)?(?=\s*[:：—–-])|(?:our |team )?(?:policy|convention)(?=\s*[:：—–-])"
     r"|ab jetzt|ab sofort|von nun an|von jetzt an|künftig|zukünftig|in zukunft|fortan|ab heute"
     r"|a partir de ahora|de ahora en adelante|desde ahora|en adelante|en el futuro|a partir de hoy|de aquí en adelante"
     r"|désormais|dorénavant|à partir de maintenant|à l'avenir|à partir d'aujourd'hui|dès maintenant"
@@ -460,7 +467,7 @@ _STANDING_CONDITION = lazy(
 # "Please stop using yarn, we moved to pnpm for good.", "We don't use yarn anymore.": a standing
 # "no more" (English), the whole sentence the rule.
 _STANDING_NEGATION = lazy(
-    rf"^{_FILLERS}(?=.*\b(?:anymore|any more|any longer|for good|no longer)\b)(?:please\s+)?"
+    rf"^{_FILLERS}{_LABEL}(?=.*\b(?:anymore|any more|any longer|for good|no longer|ever(?=\W*$))\b)(?:please\s+)?"
     r"(?:(?:don'?t|do not|stop|quit)\s+|(?:we|you)\s+(?:don'?t|do not|shouldn'?t|should not|no longer|won'?t|will not)\s+)"
     r"(?!(?:worry|bother|mind|have|get|see|hear|know|think|care|feel|talk|need to worry)\b)[a-z]", _FLAGS)
 # "The rule about squash merges no longer applies, forget it.": what it names is to be forgotten.
@@ -651,8 +658,9 @@ SCAN_CHARS = 128 * 1024  # of a huge message, its head and its tail are read: th
 TRIGGER_STEMS: tuple[str, ...] = (
     "rememb", "in mind", "a note", "take note", "note for", "note down", "note bien", "note that", "note this",
     "note:", "memori", "forget", "write down", "unlearn", "drop the rule",
-    "notes", "note these", "note those", "note them", "note the following", "note all",  # a list's intro (`_LIST_WORDS`)
-    "anymore", "any more", "any longer", "for good", "no longer",  # a standing "no more", a rule gone
+    "notes", "note these", "note those", "note them", "note the following", "note all", "to note",  # a list's intro (`_LIST_WORDS`), "one thing to note:"
+    "anymore", "any more", "any longer", "for good", "no longer", " ever ", " ever.", " ever!",  # a standing "no more"
+    "next time",  # "For next time: …"
     "rule", "policy", "policies", "convention", "for the record",
     # the words a list of the user's rules is introduced with (`_LIST_INTRO`): "Our guidelines:"
     "guideline", "style guide", "standards", "practices", "preferences", "regel", "konvention", "richtlinie",
@@ -744,7 +752,7 @@ _BARE_REMEMBER_WORDS = lazy(
 # The words a line that introduces a list of the user's rules holds ("Our conventions:").
 _LIST_WORDS = (
     r"(?:remember|keep in mind|note(?:s| these| those| them| the following| all| for| down| that| this)|note(?=\s*[:：])|rules?|polic(?:y|ies)|conventions?|guidelines|style guide|standards|practices|preferences"
-    r"|from now on|going forward|always|merk|denk|recuerda|ten en cuenta"
+    r"|from now on|going forward|(?:for|in) the future|for future|for next time|always|merk|denk|recuerda|ten en cuenta"
     r"|retiens|souviens|n'oublie|lembr|guarde|anote|记住|记一下|以后|覚えて|今後"
     # "rules" and "conventions" in the other languages the grammar reads
     r"|regeln?|konventionen|richtlinien|reglas?|normas|convenciones|règles?|regras?|convenções|规范|规则|约定|守则"

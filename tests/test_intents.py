@@ -336,3 +336,26 @@ def test_a_correction_after_a_sigh_or_in_spanish_and_french_and_an_agreement(mes
     """The packet carries every correction with the turn it answers: "Hmm, no —", "Eso no es lo que
     pedí" were missed, "No problem, go ahead" was taken for one."""
     assert is_correction(message) is corrects
+
+
+@pytest.mark.parametrize(("message", "expected"), [
+    ("A couple of things for the future:\n- we deploy from the release branch only\n- the e2e suite needs DOCKER_HOST set",
+     ["We deploy from the release branch only", "The e2e suite needs DOCKER_HOST set"]),
+    ("Great work. One thing to remember: the payments service is owned by team B.",
+     ["The payments service is owned by team B"]),
+    ("Here is the stack trace:\n```\nKeyError: 'user'\n```\nAlso, from now on, always add a regression test.",
+     ["Always add a regression test"]),
+    ("Why does the linter say this? Anyway, from now on use 4 spaces.", ["Use 4 spaces"]),
+    ("Quick note for next time - the staging DB rotates its password weekly.",
+     ["The staging DB rotates its password weekly"]),
+    ("IMPORTANT: Do not modify files under migrations/ ever.", ["Do not modify files under migrations/ ever"]),
+    ("Make it a rule: no TODOs in main.", ["No TODOs in main"]),
+    ("House rule — no TODOs in main.", ["No TODOs in main"]),
+    # the fence is what "Here's the README:" introduced; its rules stay pasted
+    ("Here's the README:\n```\nAlways use npm.\n```\nwhat do you think?", []),
+    ("Here is the README:\n# Title\nAlways use npm.\n```\ncode\n```\nNever run tests.", []),
+])
+def test_what_the_user_says_around_a_paste_and_in_a_few_more_phrasings(message: str, expected: list[str]) -> None:
+    """After "Here is the stack trace:" and its fenced block, the user speaks again; the rest of
+    the message was dropped as pasted. "A couple of things for the future:" introduces a list."""
+    assert [text for _kind, text in _rules(message)] == expected
