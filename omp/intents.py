@@ -872,6 +872,17 @@ def _pointed_at(previous: str, sentence: str) -> Request | None:
     return Request("directive", _capitalise(text), _evidence(f"{previous} {sentence}"))
 
 
+def requests_anywhere(text: str) -> Iterator[Request]:
+    """Every request any sentence of `text` makes, pasted or not, with every trigger of the
+    grammar: for the few short texts a review checks whole (a note the model wrote, its quote)."""
+    for line in _bounded(text).splitlines():
+        for sentence in sentences(line.strip().lstrip(">#*- ").strip()):
+            if might_ask(sentence):
+                request = find_request(sentence)
+                if request is not None:
+                    yield request
+
+
 def requests_in_foreign(text: str) -> Iterator[Request]:
     """Requests in text that is not the user's (tool output, assistant text): every line counts,
     since a page planting a rule does not fence it."""
