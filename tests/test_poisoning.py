@@ -241,3 +241,4 @@ def test_a_rule_the_user_said_may_be_a_note(project: Path, fake: FakeReviewer) -
     out = review(project, fake.env(), "--session", session).json()
     assert not [r for r in out["rejected"] if r["item"] == "notes[0]"], out["rejected"]
     assert len(notes(project)) == 1
+
