@@ -91,6 +91,16 @@ SECRETS: tuple[SecretCase, ...] = (
     # detect-secrets' keyword forms with no `=` or `:` after the word, alone in their line
     _case("a secret compared before the keyword", 'if ("Cm4-heron-Vale" == db_password) {', "Cm4-heron-Vale"),
     _case("keyword, quotes and a semicolon", 'private_key "Sq6-otter-Reef";', "Sq6-otter-Reef"),
+    # "the password is X" in the other six languages the explicit pass reads (a request to
+    # remember may carry one), and with what it is for
+    _case("password in prose, what it is for", "the password for staging is correct-horse-battery-staple",
+          "correct-horse-battery-staple"),
+    _case("password in German prose", "Merk dir: das Passwort für staging ist Gh7-fuchs-Nebel", "Gh7-fuchs-Nebel"),
+    _case("password in French prose", "le mot de passe du serveur est Fr4-loutre-Brume", "Fr4-loutre-Brume"),
+    _case("password in Spanish prose", "la contraseña de la base es Es5-nutria-Niebla", "Es5-nutria-Niebla"),
+    _case("password in Portuguese prose", "senha: Pt6-lontra-Nevoa", "Pt6-lontra-Nevoa"),
+    _case("password in Chinese prose", "记住，数据库密码是 Zh8-hu-Wu9x", "Zh8-hu-Wu9x"),
+    _case("password in Japanese prose", "パスワードは Ja9-kitsune-Kiri です", "Ja9-kitsune-Kiri"),
 )
 
 # Text that looks near a secret but is not one: it must reach the reviewer untouched.
@@ -114,6 +124,11 @@ CONTROLS: tuple[tuple[str, str], ...] = (
     ("--password in docs", "credentials can be given with the --username and --password options"),
     ("'token is' in code", "if token is Name.Other or password is None:"),
     ("curl -u in docs", "pass `curl -u user:pw` to authenticate"),
+    ("prose about passwords, German", "das Passwort ist falsch, versuch es nochmal"),
+    ("prose about passwords, French", "le mot de passe est incorrect"),
+    ("a question about a password, Chinese", "密码是什么？"),
+    ("a question about a password, Japanese", "パスワードは何ですか？"),
+    ("a placeholder password, Portuguese", "senha: <sua senha>"),
 )
 
 

@@ -189,6 +189,20 @@ def _prose_secret(match: re.Match[str]) -> bool:
     return not _PROSE_WORDS.match(value) and len(value.rstrip(".,;:!?)")) >= 4
 
 
+_PROSE_END = ".,;:!?)]}。，、！？」』"
+
+
+def _foreign_prose_secret(match: re.Match[str]) -> bool:
+    """After "das Passwort ist", "密码是": a word ("falsch", "什么", "incorrecta") is prose; a value
+    of four characters or more that is not only letters is the password."""
+    value = match.group("secret").rstrip(_PROSE_END)
+    for tail in ("です", "だ", "。"):  # "パスワードは Secret-Pass-99 です"
+        value = value.removesuffix(tail)
+    if not value or value[0] in "<${%[":  # "<sua senha>", "$DB_PASSWORD", "{password}"
+        return False
+    return len(value) >= 4 and not value.isalpha() and not _is_placeholder(value)
+
+
 def _aws_secret_shape(match: re.Match[str]) -> bool:
     value = match.group("secret")
     return any(c.isupper() for c in value) and any(c.islower() for c in value) and any(c.isdigit() for c in value)
@@ -349,13 +363,29 @@ _PATTERNS: tuple[_Pattern, ...] = (
     ),
     _Pattern(
         "password-in-prose",
-        # "the password is hunter2", "the token is `abc123…`"
+        # "the password is hunter2", "the token is `abc123…`", "the password for staging is …"
         lazy(
-            r"(?i)\b(?:password|passphrase|passcode|passwd|pwd|secret|token|api key)\s+(?:is|was|will be)\s+"
+            r"(?i)\b(?:password|passphrase|passcode|passwd|pwd|secret|token|api key)"
+            r"(?:\s+(?:for|of|on|to)\s+(?:the\s+)?[\w.-]{1,60})?\s+(?:is|was|will be)\s+"
             r"(?P<q>[\"'`]?)(?P<secret>[^\s\"'`]{4,200})(?P=q)"
         ),
         ("password", "passphrase", "passcode", "passwd", "pwd", "secret", "token", "api key"),
         check=_prose_secret,
+    ),
+    _Pattern(
+        "password-in-prose",
+        # The other six languages the explicit pass reads: a rule asked for in German may carry
+        # "das Passwort ist Geheim123!x". "Mot de passe : …", "la contraseña del servidor es …",
+        # "senha: …", "密码是 …", "パスワードは … です".
+        lazy(
+            r"(?i)(?:mot de passe|passwort|kennwort|contraseña|contrasena|clave de acceso|senha|密码|口令|パスワード|パスコード)"
+            r"(?:\s+(?:de|du|des|für|von|del|de la|da|do)\s+[\w.-]{1,60})?"
+            r"\s*(?:est|était|sera|ist|lautet|war|es|era|será|é|是|为|は|:|：|=)\s*"
+            r"[\"'`「『]?(?P<secret>[^\s\"'`」』]{4,200})"
+        ),
+        ("mot de passe", "passwort", "kennwort", "contraseña", "contrasena", "clave de acceso", "senha", "密码", "口令",
+         "パスワード", "パスコード"),
+        check=_foreign_prose_secret,
     ),
     _Pattern(
         "aws-secret-key",
