@@ -369,6 +369,12 @@ _ALWAYS_NEXT_BAD = lazy(
     r"|había|habían|he|has|ha|hemos|tinha|tenho|tive|foi|fui|hatte|habe|hab|war|ai|avait|avons|vi|visto|gesehen"
     # "Siempre me olvido …", "sempre me esqueço …": what happens to the speaker, not a rule.
     r"|me olvido|me olvida|me equivoco|me pasa|me esqueço|me esquece|me engano|me acontece|m'arrive|j'oublie)\b", re.I)
+# After "can you remember that" in a question: a thing ("that bug from last week?", "that file I
+# showed you?"), not a clause ("that CI runs on Node 20?", "that we deploy on Fridays?").
+_THAT_THING = lazy(
+    r"^(?!(?:we|i|you|they|he|she|it|the|our|all|every|no|there|this|prod|ci|main)\b)[\w-]+"
+    r"(?:\s+(?:from|we|i|you|they|he|she|last|yesterday|earlier|again|about|in|on|at|with|when|where)\b.*)?[?？\s]*$",
+    re.I)
 # In a forget request's trigger, the rule it names ("drop the rule about", "olvida la regla de").
 _RULE_NAMED = lazy(r"(?:(?:the|la|a|die|le|o) )?(?:rule|regla|règle|regel|regra)\b.*$", re.I)
 _PREPOSITION_FIRST = lazy(r"^(?:about|on|for|regarding|mit|über|zu|zum|zur|von|sur|de|du|des|concernant|sobre|do|da|dos|das|acerca de)\s", re.I)
@@ -577,6 +583,9 @@ def _at(sentence: str, masked: str, family: str, match: re.Match[str]) -> Reques
             return None  # "remember when we broke prod" tells a story
         if not connected and not cjk and _DETERMINER.match(rest) and len(rest.split()) < 4:
             return None  # "don't forget the tests": a reminder of a thing, not a rule
+        if (match.group("conn") or "").strip().lower() == "that" and _QUESTION_END.search(masked.rstrip(" .!")) \
+                and _THAT_THING.match(rest):
+            return None  # "Can you remember that bug from last week?": "that" points at a thing
         text = rest if not cond else f"{cond.strip()} {rest}"
     elif family == "from_now" and _V2_TRIGGER.match(trigger) and not re.match(r"\s*[,:]", sentence[end:]):
         # German puts the verb right after "Ab jetzt": cutting it would leave "Schreiben wir …".

@@ -243,6 +243,9 @@ def test_a_question_in_a_list_of_rules_is_not_a_rule() -> None:
     ("We had the same lockfile conflict last month. Remember that?", []),
     ("I used yarn once; remember that?", []),
     ("For now skip it — remember that", []),
+    # "that" pointing at a thing in a question asks whether they recall it
+    ("Can you remember that bug from last week?", []),
+    ("Can you remember that CI runs on Node 20?", ["CI runs on Node 20"]),
 ])
 def test_a_request_that_points_at_what_was_just_said(message: str, expected: list[str]) -> None:
     """"…, remember that" after a dash or a comma, and "Could you please remember that?" after the
