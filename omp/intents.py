@@ -279,7 +279,7 @@ _REMEMBER = (
 )
 _FROM_NOW = (
     r"(?:from now on|from here on(?: out)?|going forward|moving forward|henceforth|from this point(?: on| forward)?"
-    r"|in (?:the )?future|for the future|for next time|as a (?:general )?rule|from today on|make (?:it|this) a rule(?: that)?"
+    r"|in (?:the )?future|for the future|for next time|as a (?:general )?rule(?: of thumb)?|from today on|make (?:it|this) a rule(?: that)?"
     r"|(?:the|our|a) (?:rule|policy|convention)(?: here| in this (?:repo|project|team))? is(?: that)?"
     r"|(?:new |house |team |general |golden |one )?rule(?: of thumb)?(?=\s*[:：—–-])|(?:our |team )?(?:policy|convention)(?=\s*[:：—–-])"
     r"|ab jetzt|ab sofort|von nun an|von jetzt an|künftig|zukünftig|in zukunft|fortan|ab heute"
@@ -362,7 +362,7 @@ _NOT_A_RULE_AFTER = lazy(
     r"|cuando|qué|como|cómo|quand|quoi|comment|wann|was|wie|warum|quando|o que|como)", re.I)
 _ALWAYS_NEXT_BAD = lazy(
     r"^(?:the|a|an|this|that|same|so|seen|heard|been|done|had|got|thought|happens|happened|works|worked|fails|failed|was|were|is|are"
-    r"|mind|again(?=\s*(?:[,.!;…]|$))|ever$|sure|be (?:this|that|so|like)\b|forget|forgets|forgot|gets?|good|bad|too|wrong|right|crash(?:es|ed)?|breaks?|broke"
+    r"|mind|again(?=\s*(?:[,.!;…]|$))|ever$|sure|be (?:this|that|so|like)\b|something|nothing|happy|glad|fun|a pleasure|forget|forgets|forgot|gets?|good|bad|too|wrong|right|crash(?:es|ed)?|breaks?|broke"
     r"|falla|fallan|falló|funciona|funcionan|funcionó|rompe|falha|falham|quebra|échoue|échouent|marche|fonctionne|plante"
     r"|scheitert|funktioniert|klappt|stürzt|kaputt|geht|schlägt|hängt|bricht|läuft|passiert|gibt es|ist es|war es"
     r"|lo mismo|même|mismo|misma|mesmo|mesma|dasselbe|dieselbe|derselbe|gleiche"
@@ -397,7 +397,17 @@ _FORGET_CONVERSATION = lazy(
     r"^(?:(?:the|my) (?:last|previous|earlier|first) (?:message|comment|request|question|instruction|sentence|part|one|answer)"
     r"|what i (?:just )?(?:said|asked|wrote)|my (?:last|previous)|that last|la dernière|o que eu disse|lo que dije|was ich gesagt)", re.I)
 # "In the future this will be replaced": a prediction, not a rule.
-_PREDICTION = lazy(r"^(?:this|that|it|there|they|these|those)\b.*\b(?:will|'ll|is going to|are going to)\b|^(?:with|to|and|into|from|on)\b", re.I)
+_PREDICTION = lazy(
+    r"^(?:this|that|it|there|they|these|those)\b.*\b(?:will|'ll|is going to|are going to)\b|^(?:with|to|and|into|from|on)\b"
+    # "From now on it should work, right?", "In the future we might move to pnpm": a guess
+    r"|^(?:it|this|that|things|everything|there)\s+(?:might|may|could|would)\b|^(?:we|i)\s+(?:might|may|could|would)\b"
+    r"|^(?:it|this|that|things|everything)\s+should\s+(?:work|pass|help|improve|be (?:fine|ok|okay|good|better|faster|easier|done))\b"
+    # "The rule is a bit confusing to me": an opinion of the rule
+    r"|^(?:a bit|a little|very|so|too|quite|really|pretty|kind of|sort of|confusing|unclear|weird|strange|silly|stupid"
+    r"|dumb|annoying|outdated|broken|wrong|hard|complicated|useless|pointless|not (?:clear|great|good|ideal))\b", re.I)
+# "For the record, I was right about the cache", "As a rule of thumb, I think it's fine": the
+# speaker's own past or opinion, not a rule.
+_SPEAKER_SAYS = lazy(r"^i\s+(?:was|were|did|said|told|thought|think|guess|believe|feel|knew|meant|am right|'m right)\b", re.I)
 _PAST_AFTER_SUBJECT = lazy(r"^(?:had|was|were|did|got|used|seemed|wanted|forgot|forget|\w+ed)\b", re.I)
 _DETERMINER = lazy(r"^(?:the|a|an|this|that|these|those|my|your|our|it|el|la|los|las|le|les|der|die|das|o|a|os|as)\b", re.I)
 # "Usa siempre pnpm", "Benutze immer pnpm", "Utilise toujours pnpm": an imperative verb, then the word.
@@ -581,6 +591,8 @@ def _at(sentence: str, masked: str, family: str, match: re.Match[str]) -> Reques
         connected = any(match.group(g) for g in match.groupdict() if g.startswith("conn") and match.group(g))
         if not connected and not cjk and _NOT_A_RULE_AFTER.match(rest):
             return None  # "remember when we broke prod" tells a story
+        if _SPEAKER_SAYS.match(rest):
+            return None
         if not connected and not cjk and _DETERMINER.match(rest) and len(rest.split()) < 4:
             return None  # "don't forget the tests": a reminder of a thing, not a rule
         if (match.group("conn") or "").strip().lower() == "that" and _QUESTION_END.search(masked.rstrip(" .!")) \
@@ -591,7 +603,7 @@ def _at(sentence: str, masked: str, family: str, match: re.Match[str]) -> Reques
         # German puts the verb right after "Ab jetzt": cutting it would leave "Schreiben wir …".
         text = _tidy(_strip_fillers(sentence[len(_strip_fillers_span(before)):]))
     elif family == "from_now":
-        if _PREDICTION.match(rest):
+        if _PREDICTION.match(rest) or _SPEAKER_SAYS.match(rest):
             return None
         polite = _POLITE_START.match(rest)
         rest = rest[polite.end():] if polite else rest  # "going forward can you use …?"

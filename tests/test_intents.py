@@ -362,3 +362,22 @@ def test_what_the_user_says_around_a_paste_and_in_a_few_more_phrasings(message: 
     """After "Here is the stack trace:" and its fenced block, the user speaks again; the rest of
     the message was dropped as pasted. "A couple of things for the future:" introduces a list."""
     assert [text for _kind, text in _rules(message)] == expected
+
+
+@pytest.mark.parametrize(("message", "expected"), [
+    ("From now on it should work, right?", []),
+    ("In the future we might move to pnpm.", []),
+    ("The rule is a bit confusing to me.", []),
+    ("For the record, I was right about the cache.", []),
+    ("As a rule of thumb, I think it's fine.", []),
+    ("Always something with this repo...", []),
+    ("Always happy to help!", []),
+    # and the rules next to them
+    ("Going forward, it should be tested before merge.", ["It should be tested before merge"]),
+    ("As a rule of thumb, keep functions under 50 lines.", ["Keep functions under 50 lines"]),
+    ("From now on we should squash every PR.", ["We should squash every PR"]),
+    ("For the record: we deploy on Tuesdays.", ["We deploy on Tuesdays"]),
+    ("The convention is snake_case for files.", ["Snake_case for files"]),
+])
+def test_a_guess_an_opinion_or_a_sigh_with_a_trigger_word_is_not_a_rule(message: str, expected: list[str]) -> None:
+    assert [text for _kind, text in _rules(message)] == expected
