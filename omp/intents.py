@@ -375,6 +375,8 @@ _THAT_THING = lazy(
     r"^(?!(?:we|i|you|they|he|she|it|the|our|all|every|no|there|this|prod|ci|main)\b)[\w-]+"
     r"(?:\s+(?:from|we|i|you|they|he|she|last|yesterday|earlier|again|about|in|on|at|with|when|where)\b.*)?[?？\s]*$",
     re.I)
+_FORGET_REASON = lazy(
+    r"\s*[,;—–]\s+(?=(?:we|i|you|they|since|because|as|now|it's|it is|that's|wir|weil|da|porque|ya|parce|car|nous|pois|porque|我们|因为)\b)", re.I)
 # In a forget request's trigger, the rule it names ("drop the rule about", "olvida la regla de").
 _RULE_NAMED = lazy(r"(?:(?:the|la|a|die|le|o) )?(?:rule|regla|règle|regel|regra)\b.*$", re.I)
 _PREPOSITION_FIRST = lazy(r"^(?:about|on|for|regarding|mit|über|zu|zum|zur|von|sur|de|du|des|concernant|sobre|do|da|dos|das|acerca de)\s", re.I)
@@ -576,6 +578,10 @@ def _at(sentence: str, masked: str, family: str, match: re.Match[str]) -> Reques
     subject = prefix.groupdict().get("subject") or ""
     if family == "forget":
         connected = any(match.group(g) for g in match.groupdict() if g.startswith("fconn") and match.group(g))
+        # "Forget the yarn rule, we use pnpm now": what to forget ends where the reason starts
+        # (left in, its words made the target match no rule).
+        reason = _FORGET_REASON.search(rest)
+        rest = rest[:reason.start()] if reason else rest
         named = (_RULE_NAMED.search(trigger) if connected and rest
                  and (not _rule_like(rest) or _PREPOSITION_FIRST.match(rest)) else None)
         if named is not None:

@@ -381,3 +381,17 @@ def test_what_the_user_says_around_a_paste_and_in_a_few_more_phrasings(message: 
 ])
 def test_a_guess_an_opinion_or_a_sigh_with_a_trigger_word_is_not_a_rule(message: str, expected: list[str]) -> None:
     assert [text for _kind, text in _rules(message)] == expected
+
+
+@pytest.mark.parametrize(("message", "expected"), [
+    ("Forget the yarn rule, we use pnpm now.", "The yarn rule"),
+    ("Vergiss die Regel mit yarn, wir nutzen jetzt pnpm.", "Die Regel mit yarn"),
+    ("Forget that we use yarn, since we moved to pnpm.", "We use yarn"),
+])
+def test_what_to_forget_ends_where_the_reason_starts(message: str, expected: str) -> None:
+    """With its reason in it ("…, we use pnpm now"), the target held words no rule had, and
+    matched none (fewer than 60% of its words in "Use yarn, not npm")."""
+    from omp.memory.directives import find_matching
+
+    assert _rules(message) == [("forget", expected)]
+    assert find_matching(["Use yarn, not npm", "Squash merge every PR"], expected) == [0]
