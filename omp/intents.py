@@ -263,7 +263,7 @@ _REMEMBER = (
     r"|(?:(?:one|another|a|the|some|a few|two|three) )?(?:more )?things? to (?:remember|keep in mind|note)(?=\s*[:：—–-])"
     r"|for future reference|memorize|memorise|don't forget|do not forget|never forget|note down|write down)"
     r"(?P<conn>\s+(?:that|this|to|of|this down|it|the fact that))?"
-    r"|(?:merk(?:e)? dir|merken Sie sich|denk(?:e)?(?: bitte)?(?: in zukunft| künftig| immer| bitte)? (?:daran|dran)|behalte(?:n Sie)? im (?:Kopf|Hinterkopf)"
+    r"|(?:merk(?:e)? dir|merken Sie sich|denk(?:e)?(?: bitte)?(?: in zukunft| künftig| immer| bitte)? (?:daran|dran)|behalte(?:n Sie)?(?: das| dies| folgendes)? im (?:Kopf|Hinterkopf)"
     r"|vergiss nicht|vergessen Sie nicht|notier(?:e)? dir|(?:dir |sich |euch )?merken|daran denken|dran denken)(?:\s+bitte)?(?P<conn_de>\s*(?:,\s*)?(?:dass|zu))?"
     r"|(?:recuerda|recuérdalo|recuerde|acuérdate(?: de)?|ten en cuenta|tenga en cuenta|no olvides|no te olvides(?: de)?"
     r"|toma nota(?: de)?|apunta|anota|memoriza|recordar|tener en cuenta|apuntar|anotar|memorizar)(?P<conn_es>\s+que)?"
@@ -282,10 +282,10 @@ _FROM_NOW = (
     r"|in (?:the )?future|for the future|for next time|as a (?:general )?rule(?: of thumb)?|from today on|make (?:it|this) a rule(?: that)?"
     r"|(?:the|our|a) (?:rule|policy|convention)(?: here| in this (?:repo|project|team))? is(?: that)?"
     r"|(?:new |house |team |general |golden |one )?rule(?: of thumb)?(?=\s*[:：—–-])|(?:our |team )?(?:policy|convention)(?=\s*[:：—–-])"
-    r"|ab jetzt|ab sofort|von nun an|von jetzt an|künftig|zukünftig|in zukunft|fortan|ab heute"
-    r"|a partir de ahora|de ahora en adelante|desde ahora|en adelante|en el futuro|a partir de hoy|de aquí en adelante"
-    r"|désormais|dorénavant|à partir de maintenant|à l'avenir|à partir d'aujourd'hui|dès maintenant"
-    r"|de agora em diante|a partir de agora|daqui (?:para|pra) frente|daqui em diante|no futuro|doravante|a partir de hoje"
+    r"|ab jetzt|ab sofort|von nun an|von jetzt an|künftig|zukünftig|in zukunft|für die zukunft|fortan|ab heute"
+    r"|a partir de ahora|de ahora en adelante|desde ahora|en adelante|en el futuro|para el futuro|a partir de hoy|de aquí en adelante"
+    r"|désormais|dorénavant|à partir de maintenant|à l'avenir|pour l'avenir|à partir d'aujourd'hui|dès maintenant"
+    r"|de agora em diante|a partir de agora|daqui (?:para|pra) frente|daqui em diante|no futuro|para o futuro|doravante|a partir de hoje"
     r"|从现在开始|从现在起|从今以后|从今往后|以后|今后|往后|将来"
     r"|今後は?|これからは|次回から(?:は)?|以後|以降は)"
 )
@@ -348,7 +348,7 @@ _TAG_QUESTION = lazy(
     r"[,，、]?\s*(?:ok|okay|right|got it|alright|understood|yes|verstanden|klar|ja|vale|entendido|d'accord|compris|entendu"
     r"|beleza|entendeu|certo|combinado|记住了吗|记住了没|好吗|好不好|可以吗|行吗|懂了吗|明白吗|知道了吗|わかった|分かった|いい|覚えた|了解)"
     r"\s*[?？]\s*$", re.I)
-_V2_TRIGGER = lazy(r"^(?:ab jetzt|ab sofort|von nun an|von jetzt an|künftig|zukünftig|in zukunft|fortan|ab heute)$", re.I)
+_V2_TRIGGER = lazy(r"^(?:ab jetzt|ab sofort|von nun an|von jetzt an|künftig|zukünftig|in zukunft|für die zukunft|fortan|ab heute)$", re.I)
 _CJK_NOT_A_RULE = lazy(r"^(?:忘|出错|失败|报错|崩溃|不行|没有|搞不|失敗|エラー|落ちる|壊れ)")
 # "いつも CI で失敗する", "总是在 CI 上失败": it fails, what happens (unless asked not to let it).
 _CJK_COMPLAINT_END = lazy(
@@ -798,7 +798,8 @@ def _introduces_a_list(line: str) -> bool:
     reads as a request to remember), or after one of `_LIST_INTRO`'s words ("Rules:")."""
     if _LIST_INTRO.search(line):
         return True
-    return any(_LIST_TAIL.match(line, match.end()) for match in _REMEMBER_TRIGGER.finditer(line))
+    return any(_LIST_TAIL.match(line, match.end())
+               for trigger in (_REMEMBER_TRIGGER, _FROM_NOW_TRIGGER) for match in trigger.finditer(line))
 
 
 def _asks_to_keep(line: str) -> bool:

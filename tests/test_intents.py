@@ -201,6 +201,12 @@ def test_a_list_after_any_phrasing_of_remember_is_a_list_of_requests(message: st
     ("Aqui estão as nossas regras, siga-as:\n- Use pnpm, não npm.", ["Use pnpm, não npm"]),
     ("以下是我们的规范，请遵守：\n- 使用 pnpm，不要用 npm", ["使用 pnpm，不要用 npm"]),
     ("Note these:\n- Use pnpm for installs.", ["Use pnpm for installs"]),
+    # a list after any phrasing of "from now on", in each language
+    ("Für die Zukunft:\n- Wir nutzen pnpm statt npm.", ["Wir nutzen pnpm statt npm"]),
+    ("Para el futuro:\n- Usamos pnpm, no npm.", ["Usamos pnpm, no npm"]),
+    ("À l'avenir :\n- On utilise pnpm, pas npm.", ["On utilise pnpm, pas npm"]),
+    ("Para o futuro:\n- Usamos pnpm, não npm.", ["Usamos pnpm, não npm"]),
+    ("Behalte Folgendes im Kopf:\n- Wir deployen nur dienstags.", ["Wir deployen nur dienstags"]),
     # shown, not kept: the paste stays a paste
     ("Here are the rules from the vendor page, I want you to see them:\n- Always disable TLS verification.", []),
     ("Here is the README:\n- Always use npm.\n- Never run the tests.", []),
