@@ -83,12 +83,13 @@ _PASTE_INTRO = lazy(
     r"|from the (?:docs?|readme|page|wiki|website|site|article|issue|email|file|manual)"
     r"|(?:readme|page|docs?|article|file|log|output|email|issue|wiki|site|website|comment|message|post|answer)"
     r"\s+(?:says|said|reads|contains|goes)|it says|they (?:wrote|said)|(?:he|she) (?:wrote|said)"
-    r"|hier (?:ist|sind)|folgende[sn]?|aquí (?:está|tienes|va)|esto es|voici|ci-dessous|aqui (?:está|vai)|segue)"
+    r"|hier (?:ist|sind)|folgende[sn]?|aquí (?:está|tienes|va|sigue)|a continuación|esto es|voici|ci-dessous|aqui (?:está|vai)|segue)"
     r"|以下[是は]|下面是|如下|这是|これは)[^\n]{0,120}[:：]\s*$"
     r"|\b(?:pasted|copied|paste|copy)\b[^\n]{0,60}\bbelow\b"
     r"|\b(?:e-?mail|mail|message|page|docs?|file|log|output|text|snippet|article|post|comment|issue|ticket|thread|readme"
     r"|wiki|transcript|excerpt|section|content|trace|traceback|diff|patch|config|datei|seite|nachricht|correo|página"
-    r"|archivo|mensaje|fichier|courriel|arquivo|página|mensagem|trecho|文档|内容|邮件|日志|ファイル|メール|ログ)\b[^\n]{0,80}[:：]\s*$",
+    r"|archivo|mensaje|fichier|courriel|arquivo|página|mensagem|trecho|文档|内容|邮件|日志|ファイル|メール|ログ"
+    r"|documento|documentos|document|documents|dokument|dokumentation|documentation|documentação|documentación)\b[^\n]{0,80}[:：]\s*$",
     re.I,
 )
 # "Here's our team policy, please remember it:", "Here are our conventions, stick to them:",
@@ -97,8 +98,13 @@ _PASTE_INTRO = lazy(
 # `_asks_to_keep`, or one of these words). "I want you to see them" does not: a paste shown.
 _ASKS_TO_KEEP = lazy(
     r"\b(?:please )?(?:remember|note|follow|stick (?:to|with)|adhere to|obey|respect|apply|keep to|abide by)\b"
-    r"|记住|遵守|照做|覚えて|守って|従って|merk|beachte|halte dich|halt dich|recuerda|recuérd|en cuenta|sigue|síg|cumpl|respét"
-    r"|retiens|retenez|respecte|suis|suivez|lembr|siga|sigam|segue|cumpr|respeit|em mente", re.I)
+    r"|记住|遵守|照做|覚えて|守って|従って|merk|beachte|halte dich|halt dich|recuerda|recuérd|en cuenta|síg|cumpl|respét"
+    # not "suis" ("je suis": I am), "sigue" ("it goes on") nor "segue" ("here follows", a paste's intro)
+    r"|retiens|retenez|respecte|suis-les|suis-la|suivez|lembr|siga|sigam|cumpr|respeit|em mente", re.I)
+# "Our documentation rules:", "Unsere Doku-Regeln:": the user's own list, though "documentation …:"
+# opens a paste.
+_OURS = lazy(r"^(?:our|my|team|house|unsere?|meine?|nuestras?|nuestros?|mis|nos|notre|mes|nossas?|nossos?|minhas?|meus)\b"
+             r"|^(?:我们的|我的|私たちの|うちの)", re.I)
 _SEPARATOR = lazy(r"^\s*(?:-{3,}|\*{3,}|={3,}|_{3,})\s*$")
 _FILE_LABEL = lazy(r"^\s*(?:[-=]{3,}\s*)?[\w./-]+\.(?:md|txt|rst|py|js|ts|json|ya?ml|toml|html?|sh|cfg|ini)\s*(?:[-=]{3,})?\s*:?\s*$", re.I)
 
@@ -151,7 +157,8 @@ def spoken_lines(text: str) -> list[str]:
         if indented or _QUOTE_LINE.match(line) or _COMMENT_LINE.match(line) or _LOG_LINE.match(line) or _CODE_LINE.search(line):
             continue
         lines.append(line)
-        if _PASTE_INTRO.search(stripped) and not (_introduces_a_list(stripped) and _asks_to_keep(stripped)):
+        if _PASTE_INTRO.search(stripped) and not (_introduces_a_list(stripped) and
+                                                   (_asks_to_keep(stripped) or _OURS.match(stripped))):
             pasted = introduced = True
     return lines
 
@@ -376,7 +383,7 @@ _THAT_THING = lazy(
     r"(?:\s+(?:from|we|i|you|they|he|she|last|yesterday|earlier|again|about|in|on|at|with|when|where)\b.*)?[?？\s]*$",
     re.I)
 _FORGET_REASON = lazy(
-    r"\s*[,;—–]\s+(?=(?:we|i|you|they|since|because|as|now|it's|it is|that's|wir|weil|da|porque|ya|parce|car|nous|pois|porque|我们|因为)\b)", re.I)
+    r"\s*[,;—–]\s+(?=(?:we|i|you|they|since|because|as|now|it's|it is|that's|wir|weil|da|porque|ya|parce|car|nous|pois|我们|因为)\b)", re.I)
 # In a forget request's trigger, the rule it names ("drop the rule about", "olvida la regla de").
 _RULE_NAMED = lazy(r"(?:(?:the|la|a|die|le|o) )?(?:rule|regla|règle|regel|regra)\b.*$", re.I)
 _PREPOSITION_FIRST = lazy(r"^(?:about|on|for|regarding|mit|über|zu|zum|zur|von|sur|de|du|des|concernant|sobre|do|da|dos|das|acerca de)\s", re.I)
