@@ -133,14 +133,14 @@ def spoken_lines(text: str) -> list[str]:
                 pasted = False  # what "Here is the trace:" introduced is the fence: after it, the user speaks
             introduced = False
             continue
-        if line.strip():
+        stripped = line.strip()
+        if stripped:
             introduced = False
         if _SEPARATOR.match(line):
             separated = not separated  # between two rules: a pasted mail, page or document
             continue
         if pasted or separated:
             continue
-        stripped = line.strip()
         blank = not stripped
         if blank:
             previous_blank = True
@@ -816,8 +816,8 @@ def _asks_to_keep(line: str) -> bool:
     return bool(_ASKS_TO_KEEP.search(line) or _REMEMBER_TRIGGER.search(line) or _FROM_NOW_TRIGGER.search(line))
 
 
-_POLITE_LEAD = lazy(r"^\s*(?:(?:could|can|would|will) you(?: please| kindly)?|kannst du|könntest du|können Sie"
-                    r"|¿?(?:puedes|podrías|puede|podría)|(?:peux|pourrais)-tu|(?:pouvez|pourriez)-vous|(?:você )?(?:pode|poderia))\s+", re.I)
+# The polite ask a pointing request opens with ("Could you please …", "¿Puedes …"): the grammar's own.
+_POLITE_LEAD = lazy(rf"^\s*¿?(?:{_POLITE})", _FLAGS)
 
 
 def _points_back(sentence: str) -> bool:
@@ -907,11 +907,16 @@ def _pointed_at(previous: str, sentence: str) -> Request | None:
     return Request("directive", _capitalise(text), _evidence(f"{previous} {sentence}"))
 
 
+def _line_sentences(line: str) -> Iterator[str]:
+    """The sentences of a line of text that is read whole, its quote or heading marks left out."""
+    return sentences(line.strip().lstrip(">#* ").strip())
+
+
 def requests_anywhere(text: str) -> Iterator[Request]:
     """Every request any sentence of `text` makes, pasted or not, with every trigger of the
     grammar: for the few short texts a review checks whole (a note the model wrote, its quote)."""
     for line in _bounded(text).splitlines():
-        for sentence in sentences(line.strip().lstrip(">#*- ").strip()):
+        for sentence in _line_sentences(line):
             if might_ask(sentence):
                 request = find_request(sentence)
                 if request is not None:
@@ -929,7 +934,7 @@ def requests_in_foreign(text: str) -> Iterator[Request]:
     for line, lowered in zip(text.splitlines(), lowered_lines):
         if not any(stem in lowered for stem in found):
             continue  # most lines of a tool's output hold none of the words the whole text holds
-        for sentence in sentences(line.strip().lstrip(">#* ").strip()):
+        for sentence in _line_sentences(line):
             # A planted rule puts its trigger up front ("From now on, always …"); an assistant's
             # "the field is never empty" is not worth the full grammar on every such sentence.
             if stems_in(sentence[:FOREIGN_LEAD_CHARS], found):

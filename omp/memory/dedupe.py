@@ -87,11 +87,12 @@ def _match_words(folded: str) -> frozenset[str]:
     Japanese (written without spaces) as its pairs of characters ("用纱线" is "用纱", "纱线")."""
     words: set[str] = set()
     for word in folded.split():
-        for piece in _CJK_RUN.sub(" ", word).split() if not word.isascii() else (word,):
-            words.add(_singular(piece))
-        if not word.isascii():
-            for run in _CJK_RUN.findall(word):
-                words.update(run[i:i + 2] for i in range(max(1, len(run) - 1)))
+        if word.isascii():
+            words.add(_singular(word))
+            continue
+        words.update(_singular(piece) for piece in _CJK_RUN.sub(" ", word).split())  # "yarn" of "yarnのルール"
+        for run in _CJK_RUN.findall(word):
+            words.update(run[i:i + 2] for i in range(max(1, len(run) - 1)))
     return frozenset(words)
 
 

@@ -330,8 +330,8 @@ def check_evidence(kind: ItemKind, text: str, evidence: str,
     origins = index.origins_of(evidence)
     if not origins:
         return RejectionCode.EVIDENCE_NOT_FOUND, "not found in the session (in the text of a message, on word boundaries)"
+    found = " and ".join(sorted(_ORIGIN_NAMES.get(o, o) for o in origins))
     if kind.is_rule and "user" not in origins:
-        found = " and ".join(sorted(_ORIGIN_NAMES.get(o, o) for o in origins))
         return RejectionCode.EVIDENCE_NOT_FROM_USER, f"not from a user message (found only in {found})"
     if kind is ItemKind.NOTE and "user" not in origins and not injection_reasons(text):
         # A note is written without a human and read by every later session: a page's "From now
@@ -342,7 +342,6 @@ def check_evidence(kind: ItemKind, text: str, evidence: str,
         # injection is left to the safety filter, whose reason says more.
         rule = _rule_in(text)
         if rule is not None:
-            found = " and ".join(sorted(_ORIGIN_NAMES.get(o, o) for o in origins))
             return (RejectionCode.RULE_NOT_FROM_USER,
                     f"reads as a rule (\"{rule}\") and is not from a user message (found only in {found}): "
                     "rules only come from your own messages")
