@@ -978,6 +978,7 @@ def _first_letter_groups(triggers: Iterable[str]) -> tuple[tuple[LazyPattern, tu
 
 
 _TRIGGER_GROUPS = _first_letter_groups(_ALL_TRIGGERS)
+_ASCII_TRIGGER_GROUPS = tuple((group, members) for group, members in _TRIGGER_GROUPS if members[0][0].isascii())  # grouped by first letter
 
 
 def _trigger_hits(lowered: str) -> list[tuple[int, str]]:
@@ -992,10 +993,8 @@ def _trigger_hits(lowered: str) -> list[tuple[int, str]]:
     if len(lowered) < _SHORT_TEXT and _ANY_TRIGGER.search(lowered) is None:
         return []
     found: dict[str, list[int]] = {}
-    ascii_only = lowered.isascii()  # (most text): "密码", "パスワード" cannot be in it
-    for group, members in _TRIGGER_GROUPS:
-        if ascii_only and not members[0].isascii():
-            continue
+    # Most text is ASCII: "密码", "パスワード" cannot be in it.
+    for group, members in _ASCII_TRIGGER_GROUPS if lowered.isascii() else _TRIGGER_GROUPS:
         search = group.compiled.search
         match = search(lowered)
         while match is not None:
