@@ -101,6 +101,48 @@ SECRETS: tuple[SecretCase, ...] = (
     _case("password in Portuguese prose", "senha: Pt6-lontra-Nevoa", "Pt6-lontra-Nevoa"),
     _case("password in Chinese prose", "记住，数据库密码是 Zh8-hu-Wu9x", "Zh8-hu-Wu9x"),
     _case("password in Japanese prose", "パスワードは Ja9-kitsune-Kiri です", "Ja9-kitsune-Kiri"),
+    # A token disguised: a zero-width character inside it, or fullwidth letters (what a detector
+    # of plain ASCII shapes does not know); both are folded before the patterns look.
+    _case("github token with a zero-width space inside", "ghp_Qm7Tx2Kp9\u200bLwN4vR8yZ1cF5jH3gD6sA0bUeXi",
+          "Qm7Tx2Kp9", "LwN4vR8yZ1cF5jH3gD6s"),
+    _case("github token in fullwidth letters",
+          "ｇｈｐ＿Ｑｍ７Ｔｘ２Ｋｐ９ＬｗＮ４ｖＲ８ｙＺ１ｃＦ５ｊＨ３ｇＤ６ｓＡ０ｂＵｅＸｉ", "ＬｗＮ４ｖＲ８ｙＺ１"),
+    _case("password assignment with a soft hyphen", "db_password = 'Sh4-\u00adpuffin-Cove'", "puffin-Cove"),
+    # Vendors' prefixed tokens detect-secrets 1.5.0 does not know
+    _case("shopify shpat_", "SHOPIFY=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", "1a2b3c4d5e6f7a8b9c0d"),
+    _case("digitalocean dop_v1_", "doctl auth init -t dop_v1_" + "1a2b3c4d5e6f7a8b" * 4, "1a2b3c4d5e6f7a8b1a2b"),
+    _case("doppler dp.st.", "DOPPLER=dp.st.dev.Ab3Cd4Ef5Gh6Ij7Kl8Mn9Op0Qr1St2Uv3Wx4Yz5Ab6", "Ab3Cd4Ef5Gh6Ij7Kl8Mn9"),
+    _case("age secret key", "AGE-SECRET-KEY-1QYQSZQGPQYQSZQGPQYQSZQGPQYQSZQGPQYQSZQGPQYQSZQGPQYQSZQGPQY",
+          "1QYQSZQGPQYQSZQGPQYQS"),
+    _case("vault token hvs.", "VAULT=hvs.CAESIJx7Kp9LmN2vR5wZ8yC1dF4gH6jQ0sUaB3eTgHh", "CAESIJx7Kp9LmN2vR5wZ"),
+    _case("google oauth client secret", "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", "Ab3Cd4Ef5Gh6Ij7Kl8Mn9"),
+    _case("docker hub pat", "echo dckr_pat_Ab3Cd4Ef5Gh6Ij7Kl8Mn9Op0Q | docker login", "Ab3Cd4Ef5Gh6Ij7Kl8Mn9"),
+    _case("grafana service account", "glsa_Ab3Cd4Ef5Gh6Ij7Kl8Mn9Op0Qr1St2Uv_1a2b3c4d", "Ab3Cd4Ef5Gh6Ij7Kl8Mn9"),
+    _case("linear api key", "lin_api_Ab3Cd4Ef5Gh6Ij7Kl8Mn9Op0Qr1St2Uv3Wx4Yz5Ab", "Ab3Cd4Ef5Gh6Ij7Kl8Mn9"),
+    _case("postman api key", "PMAK-1a2b3c4d5e6f7a8b9c0d1e2f-1a2b3c4d5e6f7a8b9c0d1e2f3a4b5c6d7e", "1a2b3c4d5e6f7a8b9c0d1e2f"),
+    _case("groq key", "gsk_Ab3Cd4Ef5Gh6Ij7Kl8Mn9Op0Qr1St2Uv3Wx4Yz5Ab6Cd7Ef8Gh9Ij", "Ab3Cd4Ef5Gh6Ij7Kl8Mn9"),
+    _case("sentry auth token", "SENTRY_AUTH=sntrys_eyJpYXQiOjE3MDAwMDAwMDAuMCwidXJsIjoiaHR0cHM6Ly9zZW50cnkuaW8ifQ",
+          "eyJpYXQiOjE3MDAwMDAwMDAu"),
+    _case("twilio key in an *_AUTH variable", "TWILIO_AUTH=SK2a3b4c5d6e7f8091a2b3c4d5e6f70812", "2a3b4c5d6e7f8091a2b3"),
+    # Where a credential sits that no keyword rule saw
+    _case("api key in a url's query", "https://maps.example.com/api?key=Kq8Zr3Lm7Vx2Np5Wt9&q=x", "Kq8Zr3Lm7Vx2Np5Wt9"),
+    _case("netrc line", "machine api.heroku.com login me@x.io password Hk3-ibex-Glen", "Hk3-ibex-Glen"),
+    _case("set-cookie session id", "Set-Cookie: sessionid=8f3a9c2e7b1d4f6a0c5e8b2d; Path=/; HttpOnly",
+          "8f3a9c2e7b1d4f6a0c5e8b2d"),
+    _case("cookie header", "curl -H 'Cookie: _gh_sess=Zm9vYmFyYmF6cXV4; user_session=Us7Kp9LmN2vR5wZ8'",
+          "Zm9vYmFyYmF6cXV4", "Us7Kp9LmN2vR5wZ8"),
+    _case("a quoted passphrase with spaces", "the passphrase is 'blue canary eats nine pears'",
+          "blue canary eats nine pears"),
+    _case("a password in escaped json", '{\\"user\\": \\"svc\\", \\"password\\": \\"Es2-gecko-Wold\\"}',
+          "Es2-gecko-Wold"),
+    # An API key or token told in prose, in the other six languages
+    _case("api key in German prose", "Der API-Schlüssel lautet Ks8-dachs-Hain", "Ks8-dachs-Hain"),
+    _case("token in Spanish prose", "el token es Tk5-zorro-Rio9", "Tk5-zorro-Rio9"),
+    _case("api key in French prose", "la clé API est Cl7-renard-Pre", "Cl7-renard-Pre"),
+    _case("token in Chinese prose", "令牌是 Zh3-ling-Pai7", "Zh3-ling-Pai7"),
+    _case("api key in Chinese prose", "API密钥：Zh5-mi-Yao8x", "Zh5-mi-Yao8x"),
+    _case("api key in Japanese prose", "APIキーは Jp4-kagi-Yama です", "Jp4-kagi-Yama"),
+    _case("token in Portuguese prose", "o token é Pt7-chave-Mar", "Pt7-chave-Mar"),
 )
 
 # Text that looks near a secret but is not one: it must reach the reviewer untouched.
@@ -129,6 +171,20 @@ CONTROLS: tuple[tuple[str, str], ...] = (
     ("a question about a password, Chinese", "密码是什么？"),
     ("a question about a password, Japanese", "パスワードは何ですか？"),
     ("a placeholder password, Portuguese", "senha: <sua senha>"),
+    # Near the new forms without being secrets
+    ("a cookie preference", "Set-Cookie: theme=dark; Path=/"),
+    ("cookies in prose", "Cookie: consent banners are annoying"),
+    ("a url query without a credential", "https://example.com/search?key=value&q=omp"),
+    ("a short url key", "https://example.com/?key=abc"),
+    ("netrc without a password", "machine github.com login octocat"),
+    ("a token that is valid, Spanish", "el token es válido hasta mañana"),
+    ("a key in a drawer, French", "la clé est dans le tiroir"),
+    ("asking for a token, Chinese", "令牌是什么？"),
+    ("an API key question, Japanese", "APIキーはどこですか？"),
+    ("an auth mode", "AUTH_MODE=oauth"),
+    ("fullwidth prose", "ｐａｓｓｗｏｒｄ ｍａｎａｇｅｒ"),
+    ("a zero-width joiner in an emoji", "deploy 👩\u200d💻 done"),
+    ("shopify in prose", "shpat tokens are Shopify's admin tokens"),
 )
 
 

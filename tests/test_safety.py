@@ -355,3 +355,18 @@ def test_injection_patterns_are_reported(text: str) -> None:
 )
 def test_ordinary_memory_text_is_clean(text: str) -> None:
     assert injection_reasons(text) == []
+
+
+def test_a_disguised_token_is_redacted_with_its_disguise_and_nothing_else() -> None:
+    """Zero-width characters before, inside and after a token, and fullwidth letters: the patterns
+    read the text as it shows, and exactly the token's span of the original goes."""
+    zw, token = "\u200b", "ghp_Qm7Tx2Kp9LwN4vR8yZ1cF5jH3gD6sA0bUeXi"
+    disguised = token[:6] + zw + token[6:20] + zw + "\u2060" + token[20:]
+    text = f"a{zw}b {zw}use {disguised}{zw} please"
+    redacted, counts = redact(text)
+    assert redacted == f"a{zw}b {zw}use [REDACTED:github-token]{zw} please"
+    assert counts == {"github-token": 1}
+    fullwidth = "".join(chr(ord(c) + 0xFEE0) for c in token)  # ｇｈｐ＿Ｑｍ７…
+    assert redact(f"用这个：{fullwidth}，谢谢")[0] == "用这个：[REDACTED:github-token]，谢谢"
+    # Fullwidth punctuation alone changes nothing: Chinese prose stays as it was.
+    assert redact("记住：部署前先跑测试，谢谢！")[0] == "记住：部署前先跑测试，谢谢！"
