@@ -106,7 +106,10 @@ def test_no_secret_of_any_class_reaches_the_reviewer_or_a_file(project: Path, fa
         out = result.json()
         assert out["ran"] is True, out
         # Every echoed secret was refused, saying it is a secret (and which kind), never showing it.
-        secret_refusals = [r for r in out["rejected"] if "contains a secret" in r["reason"]]
+        # (A directive quoting a fact whose line is code, `if ("…" == db_password) {`, is refused
+        # before that: a line of code in a user message is pasted, not the user's words.)
+        secret_refusals = [r for r in out["rejected"] if "contains a secret" in r["reason"]
+                           or r["kind"] == "directive" and "not the user's own words" in r["reason"]]
         assert len(secret_refusals) == len(cases) + min(5, len(cases)), out["rejected"]
 
     calls = fake.calls()

@@ -5,12 +5,13 @@ steer the assistant: asks to ignore earlier instructions (in the seven languages
 pass hears), claims to be new system instructions, sends secrets or local files over the
 network, pipes downloaded code into a shell, edits an instruction file; and characters that hide
 text (bidirectional controls, invisible and tag characters, variation selectors, blank-looking
-letters). Patterns are matched on `fold_for_matching(text)`, so fullwidth letters or a zero-width
-space inside a word do not hide a phrase.
+letters). Patterns are matched on `fold_for_matching(text)`, so fullwidth letters, a zero-width
+space inside a word or a Cyrillic "о" among Latin letters (a homoglyph) do not hide a phrase.
 """
 
 from __future__ import annotations
 
+import re
 import unicodedata
 
 from omp.lazyre import LazyPattern, lazy
@@ -207,19 +208,43 @@ def _codes(codes: set[int]) -> str:
 
 
 def fold_for_matching(text: str) -> str:
-    """NFKC (fullwidth and styled letters become plain ones) with invisible characters removed.
+    """NFKC (fullwidth and styled letters become plain ones) with invisible characters removed,
+    and Greek or Cyrillic letters that look Latin read as Latin where a word is made of them.
 
-    Patterns are matched on this, so "Ｉｇｎｏｒｅ ａｌｌ ｐｒｅｖｉｏｕｓ ｉｎｓｔｒｕｃｔｉｏｎｓ" or
-    "ig\u200bnore previous instructions" reads as what it shows.
+    Patterns are matched on this, so "Ｉｇｎｏｒｅ ａｌｌ ｐｒｅｖｉｏｕｓ ｉｎｓｔｒｕｃｔｉｏｎｓ",
+    "ig\u200bnore previous instructions" or "Ign\u043ere" (a Cyrillic о) reads as what it shows.
     """
     folded = unicodedata.normalize("NFKC", text)
     if folded.isascii():
         return folded
-    return "".join(
+    folded = "".join(
         " " if ord(ch) in _BLANK_LOOKING or unicodedata.category(ch) == "Zs" else ch
         for ch in folded
         if not (unicodedata.category(ch) == "Cf" or ord(ch) in _VARIATION_SELECTORS)
     )
+    return _LOOKALIKE_WORD.sub(_as_latin, folded) if _LOOKALIKE.search(folded) else folded
+
+
+# Greek and Cyrillic letters drawn like Latin ones (Unicode's confusables for the letters an
+# attacker needs; not "μ", "π" or "λ", which are read as themselves in "5 μs" or "λx").
+_LOOKALIKES = str.maketrans(
+    "аеорсухіјѕԁһӏԛԝАВЕКМНОРСТХІЈЅοαινκρυτΑΒΕΖΗΙΚΜΝΟΡΤΥΧ",
+    "aeopcyxijsdhlqwABEKMHOPCTXIJSoaivkputABEZHIKMNOPTYX",
+)
+_LOOKALIKE = lazy("[аеорсухіјѕԁһӏԛԝАВЕКМНОРСТХІЈЅοαινκρυτΑΒΕΖΗΙΚΜΝΟΡΤΥΧ]")
+_LOOKALIKE_WORD = lazy(r"[^\W\d_]+")
+_GREEK_OR_CYRILLIC = lazy("[\u0370-\u03ff\u0400-\u052f]")
+
+
+def _as_latin(match: re.Match[str]) -> str:
+    """A word that mixes Latin letters with lookalikes ("Ignоre"), or is made of lookalikes alone
+    ("оn", "ѕh"), read as the Latin word it shows; a Russian or Greek word, which has letters of its
+    own ("пример", "λόγος"), is left as it is."""
+    word = match.group(0)
+    if not _LOOKALIKE.search(word):
+        return word
+    latin = word.translate(_LOOKALIKES)
+    return latin if not _GREEK_OR_CYRILLIC.search(latin) else word
 
 
 def injection_reasons(text: str) -> list[str]:
