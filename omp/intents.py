@@ -218,8 +218,9 @@ def _blank_spans(piece: str, seen: str) -> str:
 _FILLER = (
     r"(?:ok(?:ay)?|so|and|also|please|pls|plz|hey|hi|hello|thanks|thank you|thx|ty|btw|fyi|note|quick note|small note"
     r"|one more thing|one last thing|by the way|important|reminder|heads up|heads-up|psa|oh|ah|alright|all right|great|cool|good"
-    r"|just so you know|for your information|as a reminder|just a reminder|friendly reminder|note to self"
-    r"|quick reminder|side note|anyway|anyhow|in any case|oh and|and also"
+    r"|just so you know|for your information|as a reminder|just a reminder|friendly reminder"
+    r"|note to (?:self|you|us|both of us|the team)(?: and (?:you|me|the team))?"
+    r"|quick reminder|side note|anyway|anyhow|in any case|oh and|and also|no kidding|seriously|honestly|for real|tbh|to be honest|frankly"
     # Where the rule holds, when it is this project: the rule stays standing ("In this repo we always …").
     r"|in this repo|in this repository|in this project|in this codebase|in our repo|in our project|in our codebase"
     r"|for this repo|for this project|on this project|on this team|in our team|around here"
@@ -266,7 +267,8 @@ _SUBJECT = (
 # Family patterns. `rest` is what the rule says when the trigger is cut; `keep` marks families
 # whose trigger word stays in the rule.
 _REMEMBER = (
-    r"(?:remember|(?:keep|bear)(?: this| that| these| those| them| it| the following| all (?:of )?this)? in mind|make a note|take a note|take note|note for the future|note for later|note for next time"
+    r"(?:remember|(?:keep|bear)(?: this| that| these| those| them| it| the following| all (?:of )?this)? in mind|make a (?:mental )?note|take a (?:mental )?note|take note|mental note|note for the future|note for later|note for next time"
+    r"|(?:save|keep|store) (?:this|that|it) for (?:later|next time|the future|future sessions|future reference)(?=\s*[:：—–-])"
     r"|(?:(?:one|another|a|the|some|a few|two|three) )?(?:more )?things? to (?:remember|keep in mind|note)(?=\s*[:：—–-])"
     r"|for future reference|memorize|memorise|don't forget|do not forget|never forget|note down|write down)"
     r"(?P<conn>\s+(?:that|this|to|of|this down|it|the fact that))?"
@@ -288,7 +290,10 @@ _FROM_NOW = (
     r"(?:from now on|from here on(?: out)?|going forward|moving forward|henceforth|from this point(?: on| forward)?"
     r"|in (?:the )?future|for the future|for next time|as a (?:general )?rule(?: of thumb)?|from today on|make (?:it|this) a rule(?: that)?"
     r"|(?:the|our|a) (?:rule|policy|convention)(?: here| in this (?:repo|project|team))? is(?: that)?"
-    r"|(?:new |house |team |general |golden |one )?rule(?: of thumb)?(?=\s*[:：—–-])|(?:our |team )?(?:policy|convention)(?=\s*[:：—–-])"
+    r"|(?:new |house |team |general |golden |one )?rule(?: of thumb)?(?: (?:for|in|on) (?:this|our|the) (?:project|repo|repository|codebase|team))?(?=\s*[:：—–-])"
+    r"|(?:our |team )?(?:policy|convention)(?=\s*[:：—–-])|(?:standing|permanent) (?:instruction|order|rule|request)s?(?=\s*[:：—–-])|general instructions?(?=\s*[:：—–-])"
+    r"|for the rest of (?:this|the|our) (?:project|repo|repository|codebase)|for all future (?:sessions|work|tasks|changes|prs|commits)"
+    r"|in (?:all )?(?:future|later|upcoming) sessions"
     r"|ab jetzt|ab sofort|von nun an|von jetzt an|künftig|zukünftig|in zukunft|für die zukunft|fortan|ab heute"
     r"|a partir de ahora|de ahora en adelante|desde ahora|en adelante|en el futuro|para el futuro|a partir de hoy|de aquí en adelante"
     r"|désormais|dorénavant|à partir de maintenant|à l'avenir|pour l'avenir|à partir d'aujourd'hui|dès maintenant"
@@ -369,13 +374,17 @@ _NOT_A_RULE_AFTER = lazy(
     r"|cuando|qué|como|cómo|quand|quoi|comment|wann|was|wie|warum|quando|o que|como)", re.I)
 _ALWAYS_NEXT_BAD = lazy(
     r"^(?:the|a|an|this|that|same|so|seen|heard|been|done|had|got|thought|happens|happened|works|worked|fails|failed|was|were|is|are"
-    r"|mind|again(?=\s*(?:[,.!;…]|$))|ever$|sure|be (?:this|that|so|like)\b|something|nothing|happy|glad|fun|a pleasure|forget|forgets|forgot|gets?|good|bad|too|wrong|right|crash(?:es|ed)?|breaks?|broke"
+    r"|mind|again(?=\s*(?:[,.!;…]|$))|ever$|sure|be (?:this|that|so|like)\b|something|nothing|happy|glad|fun|a pleasure|helpful|useful|nice|great|appreciated|awesome|amazing|forget|forgets|forgot|gets?|good|bad|too|wrong|right|crash(?:es|ed)?|breaks?|broke"
     r"|falla|fallan|falló|funciona|funcionan|funcionó|rompe|falha|falham|quebra|échoue|échouent|marche|fonctionne|plante"
     r"|scheitert|funktioniert|klappt|stürzt|kaputt|geht|schlägt|hängt|bricht|läuft|passiert|gibt es|ist es|war es"
     r"|lo mismo|même|mismo|misma|mesmo|mesma|dasselbe|dieselbe|derselbe|gleiche"
     r"|había|habían|he|has|ha|hemos|tinha|tenho|tive|foi|fui|hatte|habe|hab|war|ai|avait|avons|vi|visto|gesehen"
     # "Siempre me olvido …", "sempre me esqueço …": what happens to the speaker, not a rule.
-    r"|me olvido|me olvida|me equivoco|me pasa|me esqueço|me esquece|me engano|me acontece|m'arrive|j'oublie)\b", re.I)
+    r"|me olvido|me olvida|me equivoco|me pasa|me esqueço|me esquece|me engano|me acontece|m'arrive|j'oublie"
+    # "Nunca entendi esse erro", "Nunca funcionó", "jamais testé": what happened (a past tense), not a rule
+    r"|\w+(?:ei|ou|iu)|entendi|consegui|fiz|soube|pude|disse|\w+[éíó]|hice|supe|dije|fue"
+    # "Nie wieder so einen Bug", "Never again such a mess": an exclamation
+    r"|wieder so|so (?:ein|eine|einen|was)|again (?:such|this|that|a|an)|más (?:un|una|esto|eso)|mais (?:um|uma|isso))\b", re.I)
 # After "can you remember that" in a question: a thing ("that bug from last week?", "that file I
 # showed you?"), not a clause ("that CI runs on Node 20?", "that we deploy on Fridays?").
 _THAT_THING = lazy(
@@ -454,23 +463,31 @@ _POLITE_ASK = lazy(
 _CANNOT_BE_POLITE = lazy(r"^(?:{f})(?:why|what|how|when|where|who|which|warum|was|wie|por qué|qué|pourquoi|quoi|por que)\b|^(?:{f})(?:do|did|does) you remember|^(?:{f})remember (?:what|when|how|why|where|who|which)\b|你还记得|还记得|覚えてる[？?]|覚えていますか".replace("{f}", _FILLERS), re.I)
 
 # --- one-off scope
+_ONE_OFF_NOUNS = (
+    "answer|reply|response|question|message|time|run|commit|pr|pull request|task|session|conversation|chat|turn|once|build"
+    "|step|query|output|table|prompt|request|one|go|attempt|iteration|test run|script|job|ticket|issue|bug|fix|migration"
+    "|release|deployment|demo|meeting|experiment")
 _ONE_OFF = lazy(
-    r"\b(?:this|the current|the next|your next|that) (?:answer|reply|response|question|message|time|run|commit|pr|pull request"
-    r"|task|session|conversation|chat|turn|once|build|step|query|output|table|prompt|request|one|go|attempt|iteration|test run)s?\b"
-    r"|\bfor (?:now|the moment|the time being|today|this|the rest of (?:this|the|our) (?:session|conversation|chat))\b"
+    # "this run", "that commit"; a plural only after "the next" ("remember that commits
+    # must be signed": there "that" opens a clause)
+    r"\b(?:(?:this|the current|the next|your next|that) (?:{nouns})|(?:the next|your next) (?:{nouns})s)\b"
+    r"|\bfor (?:now|the moment|the time being|today|this(?! (?:project|repo|repository|codebase|team|company|org)\b)"
+    r"|the rest of (?:this|the|our) (?:session|conversation|chat))\b"
     r"|\b(?:just|only) (?:this )?once\b|\bright now\b|\bthis time\b|\btemporarily\b|\btoday\b|\btonight\b"
     r"|\bafter this\b|\b(?:when|once|after) (?:you're|you are|you've|you have) (?:done|finished)\b|\bafter that\b|\bin (?:this|your next) (?:answer|reply|response|message|session|conversation|chat)\b"
     r"|\bfor (?:the )?next (?:\d+|few|couple|two|three) (?:questions?|answers?|replies|messages?|minutes?|hours?)\b"
-    r"|\bdiese[snm]? (?:Mal|Antwort|Frage|Lauf|Commit|Sitzung)\b|\bdiesmal\b|\bvorerst\b|\bfür jetzt\b|\bfürs erste\b|\bheute\b"
+    r"|\bdiese[snm]? (?:Mal|Antwort|Frage|Lauf|Commit|Sitzung|Skript|Skripts|Ticket|Bug|Aufgabe)\b|\bdiesmal\b|\bvorerst\b|\bfür jetzt\b|\bfürs erste\b|\bheute\b"
     r"|\bnächsten? Frage\b|\bim Moment\b|\bvorübergehend\b"
-    r"|\besta (?:vez|respuesta|pregunta|sesión)\b|\beste (?:commit|paso)\b|\bpor ahora\b|\bpor el momento\b|\bhoy\b"
+    r"|\besta (?:vez|respuesta|pregunta|sesión|ejecución|tarea)\b|\beste (?:commit|paso|script|ticket|bug)\b|\bpor ahora\b|\bpor el momento\b|\bhoy\b"
     r"|\bpróxima pregunta\b|\bde momento\b|\btemporalmente\b"
-    r"|\bcette (?:fois|réponse|question|session)\b|\bce (?:commit|coup-ci)\b|\bpour l'instant\b|\bpour le moment\b"
+    r"|\bcette (?:fois|réponse|question|session|tâche|étape|exécution|migration)\b"
+    r"|\b(?:ce|cet) (?:commit|coup-ci|script|fichier temporaire|job|build|lancement|ticket|bug|essai)\b|\bpour l'instant\b|\bpour le moment\b"
     r"|\baujourd'hui\b|\bprochaine question\b|\btemporairement\b"
-    r"|\bdesta vez\b|\bnesta (?:resposta|pergunta|sessão)\b|\bessa vez\b|\bpor enquanto\b|\bpor agora\b|\bhoje\b"
+    r"|\bdesta vez\b|\bnesta (?:resposta|pergunta|sessão|execução|tarefa)\b|\bessa vez\b|\bpor enquanto\b|\bpor agora\b|\bhoje\b"
+    r"|\b(?:deste|neste|desse|nesse) (?:script|commit|ticket|bug)\b"
     r"|\bpróxima pergunta\b|\bneste (?:commit|momento)\b|\btemporariamente\b"
     r"|这次|这一次|此次|暂时|目前先|先这样|今天|这个回答|这个问题|下一个问题|下个问题|这轮|本轮|这一轮"
-    r"|今回|今だけ|とりあえず|一時的に|今日は|この回答|この質問|次の質問|今のところ",
+    r"|今回|今だけ|とりあえず|一時的に|今日は|この回答|この質問|次の質問|今のところ".replace("{nouns}", _ONE_OFF_NOUNS),
     re.I,
 )
 
@@ -479,6 +496,11 @@ def family_kind(family: str) -> RequestKind:
     return "forget" if family == "forget" else "directive"
 
 
+# A sentence that says it is not meant: a joke's marker, in the seven languages.
+_JOKING = lazy(
+    r"\b(?:just kidding|(?<!no )(?:i'?m |only )?kidding|jk|j/k|lol|lmao|rofl|haha\w*|hehe\w*|jaja\w*|jeje\w*|kkk+|rsrs\w*|mdr|ptdr"
+    r"|nur (?:ein )?(?:scherz|spaß|witz)|war ein witz|c'est une blague|je rigole|es broma|estoy bromeando|é brincadeira|brincadeira)\b"
+    r"|哈哈|开玩笑|開玩笑|冗談|（笑）|\(笑\)|笑笑|😂|🤣", re.I)
 _REPORTED = lazy(
     r"\b(?:says?|said|wrote|writes|reads|told|tells|claims?|sagt|sagte|schreibt|dice|dijo|escribe|dit|écrit|diz|disse|escreve)\b"
     r"|说|写着|言って|書いて", re.I)
@@ -507,6 +529,8 @@ def find_request(sentence: str) -> Request | None:
     if sentence.rstrip().endswith(("?", "？")):
         sentence = _TAG_QUESTION.sub("", sentence) or sentence
     masked = _mask(sentence)
+    if _JOKING.search(masked):
+        return None  # "From now on it's your turn, just kidding", "Remember to buy milk lol"
     question = bool(_QUESTION_END.search(masked.rstrip(" .!")))
     standing = _STANDING_CONDITION.match(masked) or _STANDING_NEGATION.match(masked)
     if standing and not question and not _ONE_OFF.search(masked):
@@ -525,10 +549,20 @@ def find_request(sentence: str) -> Request | None:
                 continue
             if question and not _polite_question(masked):
                 return None
-            if _ONE_OFF.search(masked):
+            if _ONE_OFF.search(_conjunction_blanked(masked, match)):
                 return None
             return request
     return None
+
+
+def _conjunction_blanked(masked: str, match: re.Match[str]) -> str:
+    """The sentence with "that" after "remember" blanked: in "Remember that commits must be
+    signed" it opens a clause, and "that commits" is not the one-off "that commit"."""
+    conn = match.groupdict().get("conn")
+    if conn and conn.strip().lower() == "that":
+        start, end = match.span("conn")
+        return masked[:start] + " " * (end - start) + masked[end:]
+    return masked
 
 
 def _polite_question(masked: str) -> bool:
@@ -569,6 +603,19 @@ def _at(sentence: str, masked: str, family: str, match: re.Match[str]) -> Reques
         verb = sentence[prefix.start("verb"):prefix.end("verb")] + " " if prefix else ""
         if prefix is not None and prefix.group("cond"):
             verb = sentence[prefix.start("cond"):prefix.end("cond")] + verb
+        if prefix is None:
+            # "The staging db is read-only, never write to it.": what holds, then the imperative
+            # that follows from it; the rule is the whole sentence (the clause says what "it" is).
+            prefix = _CLAUSE_BEFORE.match(before)
+            after_trigger = sentence[end:].strip()
+            if prefix is not None and (
+                    _QUESTION_START.match(prefix.group("cond")) or _REPORTED.search(prefix.group("cond"))
+                    or _ENGLISH_THIRD_PERSON.match(match.group("trigger") + sentence[end:])
+                    # "We deploy on Mondays, never on Fridays" is the team's practice; "It works
+                    # locally, never on CI" is what happens
+                    or (not _PRACTICE_CLAUSE.match(prefix.group("cond")) if _PREPOSITION_NEXT.match(after_trigger)
+                        else not _IMPERATIVE_START.match(after_trigger))):
+                prefix = None  # "The API is slow, always times out": what it does, not what to do
     if prefix is None:
         return None
     has_cond = bool(prefix.groupdict().get("cond"))
@@ -691,6 +738,11 @@ SCAN_CHARS = 128 * 1024  # of a huge message, its head and its tail are read: th
 # that no trigger escapes this list.
 TRIGGER_STEMS: tuple[str, ...] = (
     "rememb", "in mind", "a note", "take note", "note for", "note down", "note bien", "note that", "note this",
+    "mental note", "for later", "standing ", "permanent ", "general instr", "rest of",
+    "later sess", "upcoming sess", "note to",
+    # a request pointing back at the sentence before it: "We don't use default exports. Stick to that."
+    "stick to", "that way", "keep doing", "halte dich", "halt dich", "cíñete", "atente", "tiens-t'en", "respecte",
+    "siga isso", "mantenha isso", "se atenha",
     "note:", "memori", "forget", "write down", "unlearn", "drop the rule",
     "notes", "note these", "note those", "note them", "note the following", "note all", "to note",  # a list's intro (`_LIST_WORDS`), "one thing to note:"
     "anymore", "any more", "any longer", "for good", "no longer", " ever ", " ever.", " ever!",  # a standing "no more"
@@ -779,7 +831,11 @@ _BARE_REMEMBER_WORDS = lazy(
     r"|retiens ça|retiens-le|souviens-toi de ça|lembre disso|lembra disso|guarde isso"
     # after "could you", "kannst du", "¿puedes", "peux-tu", "pode": the infinitive
     r"|dir das merken|(?:dir |sich )?das merken|daran denken|recordarlo|recordar eso|tenerlo en cuenta"
-    r"|t'en souvenir|te souvenir de ça|retenir ça|lembrar disso|lembrar isso|se lembrar disso)(?:\s+(?:please|bitte|por favor))?$",
+    r"|t'en souvenir|te souvenir de ça|retenir ça|lembrar disso|lembrar isso|se lembrar disso"
+    # "… Please stick to that.": keep to what the sentence before says
+    r"|stick to (?:that|this|it)(?: from now on| going forward)?|keep (?:it|doing it|things) that way|keep doing (?:that|this|it)"
+    r"|halte? dich (?:daran|dran)|cíñete a (?:eso|esto)|atente a (?:eso|esto)|tiens-t'en à (?:ça|cela)|respecte (?:ça|cela)"
+    r"|siga isso|mantenha isso|se atenha a isso)(?:\s+(?:please|bitte|por favor|s'il te plaît|stp))?$",
     re.I)
 
 
@@ -866,6 +922,11 @@ def _find_requests(text: str) -> Iterator[Request]:
             request = find_request(sentence)
             if request is None:
                 request = _pointed_at_in_sentence(sentence)
+            if request is None and index > 0 and (index - 1) not in taken and _STANDING_ALONE.match(sentence.strip()) \
+                    and _imperative(said[index - 1]):
+                # "main に直接 push しないでください。絶対に。", "Don't push to main. Ever.": the word
+                # that makes the sentence before it a standing rule stands on its own.
+                request = _pointed_at(said[index - 1], sentence)
             if request is None and _points_back(sentence):
                 # "We use yarn. Remember that." points back; "Remember this: …" or
                 # "覚えておいてもらえますか？CIはNode 20です。" points ahead.
@@ -878,6 +939,35 @@ def _find_requests(text: str) -> Iterator[Request]:
             if request is not None:
                 taken.add(index)
                 yield request
+
+
+# A clause, then a comma and the standing word (`_at`).
+_CLAUSE_BEFORE = lazy(rf"^{_FILLERS}{_LABEL}{_FILLERS}(?P<cond>[^,;:?!¿]{{3,120}}?\s*[,;—–]\s*)$", _FLAGS)
+_PREPOSITION_NEXT = lazy(
+    r"^(?:by|with|on|in|at|for|to|from|without|before|after|via|under|over|into|through|during|mit|ohne|am|im|auf|vor|nach"
+    r"|con|sin|en|por|para|antes|después|avec|sans|dans|sur|par|pour|avant|après|com|sem|em|no|na|pelo|pela)\b", re.I)
+_PRACTICE_CLAUSE = lazy(r"^(?:we|our team|the team|everyone|everybody|wir|nosotros|nous|on|nós|a gente)\s", re.I)
+_ENGLISH_THIRD_PERSON = lazy(r"^(?:always|never)\s+[a-z]+[^s\W]s\b", re.I)
+# A standing word alone as a sentence ("Ever.", "絶対に。", "Immer!").
+_STANDING_ALONE = lazy(
+    r"^(?:ever|never|never ever|always|not ever|at all times|immer|niemals|nie|nie wieder|siempre|nunca|jamás|nunca más"
+    r"|toujours|jamais|plus jamais|sempre|nunca mais|jamais|永远|永远不要|一定|绝对|绝对不要|千万|絶対に?|必ず|いつも|常に|二度と)"
+    r"[.!。！]*$", re.I)
+# How an imperative starts: a verb (not a pronoun, an article or a name of what happened), or
+# "don't"; in Chinese and Japanese, a request or prohibition form (`_CJK_IMPERATIVE`).
+_IMPERATIVE_START = lazy(
+    rf"^{_FILLERS}(?:please\s+|bitte\s+|por favor,?\s+)?(?:don'?t\b|do not\b|(?!(?:it|its|it's|i|i'm|we|they|he|she|there|this|that|these|those"
+    r"|the|a|an|my|our|your|his|her|their|es|ich|wir|das|der|die|ein|eine|il|elle|je|on|nous|ça|c'est|le|la|les|un|une"
+    r"|yo|eso|esto|el|los|las|ele|ela|eu|isso|isto|o|os|as|um|uma)\b)[^\W\d_]{2,}\b(?!'s)"
+    # "Tests are flaky", "CI was red": a subject and its verb
+    r"(?!\s+(?:are|is|was|were|has|have|had|seem|seems|will|would|can|could|might|may|sind|ist|war|waren|hat|haben"
+    r"|son|es|está|están|fue|sont|est|était|são|é|estão|foi)\b))", _FLAGS)
+
+
+def _imperative(sentence: str) -> bool:
+    if _has_cjk(sentence):
+        return bool(_CJK_IMPERATIVE.search(sentence.strip()))
+    return bool(_IMPERATIVE_START.match(sentence.strip())) and not _asks(sentence)
 
 
 def _asks(text: str) -> bool:
@@ -904,7 +994,7 @@ def _pointed_at(previous: str, sentence: str) -> Request | None:
     text = _tidy(_strip_fillers(previous))
     if not _rule_like(text):
         return None
-    return Request("directive", _capitalise(text), _evidence(f"{previous} {sentence}"))
+    return Request("directive", text if _has_cjk(text) else _capitalise(text), _evidence(f"{previous} {sentence}"))
 
 
 def _line_sentences(line: str) -> Iterator[str]:

@@ -406,3 +406,35 @@ def test_what_to_forget_ends_where_the_reason_starts(message: str, expected: str
 
     assert _rules(message) == [("forget", expected)]
     assert find_matching(["Use yarn, not npm", "Squash merge every PR"], expected) == [0]
+
+
+@pytest.mark.parametrize(("message", "expected"), [
+    # what holds, then the imperative that follows from it: the whole sentence is the rule
+    ("The staging db is read-only, never write to it.", ["The staging db is read-only, never write to it"]),
+    ("La base es de solo lectura, nunca escribas en ella.", ["La base es de solo lectura, nunca escribas en ella"]),
+    ("The API is slow, always times out.", []),  # what it does, not what to do
+    ("We deploy on Mondays, never on Fridays.", ["We deploy on Mondays, never on Fridays"]),  # the team's practice
+    ("It works locally, never on CI.", []),  # what happens
+    # a request that points back at the sentence before it, or a standing word on its own
+    ("In this repo we don't use default exports. Please stick to that.", ["We don't use default exports"]),
+    ("Don't push to main. Ever.", ["Don't push to main"]),
+    ("main に直接 push しないでください。絶対に。", ["main に直接 push しないでください"]),
+    ("Tests are flaky. Always.", []),
+    ("It broke again. Always.", []),
+    # labels and scopes that stand
+    ("Standing instruction: answer in British English.", ["Answer in British English"]),
+    ("For the rest of this project, use tabs not spaces.", ["Use tabs not spaces"]),
+    ("Default order: by date, newest first.", []),
+    # "that" after "remember" opens a clause: "that commits" is not the one-off "that commit"
+    ("Remember that commits must be signed.", ["Commits must be signed"]),
+    ("Remember that this answer should be short.", []),
+    # a joke says it is not meant; "no kidding" says it is
+    ("From now on it's your turn to review, just kidding.", []),
+    ("Remember to buy milk lol", []),
+    ("No kidding, we always deploy on Mondays.", ["We always deploy on Mondays"]),
+    # what happened, after "never": a past tense; an exclamation
+    ("Nunca entendi esse erro.", []),
+    ("Nie wieder so einen Bug, bitte schau dir den Trace an.", []),
+])
+def test_tenth_landing_phrasings(message: str, expected: list[str]) -> None:
+    assert [r.text for r in requests_in(message)] == expected

@@ -1142,6 +1142,12 @@ def _first_letter_groups(triggers: Iterable[str]) -> tuple[tuple[LazyPattern, tu
 
 
 _TRIGGER_GROUPS = _first_letter_groups(_ALL_TRIGGERS)
+# For each trigger, the triggers of its group that begin with it ("pass": "pass", "passcode",
+# "password", …). A group's pattern tries its alternatives shortest first, so a match is the
+# shortest trigger at its offset, and every other one there extends it: only those are checked
+# (in the "s" group, 2 instead of 20 at each "secret").
+_EXTENDING = {trigger: tuple(member for member in members if member.startswith(trigger))
+              for _, members in _TRIGGER_GROUPS for trigger in members}
 # The groups as one pattern, for a short text: each branch starts with its own first letter, so
 # `re` tries a branch only where its letter stands (a flat alternation of the 165 literals tried
 # them one by one at every offset: 4x slower).
@@ -1156,7 +1162,7 @@ def _trigger_hits(lowered: str) -> list[tuple[int, str]]:
 
     A group's pattern matches at an offset exactly when one of its literals starts there (each
     alternative is a whole literal), so searching it again from the next offset meets every
-    such offset; there each member is checked.
+    such offset; there the members that extend the one it matched are checked (`_EXTENDING`).
     """
     if len(lowered) < _SHORT_TEXT and _ANY_TRIGGER.search(lowered) is None:
         return []
@@ -1167,7 +1173,7 @@ def _trigger_hits(lowered: str) -> list[tuple[int, str]]:
         match = search(lowered)
         while match is not None:
             at = match.start()
-            for trigger in members:
+            for trigger in _EXTENDING[match.group()]:
                 if lowered.startswith(trigger, at):
                     found.setdefault(trigger, []).append(at)
             match = search(lowered, at + 1)

@@ -42,7 +42,9 @@ pytestmark = [
 ]
 
 SCHEMA = "omp.review.v1"
-PROMPT = ("We deploy this service with the blue-green script in tools/deploy.sh, never by hand. "
+# Not a request the explicit pass would take (its "…, never by hand" would be one): the directive is
+# the model's, which is what these tests follow through the real CLI.
+PROMPT = ("We deploy this service with the blue-green script in tools/deploy.sh. "
           "Please look at the deploy folder.")
 DIRECTIVE = "Deploy with tools/deploy.sh (blue-green), never by hand"
 NOTE_TITLE = "Deployment is blue-green via tools/deploy.sh"
