@@ -107,6 +107,8 @@ SECRETS: tuple[SecretCase, ...] = (
           "Qm7Tx2Kp9", "LwN4vR8yZ1cF5jH3gD6s"),
     _case("github token in fullwidth letters",
           "ｇｈｐ＿Ｑｍ７Ｔｘ２Ｋｐ９ＬｗＮ４ｖＲ８ｙＺ１ｃＦ５ｊＨ３ｇＤ６ｓＡ０ｂＵｅＸｉ", "ＬｗＮ４ｖＲ８ｙＺ１"),
+    _case("github token with a cyrillic р in its prefix", "use gh\u0440_Qm7Tx2Kp9LwN4vR8yZ1cF5jH3gD6sA0bUeXi",
+          "Qm7Tx2Kp9LwN4vR8yZ1c"),
     _case("password assignment with a soft hyphen", "db_password = 'Sh4-\u00adpuffin-Cove'", "puffin-Cove"),
     # Vendors' prefixed tokens detect-secrets 1.5.0 does not know
     _case("shopify shpat_", "SHOPIFY=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", "1a2b3c4d5e6f7a8b9c0d"),
@@ -176,6 +178,7 @@ CONTROLS: tuple[tuple[str, str], ...] = (
     ("cookies in prose", "Cookie: consent banners are annoying"),
     ("a url query without a credential", "https://example.com/search?key=value&q=omp"),
     ("a short url key", "https://example.com/?key=abc"),
+    ("a url's key in prose", "a `?key=` in a URL, or `&token=` after it, is a credential"),
     ("netrc without a password", "machine github.com login octocat"),
     ("a token that is valid, Spanish", "el token es válido hasta mañana"),
     ("a key in a drawer, French", "la clé est dans le tiroir"),
@@ -185,6 +188,7 @@ CONTROLS: tuple[tuple[str, str], ...] = (
     ("fullwidth prose", "ｐａｓｓｗｏｒｄ ｍａｎａｇｅｒ"),
     ("a zero-width joiner in an emoji", "deploy 👩\u200d💻 done"),
     ("shopify in prose", "shpat tokens are Shopify's admin tokens"),
+    ("Russian prose", "Пароль от базы лежит в хранилище, ключ спросите у Сергея."),
 )
 
 

@@ -15,6 +15,7 @@ import re
 import unicodedata
 
 from omp.lazyre import LazyPattern, lazy
+from omp.safety.lookalikes import AS_LATIN, LOOKALIKE_LETTERS
 
 __all__ = ["fold_for_matching", "injection_reasons"]
 
@@ -225,13 +226,7 @@ def fold_for_matching(text: str) -> str:
     return _LOOKALIKE_WORD.sub(_as_latin, folded) if _LOOKALIKE.search(folded) else folded
 
 
-# Greek and Cyrillic letters drawn like Latin ones (Unicode's confusables for the letters an
-# attacker needs; not "μ", "π" or "λ", which are read as themselves in "5 μs" or "λx").
-_LOOKALIKES = str.maketrans(
-    "аеорсухіјѕԁһӏԛԝАВЕКМНОРСТХІЈЅοαινκρυτΑΒΕΖΗΙΚΜΝΟΡΤΥΧ",
-    "aeopcyxijsdhlqwABEKMHOPCTXIJSoaivkputABEZHIKMNOPTYX",
-)
-_LOOKALIKE = lazy("[аеорсухіјѕԁһӏԛԝАВЕКМНОРСТХІЈЅοαινκρυτΑΒΕΖΗΙΚΜΝΟΡΤΥΧ]")
+_LOOKALIKE = lazy(f"[{LOOKALIKE_LETTERS}]")
 _LOOKALIKE_WORD = lazy(r"[^\W\d_]+")
 _GREEK_OR_CYRILLIC = lazy("[\u0370-\u03ff\u0400-\u052f]")
 
@@ -243,7 +238,7 @@ def _as_latin(match: re.Match[str]) -> str:
     word = match.group(0)
     if not _LOOKALIKE.search(word):
         return word
-    latin = word.translate(_LOOKALIKES)
+    latin = word.translate(AS_LATIN)
     return latin if not _GREEK_OR_CYRILLIC.search(latin) else word
 
 

@@ -50,6 +50,7 @@ from typing import Any, Callable, Iterable, Iterator
 from msgspec import Struct
 
 from omp.lazyre import LazyPattern, lazy
+from omp.safety.lookalikes import AS_LATIN, LOOKALIKE_LETTERS
 
 __all__ = [
     "SecretFinding",
@@ -538,7 +539,8 @@ def _assignment_finding(text: str, hit: int) -> SecretFinding | None:
         return None
     if match.group("quoted") is not None:
         value, span = match.group("quoted"), match.span("quoted")
-        secret = len(value.strip()) >= 4 and not _is_placeholder(value)
+        # (a URL's query is never quoted: "`?key=` in a URL" is prose about one)
+        secret = len(value.strip()) >= 4 and not _is_placeholder(value) and not in_query
     else:
         value, span = match.group("bare"), match.span("bare")
         if in_query:  # the value ends at the next parameter; a credential is a generated string
@@ -1072,13 +1074,14 @@ def _find_secrets(text: str) -> list[SecretFinding]:
 
 # Characters that hide a secret from patterns of plain ASCII: invisible format characters
 # (zero-width space and joiners, the soft hyphen, word joiner, BOM), variation selectors,
-# fullwidth forms and the mathematical alphanumerics ("𝐠𝐡𝐩_…"). Only a text holding one is
-# folded; Chinese and Japanese text, whose punctuation is fullwidth, folds at C speed (its letters
-# are not in the table).
+# fullwidth forms, the mathematical alphanumerics ("𝐠𝐡𝐩_…") and Greek or Cyrillic letters drawn
+# like Latin ones ("ghр_…"). Only a text holding one is folded, at C speed (Chinese and Japanese
+# text, whose punctuation is fullwidth, and Russian text, keep their own letters: they are not
+# in the table, and a lookalike read as Latin makes no secret of a Russian word).
 _DISGUISE = lazy("[\u00ad\u180e\u200b-\u200f\u2060-\u2064\ufe00-\ufe0f\ufeff\uff01-\uff5e"
-                 "\U0001d400-\U0001d7ff]")
+                 f"\U0001d400-\U0001d7ff{LOOKALIKE_LETTERS}]")
 _INVISIBLE = lazy("[\u00ad\u180e\u200b-\u200f\u2060-\u2064\ufe00-\ufe0f\ufeff]")
-_shown_table: dict[int, str] = {}
+_shown_table: dict[int, int | str] = {}
 
 
 def _undisguised(text: str) -> tuple[str, list[int]]:
@@ -1093,6 +1096,7 @@ def _undisguised(text: str) -> tuple[str, list[int]]:
                 shown = unicodedata.normalize("NFKC", chr(code))
                 if len(shown) == 1 and shown.isascii():
                     _shown_table[code] = shown
+        _shown_table.update(AS_LATIN)
     removed = [match.start() for match in _INVISIBLE.finditer(text)]
     shown = text.translate(_shown_table)
     if removed:
