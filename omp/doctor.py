@@ -32,6 +32,7 @@ from omp.copilot_history import reviewer_sessions
 from omp.core.instructions import out_of_step
 from omp.errors import OmpError
 from omp.hook_env import hook_review_environment, missing_from_reviewer_env, reviewer_env_fix
+from omp.memory.block import held_back_items, untrusted_directives
 from omp.install import Registration, _read_jsonc, find_registrations, plugin_dir, run_management_command
 from omp.paths import GlobalPaths, ProjectPaths
 from omp.process import read_env_file, reviewer_env_file
@@ -195,17 +196,39 @@ def check_memory_mode(ctx: _Context) -> list[Check]:
 
 
 def check_trust(ctx: _Context) -> list[Check]:
-    """An untrusted project config is ignored as a whole (SPEC §3.1): say so, and the fix."""
+    """An untrusted project config is ignored as a whole (SPEC §3.1), and directives omp did not
+    write here are not shown: say so, and the fix."""
     verdict = trust.check(ctx.project, ctx.global_paths)
     if verdict is None:
         return []
     if verdict.state == "absent":
-        return [Check("project config", "ok", f"none ({verdict.path}): global settings and defaults apply")]
-    if verdict.ignored:
-        return [Check("project config", "warn", f"{verdict.path} is ignored: {verdict.reason}",
-                      f"read the file, then: {trust.FIX}" + (f" --root {shlex.quote(str(ctx.project.root))}"
-                                                        if ctx.project else ""))]
-    return [Check("project config", "ok", f"{verdict.path} is trusted (written by omp or approved)")]
+        config_check = Check("project config", "ok", f"none ({verdict.path}): global settings and defaults apply")
+    elif verdict.ignored:
+        config_check = Check("project config", "warn", f"{verdict.path} is ignored: {verdict.reason}",
+                             f"read the file, then: {trust.FIX}" + (f" --root {shlex.quote(str(ctx.project.root))}"
+                                                               if ctx.project else ""))
+    else:
+        config_check = Check("project config", "ok", f"{verdict.path} is trusted (written by omp or approved)")
+    return [config_check] + _directives_trust(ctx)
+
+
+def _directives_trust(ctx: _Context) -> list[Check]:
+    """Active directives omp did not write here are not shown to Copilot (omp.trust), nor stored
+    items that read as instruction injection: say so."""
+    assert ctx.project is not None
+    checks = []
+    held_back = untrusted_directives(ctx.project)
+    if held_back is not None:
+        checks.append(Check("project directives", "warn", held_back.notice(),
+                            f"read them (omp project-memory list), then: {trust.FIX} --root "
+                            f"{shlex.quote(str(ctx.project.root))}"))
+    screened = held_back_items(ctx.project)
+    if screened:
+        checks.append(Check("stored memory", "warn",
+                            f"{len(screened)} item(s) not shown to Copilot, they read as instruction injection: "
+                            + "; ".join(screened[:3]),
+                            "remove them: omp project-memory remove-directive N / prune-notes, or delete the note file"))
+    return checks
 
 
 def _reviewer_env_check() -> list[Check]:

@@ -10,6 +10,12 @@ user read them and approved them (`omp trust`). Both record the file's sha256 in
 Anything else — a file committed by someone else, changed by a pull, edited by hand, not a
 regular file — is *untrusted* and ignored as a whole: no key of it counts.
 
+The project's active directives (`R/.omp/project-memory.json`) are held to the same rule, since
+omp's block tells every session to follow them: omp records the file's digest each time it
+writes it (`record_directives`, the entry's `directives_sha256`), and a file it did not write on
+this machine — a repository that committed `.omp/` with its own rules — is not shown until the
+user reads it and runs `omp trust` (`directives_verdict`).
+
 The file is read once; the bytes that are hashed are the bytes that are parsed, so nothing can
 be swapped in between. A `G/trust.json` that does not parse trusts nothing (and is never
 rewritten: recording trust then fails with the file named).
@@ -173,10 +179,60 @@ def record(project: ProjectPaths, raw: bytes, by: str, global_paths: GlobalPaths
         entry: dict[str, Any] = {"sha256": digest(raw), "by": by, "at": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
         if previous and previous != entry["sha256"]:
             entry["previous"] = previous
+        before = projects.get(project_key(project.root))
+        if isinstance(before, dict) and DIRECTIVES_DIGEST in before:
+            entry[DIRECTIVES_DIGEST] = before[DIRECTIVES_DIGEST]  # the directives' trust is their own
         projects[project_key(project.root)] = entry
         data["version"] = data.get("version", TRUST_VERSION)
         data["projects"] = projects
         atomic_write_json(path, data)
+
+
+DIRECTIVES_DIGEST = "directives_sha256"
+
+
+def record_directives(project: ProjectPaths, raw: bytes, global_paths: GlobalPaths | None = None,
+                      held: Path | None = None) -> None:
+    """Remember `raw` as the bytes omp wrote (or the user approved) for this project's active
+    directives. The caller holds the project lock (`held`), as for `record`."""
+    global_paths = global_paths or GlobalPaths.current()
+    path = trust_path(global_paths)
+    with _global_lock_unless_held(global_paths, held):
+        data = read_json_object(path)
+        projects = data.get("projects")
+        if not isinstance(projects, dict):
+            projects = {}
+        entry = projects.get(project_key(project.root))
+        entry = dict(entry) if isinstance(entry, dict) else {}
+        entry[DIRECTIVES_DIGEST] = digest(raw)
+        projects[project_key(project.root)] = entry
+        data["version"] = data.get("version", TRUST_VERSION)
+        data["projects"] = projects
+        atomic_write_json(path, data)
+
+
+class DirectivesTrust(Struct, frozen=True):
+    """The verdict on the project's active directives file."""
+
+    path: Path
+    trusted: bool
+    count: int = 0  # directives an untrusted file holds (what is not shown)
+
+    def notice(self) -> str:
+        return (f"{self.count} directive(s) in {self.path.name} are not shown: omp did not write that file on this "
+                f"machine (committed, pulled or edited by hand) — review it, then run: {FIX}")
+
+
+def directives_verdict(project: ProjectPaths, raw: bytes | None, global_paths: GlobalPaths | None = None) -> bool:
+    """Are these bytes of the directives file ones omp wrote, or the user approved, here? (An
+    absent file is trusted: it holds nothing.)"""
+    if raw is None:
+        return True
+    projects, problem = _trusted_digests(global_paths or GlobalPaths.current())
+    if problem:
+        return False
+    entry = projects.get(project_key(project.root))
+    return isinstance(entry, dict) and entry.get(DIRECTIVES_DIGEST) == digest(raw)
 
 
 def forget(project: ProjectPaths, global_paths: GlobalPaths | None = None) -> bool:
@@ -229,17 +285,31 @@ def approve(project: ProjectPaths, review: Review) -> None:
         record(project, review.raw, "omp trust", held=project.lock)
 
 
+def approve_directives(project: ProjectPaths, raw: bytes) -> None:
+    """Trust exactly the directives file's bytes that were shown; refuse if it changed since."""
+    with project_lock(project):
+        if read_regular(project.directives) != raw:
+            raise OmpError(f"{project.directives} changed while you were reading it; nothing trusted",
+                           f"run {FIX} again")
+        record_directives(project, raw, held=project.lock)
+
+
 __all__ = [
+    "DIRECTIVES_DIGEST",
+    "DirectivesTrust",
     "FIX",
     "LayerTrust",
     "ProjectLayer",
     "Review",
     "approve",
+    "approve_directives",
     "check",
     "forget",
     "ignored_notice",
     "read_project_layer",
     "read_regular",
     "record",
+    "record_directives",
+    "directives_verdict",
     "visible",
 ]

@@ -13,7 +13,7 @@ from typing import Any, Callable, Literal
 
 from msgspec import Struct, field
 
-from omp import config
+from omp import config, trust
 from omp.memory import dedupe, directives as dirs, drafts as drafts_mod, notes as notes_mod
 from omp.memory.directives import Decision, Directive, PendingItem
 from omp.memory.drafts import Draft
@@ -327,7 +327,11 @@ class MemoryBatch:
         return "\n".join(kept) + "\n"
 
     def save_directives(self) -> None:
-        self.writer.write(self.paths.directives, dirs.render_directives(self.directives))
+        text = dirs.render_directives(self.directives)
+        self.writer.write(self.paths.directives, text)
+        # The bytes omp wrote are the ones its block shows (omp.trust): a file a repository
+        # committed is not (SPEC §3.1's rule, for the rules every session is told to follow).
+        trust.record_directives(self.paths, text.encode("utf-8"), self.global_paths, held=self.paths.lock)
 
     def _rel(self, path: Any) -> str:
         try:

@@ -32,14 +32,16 @@ from typing import Any, Mapping
 
 from msgspec import Struct
 
-from omp import config
+from omp import config, trust
 from omp.core import context_cache, layout
+from omp.core.files import read_regular
 from omp.core.instructions import END_MARKER, START_MARKER
 from omp.core.settings import sha256_hex
 from omp.errors import OmpError
 from omp.fsio import atomic_write, confine, read_text
 from omp.memory import directives as dirs, notes as notes_mod
 from omp.memory.neutralise import neutralise_line
+from omp.safety.injection import injection_reasons
 from omp.paths import GlobalPaths, ProjectPaths
 from omp.project import global_lock, project_lock
 
@@ -81,10 +83,23 @@ def _directive_texts(paths: ProjectPaths, global_paths: GlobalPaths, with_global
     which Copilot reads into every session: putting them in the project's (tracked) file as well
     would commit a personal rule into a team's repository and send it twice in every request.
     """
-    texts = [neutralise_line(d.text) for d in dirs.read_directives(paths.directives)]
+    texts = [neutralise_line(d.text) for d in dirs.read_directives(paths.directives)] if _trusted(paths) else []
     if with_global:
         texts += [f"{neutralise_line(d.text)} (global)" for d in dirs.read_directives(global_paths.directives)]
-    return [t for t in texts if t and t != "(global)"]
+    return [t for t in texts if t and t != "(global)" and not injection_reasons(t)]
+
+
+def _trusted(paths: ProjectPaths) -> bool:
+    """Did omp write the project's directives file on this machine (or the user approve it)?"""
+    return trust.directives_verdict(paths, read_regular(paths.directives))
+
+
+def untrusted_directives(paths: ProjectPaths) -> trust.DirectivesTrust | None:
+    """The verdict on a directives file the block leaves out, or None when it shows it."""
+    raw = read_regular(paths.directives)
+    if trust.directives_verdict(paths, raw):
+        return None
+    return trust.DirectivesTrust(paths.directives, False, len(dirs.read_directives(paths.directives)))
 
 
 def _globals_in_hook(global_paths: GlobalPaths) -> bool:
@@ -97,7 +112,9 @@ def _note_entries(paths: ProjectPaths) -> list[str]:
     entries = []
     for note in notes_mod.list_notes(paths.notes):
         title = neutralise_line(note.title)
-        if title:
+        # What omp stores passed the injection filter; a note an older omp stored, or one a
+        # repository committed, is screened again here (`held_back_items` lists it for doctor).
+        if title and not injection_reasons(title):
             # Quoted: a note is written without a human, so its title is shown as data (what a
             # session learned), never as a line Copilot might read as an instruction (SPEC §6.2).
             entries.append(f"`{note.id}`: {json.dumps(title, ensure_ascii=False)}")
@@ -123,16 +140,19 @@ def render_block_lines(
     paths: ProjectPaths, settings: dict[str, Any] | None = None, global_paths: GlobalPaths | None = None
 ) -> list[str]:
     """The project block's content (without markers): what a session should start knowing."""
-    return _block_lines(*project_selections(paths, settings, global_paths))
+    return _block_lines(*project_selections(paths, settings, global_paths), untrusted_directives(paths))
 
 
-def _block_lines(directive_sel: Selection, note_sel: Selection) -> list[str]:
+def _block_lines(directive_sel: Selection, note_sel: Selection, held_back: trust.DirectivesTrust | None = None) -> list[str]:
     lines = [
         "## Project memory (kept by omp)",
         "",
         "Remembered from earlier Copilot sessions in this project. omp rewrites this block; "
         "change it with `omp project-memory`.",
     ]
+    if held_back is not None and held_back.count:
+        # Said to the session, which tells the user (they never see the block being written).
+        lines += ["", f"(omp: {held_back.notice()}.)"]
     if directive_sel.shown or directive_sel.skipped:
         lines += ["", "Directives to follow:"]
         lines += [f"- {text}" for text in directive_sel.shown]
@@ -157,9 +177,10 @@ def hook_context(paths: ProjectPaths) -> str:
     global_paths = GlobalPaths.current()
     directive_sel, note_sel = project_selections(paths, global_paths=global_paths,
                                                  with_global=_globals_in_hook(global_paths))
-    if not (directive_sel.shown or directive_sel.skipped or note_sel.shown or note_sel.skipped):
+    held_back = untrusted_directives(paths)
+    if not (directive_sel.shown or directive_sel.skipped or note_sel.shown or note_sel.skipped or held_back):
         return ""
-    return "\n".join(_block_lines(directive_sel, note_sel))
+    return "\n".join(_block_lines(directive_sel, note_sel, held_back))
 
 
 def refresh_hook_context(root: str | os.PathLike[str], env: Mapping[str, str] | None = None,
@@ -177,9 +198,30 @@ def refresh_hook_context(root: str | os.PathLike[str], env: Mapping[str, str] | 
     return context
 
 
+def held_back_items(paths: ProjectPaths) -> list[str]:
+    """Stored directives and note titles the block leaves out because they read as instruction
+    injection (stored by an older omp, or committed by a repository), as `what: why` lines."""
+    held = []
+    for number, directive in enumerate(dirs.read_directives(paths.directives), start=1):
+        reasons = injection_reasons(directive.text)
+        if reasons:
+            held.append(f"directive {number} of {paths.directives.name}: {reasons[0]}")
+    for note in notes_mod.list_notes(paths.notes):
+        reasons = injection_reasons(note.title)
+        if reasons:
+            held.append(f"note {note.id}: {reasons[0]}")
+    return held
+
+
+def refresh_after_trust(paths: ProjectPaths) -> None:
+    """After `omp trust` approved the directives: the instruction file (or the hook's cached
+    context) shows them from now on."""
+    sync_block(paths)
+
+
 def has_memory(paths: ProjectPaths, global_paths: GlobalPaths | None = None) -> bool:
     global_paths = global_paths or GlobalPaths.current()
-    return bool(_directive_texts(paths, global_paths) or _note_entries(paths))
+    return bool(_directive_texts(paths, global_paths) or _note_entries(paths) or untrusted_directives(paths))
 
 
 def render_global_block_lines(global_paths: GlobalPaths, settings: dict[str, Any] | None = None) -> list[str]:

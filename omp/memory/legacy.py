@@ -123,6 +123,8 @@ def _migrate_directives(paths: ProjectPaths, base: Path, counts: dict[str, int])
         if not any(dedupe.fold(d.text) == dedupe.fold(directive.text) for d in merged):
             merged.append(directive)
     if len(merged) != len(current):
+        # Not recorded as trusted (omp.trust): the legacy file may be a repository's as well as
+        # the user's, so the block shows the merged rules once the user has read them (omp trust).
         atomic_write(paths.directives, dirs.render_directives(merged))
         counts["directives"] = len(merged) - len(current)
 
