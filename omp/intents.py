@@ -277,12 +277,12 @@ _REMEMBER = (
     r"|(?:recuerda|recuérdalo|recuerde|acuérdate(?: de)?|ten en cuenta|tenga en cuenta|no olvides|no te olvides(?: de)?"
     r"|toma nota(?: de)?|apunta|anota|memoriza|recordar|tener en cuenta|apuntar|anotar|memorizar)(?P<conn_es>\s+que)?"
     r"|for the record(?=\s*[:,])"
-    r"|(?:souviens-toi|souvenez-vous|rappelle-toi|retiens|retenez|n'oublie pas|n'oubliez pas|garde en tête|gardez en tête"
+    r"|(?:souviens-toi|souvenez-vous|rappelle-toi|retiens|retenez|n'oublie pas|n'oubliez pas|garde en tête|gardez en tête|pense à|pensez à"
     r"|garde à l'esprit|prends note|prenez note|note bien|mémorise|retenir|noter|te souvenir|vous souvenir|garder en tête|mémoriser)(?P<conn_fr>\s+(?:que|qu'|de|d'))?"
     r"|(?:lembre-se|lembra|lembre|não esqueça|não se esqueça|nao esqueca|tenha em mente|tem em mente|anote|guarde|memorize"
     r"|lembrar|anotar|guardar|ter em mente|memorizar)"
     r"(?P<conn_pt>\s+(?:de que|que|de|disso|isso|isto)(?=[\s:,]))?"
-    r"|(?:请?记住|请?记得|别忘了|不要忘记|不要忘了|记一下|记下来|记下|牢记|请注意以后)"
+    r"|(?:请?记住|请?记得|别忘了|別忘了|不要忘记|不要忘了|记一下|记下来|记下|牢记|请注意以后)"
     r"|(?:覚えておいて(?:ください|下さい|ね)?|覚えといて|覚えておくこと|覚えて(?:ください|ほしい|おいてほしい)"
     r"|忘れないで(?:ください|ね)?|メモして(?:おいて)?(?:ください)?|心に留めて(?:おいて)?(?:ください)?)"
 )
@@ -293,6 +293,10 @@ _FROM_NOW = (
     r"|(?:new |house |team |general |golden |one )?rule(?: of thumb)?(?: (?:for|in|on) (?:this|our|the) (?:project|repo|repository|codebase|team))?(?=\s*[:：—–-])"
     r"|(?:our |team )?(?:policy|convention)(?=\s*[:：—–-])|(?:standing|permanent) (?:instruction|order|rule|request)s?(?=\s*[:：—–-])|general instructions?(?=\s*[:：—–-])"
     r"|for the rest of (?:this|the|our) (?:project|repo|repository|codebase)|for all future (?:sessions|work|tasks|changes|prs|commits)"
+    # "Grundregel:", "Regla general:", "Règle générale :", "Regra geral:", "规定：", "ルール："
+    r"|(?:(?:grund|haus|team|faust)regel|regel|für (?:dieses|unser) (?:projekt|repo) gilt|regla(?: general| de oro| de la casa)?"
+    r"|norma(?: general)?|règle(?: générale| d'or| de base)?|regra(?: geral| de ouro| básica)?"
+    r"|规定|规则|规矩|约定|ルール|規則|決まり)(?=\s*[:：—–-])"
     r"|in (?:all )?(?:future|later|upcoming) sessions"
     r"|ab jetzt|ab sofort|von nun an|von jetzt an|künftig|zukünftig|in zukunft|für die zukunft|fortan|ab heute"
     r"|a partir de ahora|de ahora en adelante|desde ahora|en adelante|en el futuro|para el futuro|a partir de hoy|de aquí en adelante"
@@ -307,7 +311,8 @@ _ALWAYS = (
     r"|siempre|nunca|jamás|jamas"
     r"|toujours|jamais|ne jamais|n'\w+ jamais|ne \w+ jamais"
     r"|sempre|nunca|jamais"
-    r"|永远不要|永远不|千万不要|千万别|绝对不要|绝不|决不|不要再|别再|一定要|总是|始终|务必|每次都|从不|从来不|一律"
+    r"|永远不要|永远不|千万不要|千万别|绝对不要|绝不|决不|不要再|别再|一定要|总是|始终|务必|每次都|从不|从来不|一律|一直"
+    r"|每次[^，,。！？!?]{1,20}?都(?:要|得|必须)"
     r"|常に|いつも|必ず|絶対に|決して|二度と|毎回)"
 )
 _FORGET = (
@@ -384,7 +389,9 @@ _ALWAYS_NEXT_BAD = lazy(
     # "Nunca entendi esse erro", "Nunca funcionó", "jamais testé": what happened (a past tense), not a rule
     r"|\w+(?:ei|ou|iu)|entendi|consegui|fiz|soube|pude|disse|\w+[éíó]|hice|supe|dije|fue"
     # "Nie wieder so einen Bug", "Never again such a mess": an exclamation
-    r"|wieder so|so (?:ein|eine|einen|was)|again (?:such|this|that|a|an)|más (?:un|una|esto|eso)|mais (?:um|uma|isso))\b", re.I)
+    r"|wieder so|so (?:ein|eine|einen|was)|again (?:such|this|that|a|an)|más (?:un|una|esto|eso)|mais (?:um|uma|isso)"
+    # "Immer wieder dieser Fehler", "Sempre dá esse erro": what keeps happening
+    r"|wieder (?:dieser|diese|dieses|das|der|die)|dá|dão|deu|da (?:el |un )?error|sale|aparece|aparecem|acontece)\b", re.I)
 # After "can you remember that" in a question: a thing ("that bug from last week?", "that file I
 # showed you?"), not a clause ("that CI runs on Node 20?", "that we deploy on Fridays?").
 _THAT_THING = lazy(
@@ -407,7 +414,7 @@ def _names_a_thing(rest: str) -> bool:
     """A few words after an article that name the same trouble again: "la même erreur", "el
     mismo error", "das Gleiche" (and not "le vendredi" nor "die Tests zuerst laufen lassen")."""
     clause = re.split(r"[,;:–—]", rest, maxsplit=1)[0]  # "la même erreur, je ne comprends pas"
-    return bool(_ARTICLE_FIRST.match(clause)) and len(clause.split()) <= 4 and bool(_SAME_TROUBLE.search(clause))
+    return bool(_ARTICLE_FIRST.match(clause)) and len(clause.split()) <= 7 and bool(_SAME_TROUBLE.search(clause))
 
 
 # A forget request that is a correction of the conversation, not of memory.
@@ -741,6 +748,7 @@ TRIGGER_STEMS: tuple[str, ...] = (
     "mental note", "for later", "standing ", "permanent ", "general instr", "rest of",
     "later sess", "upcoming sess", "note to",
     # a request pointing back at the sentence before it: "We don't use default exports. Stick to that."
+    "gilt", "norma", "规定", "规矩", "一直", "pense à", "pensez à",  # "Für dieses Projekt gilt:", "规定：", "请一直…"
     "stick to", "that way", "keep doing", "halte dich", "halt dich", "cíñete", "atente", "tiens-t'en", "respecte",
     "siga isso", "mantenha isso", "se atenha",
     "note:", "memori", "forget", "write down", "unlearn", "drop the rule",

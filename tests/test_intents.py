@@ -435,6 +435,11 @@ def test_what_to_forget_ends_where_the_reason_starts(message: str, expected: str
     # what happened, after "never": a past tense; an exclamation
     ("Nunca entendi esse erro.", []),
     ("Nie wieder so einen Bug, bitte schau dir den Trace an.", []),
+    # a rule's label in the other languages; what keeps happening is not one
+    ("Regla de oro: nunca borres datos.", ["Nunca borres datos"]),
+    ("规定：所有提交信息用英文。", ["所有提交信息用英文"]),
+    ("Immer wieder dieser Fehler!", []),
+    ("这个测试一直失败。", []),
 ])
 def test_tenth_landing_phrasings(message: str, expected: list[str]) -> None:
     assert [r.text for r in requests_in(message)] == expected
