@@ -31,7 +31,7 @@ import contextlib
 import os
 import time
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Callable, Literal
 
 from msgspec import Struct
 
@@ -46,6 +46,7 @@ from omp.project import global_lock, project_lock
 TRUST_FILE = layout.TRUST_FILE
 TRUST_VERSION = 1
 FIX = "omp trust"  # the command every "ignored" message names
+DIRECTIVES_DIGEST = "directives_sha256"  # the entry's digest of R/.omp/project-memory.json
 
 State = Literal["absent", "trusted", "untrusted"]
 
@@ -169,46 +170,40 @@ def record(project: ProjectPaths, raw: bytes, by: str, global_paths: GlobalPaths
     writing them (omp.config records, writes, then records again without it). `held`: a lock
     file the caller holds (see `_global_lock_unless_held`).
     """
-    global_paths = global_paths or GlobalPaths.current()
-    path = trust_path(global_paths)
-    with _global_lock_unless_held(global_paths, held):
-        data = read_json_object(path)  # a file that does not parse is reported, never reset
-        projects = data.get("projects")
-        if not isinstance(projects, dict):
-            projects = {}
+    def change(before: dict[str, Any]) -> dict[str, Any]:
         entry: dict[str, Any] = {"sha256": digest(raw), "by": by, "at": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
         if previous and previous != entry["sha256"]:
             entry["previous"] = previous
-        before = projects.get(project_key(project.root))
-        if isinstance(before, dict) and DIRECTIVES_DIGEST in before:
+        if DIRECTIVES_DIGEST in before:
             entry[DIRECTIVES_DIGEST] = before[DIRECTIVES_DIGEST]  # the directives' trust is their own
-        projects[project_key(project.root)] = entry
-        data["version"] = data.get("version", TRUST_VERSION)
-        data["projects"] = projects
-        atomic_write_json(path, data)
+        return entry
+
+    _update_entry(project, change, global_paths or GlobalPaths.current(), held)
 
 
-DIRECTIVES_DIGEST = "directives_sha256"
-
-
-def record_directives(project: ProjectPaths, raw: bytes, global_paths: GlobalPaths | None = None,
-                      held: Path | None = None) -> None:
-    """Remember `raw` as the bytes omp wrote (or the user approved) for this project's active
-    directives. The caller holds the project lock (`held`), as for `record`."""
-    global_paths = global_paths or GlobalPaths.current()
+def _update_entry(project: ProjectPaths, change: Callable[[dict[str, Any]], dict[str, Any]],
+                  global_paths: GlobalPaths, held: Path | None) -> None:
+    """Replace this project's entry of G/trust.json by `change(entry)` (atomic, under the
+    global lock); a G/trust.json that does not parse is reported, never reset."""
     path = trust_path(global_paths)
     with _global_lock_unless_held(global_paths, held):
         data = read_json_object(path)
         projects = data.get("projects")
         if not isinstance(projects, dict):
             projects = {}
-        entry = projects.get(project_key(project.root))
-        entry = dict(entry) if isinstance(entry, dict) else {}
-        entry[DIRECTIVES_DIGEST] = digest(raw)
-        projects[project_key(project.root)] = entry
+        before = projects.get(project_key(project.root))
+        projects[project_key(project.root)] = change(dict(before) if isinstance(before, dict) else {})
         data["version"] = data.get("version", TRUST_VERSION)
         data["projects"] = projects
         atomic_write_json(path, data)
+
+
+def record_directives(project: ProjectPaths, raw: bytes, global_paths: GlobalPaths | None = None,
+                      held: Path | None = None) -> None:
+    """Remember `raw` as the bytes omp wrote (or the user approved) for this project's active
+    directives. The caller holds the project lock (`held`), as for `record`."""
+    _update_entry(project, lambda entry: {**entry, DIRECTIVES_DIGEST: digest(raw)},
+                  global_paths or GlobalPaths.current(), held)
 
 
 class DirectivesTrust(Struct, frozen=True):
