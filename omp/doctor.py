@@ -32,8 +32,8 @@ from omp.copilot_history import reviewer_sessions
 from omp.core.instructions import out_of_step
 from omp.errors import OmpError
 from omp.hook_env import hook_review_environment, missing_from_reviewer_env, reviewer_env_fix
-from omp.memory.block import held_back_items, untrusted_directives
 from omp.install import Registration, _read_jsonc, find_registrations, plugin_dir, run_management_command
+from omp.memory.block import held_back_items, untrusted_directives
 from omp.paths import GlobalPaths, ProjectPaths
 from omp.process import read_env_file, reviewer_env_file
 from omp.review import claim as claims, queue

@@ -207,11 +207,10 @@ def record_directives(project: ProjectPaths, raw: bytes, global_paths: GlobalPat
 
 
 class DirectivesTrust(Struct, frozen=True):
-    """The verdict on the project's active directives file."""
+    """An active directives file omp did not write on this machine, and what it holds."""
 
     path: Path
-    trusted: bool
-    count: int = 0  # directives an untrusted file holds (what is not shown)
+    count: int  # directives it holds, none of them shown
 
     def notice(self) -> str:
         return (f"{self.count} directive(s) in {self.path.name} are not shown: omp did not write that file on this "

@@ -11,10 +11,10 @@ from omp import config as config_lib
 from omp import trust as trust_lib
 from omp.cli.options import project_paths, root_option
 from omp.core.files import read_regular
-from omp.memory import block as memory_block, directives as dirs
-from omp.paths import ProjectPaths
 from omp.core.memory_on import note_memory_on
 from omp.errors import UsageError
+from omp.memory import block as memory_block, directives as dirs
+from omp.paths import ProjectPaths
 
 
 @click.command("trust")

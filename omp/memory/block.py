@@ -41,9 +41,9 @@ from omp.errors import OmpError
 from omp.fsio import atomic_write, confine, read_text
 from omp.memory import directives as dirs, notes as notes_mod
 from omp.memory.neutralise import neutralise_line
-from omp.safety.injection import injection_reasons
 from omp.paths import GlobalPaths, ProjectPaths
 from omp.project import global_lock, project_lock
+from omp.safety.injection import injection_reasons
 
 READ_MORE = "Read a note in full with `omp project-memory read <id>`; list them all with `omp project-memory index`."
 
@@ -83,23 +83,20 @@ def _directive_texts(paths: ProjectPaths, global_paths: GlobalPaths, with_global
     which Copilot reads into every session: putting them in the project's (tracked) file as well
     would commit a personal rule into a team's repository and send it twice in every request.
     """
-    texts = [neutralise_line(d.text) for d in dirs.read_directives(paths.directives)] if _trusted(paths) else []
+    trusted = trust.directives_verdict(paths, read_regular(paths.directives))
+    texts = [neutralise_line(d.text) for d in dirs.read_directives(paths.directives)] if trusted else []
     if with_global:
         texts += [f"{neutralise_line(d.text)} (global)" for d in dirs.read_directives(global_paths.directives)]
     return [t for t in texts if t and t != "(global)" and not injection_reasons(t)]
 
 
-def _trusted(paths: ProjectPaths) -> bool:
-    """Did omp write the project's directives file on this machine (or the user approve it)?"""
-    return trust.directives_verdict(paths, read_regular(paths.directives))
-
-
 def untrusted_directives(paths: ProjectPaths) -> trust.DirectivesTrust | None:
-    """The verdict on a directives file the block leaves out, or None when it shows it."""
-    raw = read_regular(paths.directives)
-    if trust.directives_verdict(paths, raw):
+    """What the block leaves out of a directives file omp did not write here (omp.trust), or
+    None when it shows the file (or the file holds nothing)."""
+    if trust.directives_verdict(paths, read_regular(paths.directives)):
         return None
-    return trust.DirectivesTrust(paths.directives, False, len(dirs.read_directives(paths.directives)))
+    count = len(dirs.read_directives(paths.directives))
+    return trust.DirectivesTrust(paths.directives, count) if count else None
 
 
 def _globals_in_hook(global_paths: GlobalPaths) -> bool:
@@ -150,7 +147,7 @@ def _block_lines(directive_sel: Selection, note_sel: Selection, held_back: trust
         "Remembered from earlier Copilot sessions in this project. omp rewrites this block; "
         "change it with `omp project-memory`.",
     ]
-    if held_back is not None and held_back.count:
+    if held_back is not None:
         # Said to the session, which tells the user (they never see the block being written).
         lines += ["", f"(omp: {held_back.notice()}.)"]
     if directive_sel.shown or directive_sel.skipped:
