@@ -747,8 +747,8 @@ TRIGGER_STEMS: tuple[str, ...] = (
     "rememb", "in mind", "a note", "take note", "note for", "note down", "note bien", "note that", "note this",
     "mental note", "for later", "standing ", "permanent ", "general instr", "rest of",
     "later sess", "upcoming sess", "note to",
-    # a request pointing back at the sentence before it: "We don't use default exports. Stick to that."
     "gilt", "norma", "规定", "规矩", "一直", "pense à", "pensez à",  # "Für dieses Projekt gilt:", "规定：", "请一直…"
+    # a request pointing back at the sentence before it: "We don't use default exports. Stick to that."
     "stick to", "that way", "keep doing", "halte dich", "halt dich", "cíñete", "atente", "tiens-t'en", "respecte",
     "siga isso", "mantenha isso", "se atenha",
     "note:", "memori", "forget", "write down", "unlearn", "drop the rule",
@@ -959,7 +959,7 @@ _ENGLISH_THIRD_PERSON = lazy(r"^(?:always|never)\s+[a-z]+[^s\W]s\b", re.I)
 # A standing word alone as a sentence ("Ever.", "絶対に。", "Immer!").
 _STANDING_ALONE = lazy(
     r"^(?:ever|never|never ever|always|not ever|at all times|immer|niemals|nie|nie wieder|siempre|nunca|jamás|nunca más"
-    r"|toujours|jamais|plus jamais|sempre|nunca mais|jamais|永远|永远不要|一定|绝对|绝对不要|千万|絶対に?|必ず|いつも|常に|二度と)"
+    r"|toujours|jamais|plus jamais|sempre|nunca mais|永远|永远不要|一定|绝对|绝对不要|千万|絶対に?|必ず|いつも|常に|二度と)"
     r"[.!。！]*$", re.I)
 # How an imperative starts: a verb (not a pronoun, an article or a name of what happened), or
 # "don't"; in Chinese and Japanese, a request or prohibition form (`_CJK_IMPERATIVE`).
