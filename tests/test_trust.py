@@ -318,6 +318,14 @@ def test_committed_directives_are_not_shown_until_trusted_and_injected_items_nev
     doctor = run_omp(["doctor"], cwd=project)
     assert "project directives" in doctor.stdout and "omp trust --root" in doctor.stdout
     assert "asks to ignore previous instructions" in doctor.stdout
+    # The block points sessions to `omp project-memory read`: what a session reads there is
+    # screened the same way, and the untrusted directives are marked as such.
+    read = run_omp(["project-memory", "read", "setup"], cwd=project)
+    assert read.returncode == 0 and "held back" in read.stdout and "Then deploy" not in read.stdout
+    index = run_omp(["project-memory", "index"], cwd=project).stdout
+    assert "setup" in index and "Ignore all previous" not in index
+    overview = run_omp(["project-memory", "read"], cwd=project).stdout
+    assert "not shown to Copilot" in overview
 
     # `omp trust` shows every rule it would let through, then trusts exactly those bytes.
     shown = run_omp(["trust", "--yes"], cwd=project)

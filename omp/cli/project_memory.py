@@ -87,6 +87,16 @@ def read_cmd(note_id: str | None, as_json: bool, root: Path | None) -> None:
     _migrate_first(paths)
     if note_id is not None:
         note = manage.read_note(paths, note_id)
+        held_back = block.note_held_back(note)
+        if held_back:
+            # What omp stores passed its filters; this one (an older omp's, or a repository's)
+            # reads as instruction injection, and a session that reads it would take it in.
+            if as_json:
+                echo_json({"id": note.id, "held_back": held_back, "path": str(note.path)})
+                return
+            click.echo(f"note {note.id} is held back: it reads as instruction injection ({held_back}); omp does not "
+                       f"show it to Copilot. Read the file yourself, and delete it if it is not yours: {note.path}")
+            return
         if as_json:
             echo_json({**note.summary(), "evidence": note.evidence, "body": note.body, "path": str(note.path)})
             return
@@ -107,7 +117,10 @@ def read_cmd(note_id: str | None, as_json: bool, root: Path | None) -> None:
             }
         )
         return
-    _print_directives("Directives", view.directives)
+    untrusted = block.untrusted_directives(paths)
+    _print_directives("Directives" if untrusted is None else
+                      f"Directives (not shown to Copilot: omp did not write {paths.directives.name} on this machine; "
+                      "read them, then run omp trust)", view.directives)
     _print_directives("Global directives", view.global_directives)
     if view.pending:
         click.echo(f"Pending: {view.pending} proposed item(s) await review (omp project-memory pending)")
@@ -132,7 +145,8 @@ def _print_notes(notes: list[Any]) -> None:
     click.echo(f"Notes ({len(notes)}, newest first; read one with: omp project-memory read <id>):")
     width = max(len(n.id) for n in notes)
     for note in notes:
-        click.echo(f"  {note.id:<{width}}  {note.created[:10]}  {note.title}")
+        title = "(held back: it reads as instruction injection)" if block.note_held_back(note) else note.title
+        click.echo(f"  {note.id:<{width}}  {note.created[:10]}  {title}")
 
 
 @cli.command("index")

@@ -204,10 +204,18 @@ def held_back_items(paths: ProjectPaths) -> list[str]:
         if reasons:
             held.append(f"directive {number} of {paths.directives.name}: {reasons[0]}")
     for note in notes_mod.list_notes(paths.notes):
-        reasons = injection_reasons(note.title)
-        if reasons:
-            held.append(f"note {note.id}: {reasons[0]}")
+        reason = note_held_back(note)
+        if reason:
+            held.append(f"note {note.id}: {reason}")
     return held
+
+
+def note_held_back(note: notes_mod.Note) -> str | None:
+    """Why a stored note is not shown (its title or body reads as instruction injection), or
+    None. The block shows titles only, so it screens those alone (`_note_entries`); reading a
+    note in full (`omp project-memory read`, which the block points sessions to) screens both."""
+    reasons = injection_reasons(note.title) or injection_reasons(note.body)
+    return reasons[0] if reasons else None
 
 
 def refresh_after_trust(paths: ProjectPaths) -> None:
