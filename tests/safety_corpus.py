@@ -127,6 +127,15 @@ SECRETS: tuple[SecretCase, ...] = (
           "eyJpYXQiOjE3MDAwMDAwMDAu"),
     _case("twilio key in an *_AUTH variable", "TWILIO_AUTH=SK2a3b4c5d6e7f8091a2b3c4d5e6f70812", "2a3b4c5d6e7f8091a2b3"),
     # Where a credential sits that no keyword rule saw
+    _case("docker config auth", '{"auths": {"ghcr.io": {"auth": "dXNlcjpTM2NyM3RQYXNzd29yZA=="}}}',
+          "dXNlcjpTM2NyM3RQYXNzd29yZA"),
+    _case("kubernetes .dockerconfigjson",
+          "  .dockerconfigjson: eyJhdXRocyI6eyJnaGNyLmlvIjp7ImF1dGgiOiJkWE5sY2pwd1lYTnpkMjl5WkE9PSJ9fX0=",
+          "eyJhdXRocyI6eyJnaGNy"),
+    _case("putty key file", "PuTTY-User-Key-File-3: ssh-ed25519\nEncryption: none\nComment: deploy\n"
+          "Public-Lines: 1\nAAAAC3NzaC1lZDI1NTE5AAAAIKq7Jm3kQ9xLp2Vw\nPrivate-Lines: 1\n"
+          "AAAAIBq7Jm3kQ9xLp2VwN8cR4tZ1yB6uE0oS5aD3fG7h\nPrivate-MAC: 5f2a9c0e7b1d4f6a", "AAAAIBq7Jm3kQ9xLp2VwN8cR"),
+    _case("a secret in a markdown table", "| DB_PASSWORD | Md6-otter-Vale |", "Md6-otter-Vale"),
     _case("api key in a url's query", "https://maps.example.com/api?key=Kq8Zr3Lm7Vx2Np5Wt9&q=x", "Kq8Zr3Lm7Vx2Np5Wt9"),
     _case("netrc line", "machine api.heroku.com login me@x.io password Hk3-ibex-Glen", "Hk3-ibex-Glen"),
     _case("set-cookie session id", "Set-Cookie: sessionid=8f3a9c2e7b1d4f6a0c5e8b2d; Path=/; HttpOnly",
@@ -178,6 +187,9 @@ CONTROLS: tuple[tuple[str, str], ...] = (
     ("cookies in prose", "Cookie: consent banners are annoying"),
     ("a url query without a credential", "https://example.com/search?key=value&q=omp"),
     ("a short url key", "https://example.com/?key=abc"),
+    ("flags or-ed together", "flags = winreg.KEY_READ | winreg.KEY_WOW64_32KEY"),
+    ("a markdown table describing a setting", "| SECRET_KEY | Django secret key |"),
+    ("an auth setting", '{"auth": "basic", "auth_required": true}'),
     ("a url's key in prose", "a `?key=` in a URL, or `&token=` after it, is a credential"),
     ("netrc without a password", "machine github.com login octocat"),
     ("a token that is valid, Spanish", "el token es válido hasta mañana"),

@@ -482,6 +482,27 @@ _PATTERNS: tuple[_Pattern, ...] = (
         check=_prose_secret,
     ),
     _Pattern(
+        "private-key",
+        # A PuTTY key file (.ppk), header to its last line: the private lines are base64 like the
+        # public ones, so the whole block goes (up to its blank line, at most 200 lines).
+        lazy(r"PuTTY-User-Key-File-\d+:[^\n]*(?:\r?\n(?![ \t]*\r?\n)[^\n]*){0,200}"),
+        ("putty-user-key-file-",),
+        reach=16384,
+    ),
+    _Pattern(
+        "docker-auth",
+        # A Docker config's "auth": base64 of user:password (~/.docker/config.json, a pull secret).
+        lazy(r"(?i)auth[\"']?\s*:\s*[\"'](?P<secret>[A-Za-z0-9+/]{8,}={0,2})[\"']"),
+        ("auth",),
+        check=_is_base64_credentials,
+    ),
+    _Pattern(
+        "docker-auth",
+        # A Kubernetes pull secret's .dockerconfigjson (or .dockercfg): the config, base64-encoded.
+        lazy(r"(?i)dockerc(?:onfigjson|fg)[\"']?\s*:\s*[\"']?(?P<secret>[A-Za-z0-9+/]{20,}={0,2})"),
+        ("dockerconfigjson", "dockercfg"),
+    ),
+    _Pattern(
         "cookie",
         # Set-Cookie: NAME=VALUE; Path=/ — the value; what follows the first ";" is attributes.
         lazy(r"(?i)\bset-cookie[\"']?\s*:\s*[^\s=;]{1,200}=(?P<secret>[^;\s\"'`]{1,4096})"),
@@ -558,8 +579,8 @@ def _assignment_finding(text: str, hit: int) -> SecretFinding | None:
 # nothing there.
 _ENV_ASSIGNMENT_RE = lazy(
     r"(?P<name>[A-Z0-9_]*(?:PASSWORD|PASSWD|PASSPHRASE|SECRET|TOKEN|KEY|PWD|CREDENTIALS?|AUTH)[A-Z0-9_]*)"
-    r"[\"']?[ \t]*(?:=|:=|:|=>)[ \t]*"
-    r"(?:(?P<q>[\"'])(?P<quoted>[^\"'\n]{4,512})(?P=q)|(?P<secret>[^\s\"'`,;]{4,512}))"
+    r"[\"'`]?(?:[ \t]*(?:=|:=|:|=>)|(?P<cell>[ \t]+\|))[ \t]*"  # "| NAME | value |": a Markdown table's row
+    r"(?:(?P<q>[\"'])(?P<quoted>[^\"'\n]{4,512})(?P=q)|`?(?P<secret>[^\s\"'`,;|]{4,512})`?)"
 )
 _ENV_NAME_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
 
@@ -575,6 +596,8 @@ def _env_assignment_finding(text: str, hit: int) -> SecretFinding | None:
     match = _ENV_ASSIGNMENT_RE.match(text, start, min(len(text), start + 640))
     if match is None or match.end("name") <= hit or not _env_name_holds_credential(match.group("name")):
         return None
+    if match.group("cell") is not None and not _table_row(text, start, match.end()):
+        return None  # `KEY_READ | KEY_WOW64`, `PASSWORD|PASSWD`: an expression, not a table
     if match.group("quoted") is not None:  # NAME="two words": quoted, so a literal
         value = match.group("quoted")
         if _is_placeholder(value) or value.startswith(("$", "%")) or (
@@ -584,6 +607,13 @@ def _env_assignment_finding(text: str, hit: int) -> SecretFinding | None:
     if not _env_assignment(match):
         return None
     return SecretFinding("password-assignment", *match.span("secret"))
+
+
+def _table_row(text: str, start: int, end: int) -> bool:
+    """Is the name at `start` a Markdown table's cell ("| NAME | value |"): a pipe and a space
+    before it, a space and a pipe after the value?"""
+    before = text[max(0, start - 3):start].rstrip("`")
+    return before.endswith(("| ", "|\t")) and text[end:end + 3].lstrip(" \t").startswith("|")
 
 
 def _keyword_starts_identifier_part(text: str, hit: int) -> bool:
