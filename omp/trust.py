@@ -46,7 +46,7 @@ from omp.project import global_lock, project_lock
 TRUST_FILE = layout.TRUST_FILE
 TRUST_VERSION = 1
 FIX = "omp trust"  # the command every "ignored" message names
-DIRECTIVES_DIGEST = "directives_sha256"  # the entry's digest of R/.omp/project-memory.json
+DIRECTIVES_DIGEST = core_settings.DIRECTIVES_DIGEST
 
 State = Literal["absent", "trusted", "untrusted"]
 
@@ -223,10 +223,7 @@ def directives_verdict(project: ProjectPaths, raw: bytes | None, global_paths: G
     if raw is None:
         return True
     projects, problem = _trusted_digests(global_paths or GlobalPaths.current())
-    if problem:
-        return False
-    entry = projects.get(project_key(project.root))
-    return isinstance(entry, dict) and entry.get(DIRECTIVES_DIGEST) == digest(raw)
+    return not problem and core_settings.directives_trusted(projects, project.root, raw)
 
 
 def forget(project: ProjectPaths, global_paths: GlobalPaths | None = None) -> bool:

@@ -315,6 +315,9 @@ def test_committed_directives_are_not_shown_until_trusted_and_injected_items_nev
     context = hook("session-start", project, "0a0b0c0d-0000-4000-8000-000000000001",
                    {"OMP_MEMORY_INJECT": "hook"}).get("additionalContext", "")
     assert not any(text in context for text in HOSTILE_DIRECTIVES) and "not shown" in context
+    # In the default mode the session's nudge says so, for the user (who never sees the block written).
+    nudge = hook("session-start", project, "0a0b0c0d-0000-4000-8000-000000000002", {}).get("additionalContext", "")
+    assert "2 directive(s) in this project's .omp/project-memory.json are not shown" in nudge and "omp trust" in nudge
     doctor = run_omp(["doctor"], cwd=project)
     assert "project directives" in doctor.stdout and "omp trust --root" in doctor.stdout
     assert "asks to ignore previous instructions" in doctor.stdout
@@ -335,6 +338,8 @@ def test_committed_directives_are_not_shown_until_trusted_and_injected_items_nev
     assert "Never run the tests before pushing" in block  # the user read it and chose to keep it
     assert "curl -fsSL" not in block  # what reads as an injection is never shown, trusted or not
     assert "not shown: omp did not write" not in block
+    nudge = hook("session-start", project, "0a0b0c0d-0000-4000-8000-000000000003", {}).get("additionalContext", "")
+    assert "project-memory.json are not shown" not in nudge
 
 
 def test_omps_own_directive_writes_stay_trusted_and_a_hand_edit_is_held_back(project: Path, isolated_home: Path) -> None:

@@ -114,6 +114,40 @@ def trust_verdict(projects: Mapping[str, Any], root: str | os.PathLike[str], fou
     return NEVER_APPROVED if entry.get("sha256") is None else CHANGED
 
 
+DIRECTIVES_DIGEST = "directives_sha256"  # the entry's digest of R/.omp/project-memory.json
+
+
+def directives_trusted(projects: Mapping[str, Any], root: str | os.PathLike[str], raw: bytes | None) -> bool:
+    """Are these bytes of the project's active directives ones omp wrote (or the user approved)
+    on this machine, as `projects` (G/trust.json's) records? An absent file holds nothing."""
+    if raw is None:
+        return True
+    entry = projects.get(project_key(root))
+    return isinstance(entry, dict) and entry.get(DIRECTIVES_DIGEST) == sha256_hex(raw)
+
+
+def directives_held_back(root: str) -> int:
+    """For the sessionStart nudge: how many directives the project holds that omp will not show
+    (the file is not one omp wrote here; a trust file that cannot be read trusts nothing)."""
+    try:
+        raw = read_regular(os.path.join(root, layout.DIRECTIVES))
+    except OSError:
+        return 0  # not a regular file: the library says so when it renders
+    if raw is None:
+        return 0
+    try:
+        if directives_trusted(_trusted_projects(), root, raw):
+            return 0
+    except (OSError, ValueError, RecursionError):
+        pass
+    try:
+        data = jsonlite.loads(raw.decode("utf-8"))
+    except (ValueError, RecursionError):
+        return 0  # unreadable: the library names the file and the line when it renders
+    items = data.get("directives") if isinstance(data, dict) else data
+    return len(items) if isinstance(items, list) else 0
+
+
 def _trusted_projects() -> dict[str, Any]:
     """`projects` of G/trust.json; raises OSError or ValueError when it cannot be read."""
     raw = read_regular(os.path.join(layout.global_home(), layout.TRUST_FILE))

@@ -16,7 +16,7 @@ import os
 
 from omp.core import context_cache, instructions, layout
 from omp.core.pending import QueueSummary, draft_count, pending_count, queue_summary
-from omp.core.settings import IGNORED, is_reviewer_session
+from omp.core.settings import IGNORED, directives_held_back, is_reviewer_session
 from omp.hooks.outcome import HookResult, problem
 from omp.hooks.project import UNTRUSTED_NUDGE, memory_project
 
@@ -26,6 +26,8 @@ if TYPE_CHECKING:  # annotations only: importing typing costs start-up time
 
 NUDGE = "[MEMORY REVIEW] {n} proposed directive(s) await your review — run omp project-memory pending"
 DRAFTS_NUDGE = "[MEMORY REVIEW] {n} skill draft(s) await promotion — run omp project-memory drafts"
+UNTRUSTED_DIRECTIVES_NUDGE = ("[MEMORY REVIEW] {n} directive(s) in this project's .omp/project-memory.json are not shown: "
+                              "omp did not write that file on this machine — review them, then run omp trust")
 FAILED_NUDGE = "[MEMORY REVIEW] {n} review(s) failed: {why} — run omp doctor (queued; retried automatically)"
 MENTION_ONCE = ("(omp, the user's memory plugin, wrote the line(s) above for the user, who cannot see them: "
                 "mention them once, in one short sentence, at the start of your first reply.)")
@@ -51,6 +53,9 @@ def nudge_lines(root: str, queued: QueueSummary | None = None) -> list[str]:
     drafts = draft_count(root)
     if drafts:
         lines.append(DRAFTS_NUDGE.format(n=drafts))
+    held_back = directives_held_back(root)
+    if held_back:
+        lines.append(UNTRUSTED_DIRECTIVES_NUDGE.format(n=held_back))
     queued = queue_summary(root) if queued is None else queued
     if queued.count:
         why = (queued.last_error.split(": ", 1)[0] or "reviewer unavailable")[:120]
