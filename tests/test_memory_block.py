@@ -193,3 +193,26 @@ def test_hook_mode_removes_old_blocks_at_the_next_sync(project: Path) -> None:
     result = sync(project)  # ...until its next sync
     assert result.returncode == 0, result.stderr
     assert instructions.read_text() == "Mine.\n"
+
+
+def test_another_projects_directive_write_leaves_this_projects_cached_context_valid(
+        project: Path, tmp_path: Path) -> None:
+    """Every directive write records its digest in G/trust.json; the cached sessionStart context
+    depends on this project's record in it, not on the file, so a write elsewhere costs this
+    project no render at its next session start."""
+    import os
+    import subprocess
+
+    from omp.core import context_cache
+
+    other = tmp_path / "other"
+    other.mkdir()
+    subprocess.run(["git", "init", "-q", str(other)], check=True)
+    for folder in (project, other):
+        assert run_omp(["config", "set", "memory-mode", "on"], cwd=folder).returncode == 0
+    assert run_omp(["project-memory", "add-directive", "Use pnpm"], cwd=project).returncode == 0
+    before = context_cache.fingerprint(str(project), os.environ)
+    assert run_omp(["project-memory", "add-directive", "Squash merge every PR"], cwd=other).returncode == 0
+    assert context_cache.fingerprint(str(project), os.environ) == before
+    assert run_omp(["project-memory", "add-directive", "Rebase before merging"], cwd=project).returncode == 0
+    assert context_cache.fingerprint(str(project), os.environ) != before

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 
-from omp.core import layout
+from omp.core import layout, settings
 from omp.core.files import write_best_effort
 
 TYPE_CHECKING = False
@@ -36,8 +36,11 @@ def fingerprint(root: str, env: Mapping[str, str]) -> str:
     """Everything the managed block's content depends on, as one line.
 
     The stores' files (active directives, project and global; every note), the config files
-    and `OMP_MEMORY_*` variables (the caps), the trust file (it decides whether the project's
-    caps count) and the renderer itself. Stat calls only: cheap even with hundreds of notes.
+    and `OMP_MEMORY_*` variables (the caps), this project's trust record (it decides whether the
+    project's caps count and its directives show) and the renderer itself. Stat calls, and one
+    small read of G/trust.json: cheap even with hundreds of notes. (The record, not the trust
+    file's stat: every project's directive write touches that file, and each would have made every
+    other project's next session render anew.)
     """
     home = layout.global_home()
     parts: list[Any] = [
@@ -45,7 +48,7 @@ def fingerprint(root: str, env: Mapping[str, str]) -> str:
         _stat_key(os.path.join(home, layout.GLOBAL_DIRECTIVES)),
         _stat_key(os.path.join(root, layout.PROJECT_CONFIG)),
         _stat_key(os.path.join(home, layout.GLOBAL_CONFIG)),
-        _stat_key(os.path.join(home, layout.TRUST_FILE)),
+        _trust_record(root),
         _stat_key(_RENDERER),
         sorted((k, v) for k, v in env.items() if k.startswith("OMP_MEMORY_")),
     ]
@@ -62,6 +65,16 @@ def fingerprint(root: str, env: Mapping[str, str]) -> str:
         pass
     parts.append(sorted(notes))
     return repr(parts)  # one line: repr escapes every newline
+
+
+def _trust_record(root: str) -> Any:
+    try:
+        entry = settings.trusted_projects().get(settings.project_key(root))
+    except (OSError, ValueError, RecursionError):
+        return "unreadable"
+    if not isinstance(entry, dict):
+        return None
+    return [entry.get("sha256"), entry.get("previous"), entry.get(settings.DIRECTIVES_DIGEST)]
 
 
 def cached(root: str, current: str) -> str | None:

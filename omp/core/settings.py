@@ -136,7 +136,7 @@ def directives_held_back(root: str) -> int:
     if raw is None:
         return 0
     try:
-        if directives_trusted(_trusted_projects(), root, raw):
+        if directives_trusted(trusted_projects(), root, raw):
             return 0
     except (OSError, ValueError, RecursionError):
         pass
@@ -148,7 +148,7 @@ def directives_held_back(root: str) -> int:
     return len(items) if isinstance(items, list) else 0
 
 
-def _trusted_projects() -> dict[str, Any]:
+def trusted_projects() -> dict[str, Any]:
     """`projects` of G/trust.json; raises OSError or ValueError when it cannot be read."""
     raw = read_regular(os.path.join(layout.global_home(), layout.TRUST_FILE))
     data = jsonlite.loads(raw.decode("utf-8")) if raw else {}
@@ -180,7 +180,7 @@ def project_layer(root: str) -> tuple[dict[str, Any], bool]:
     if raw is None:
         return {}, False
     try:
-        projects = _trusted_projects()
+        projects = trusted_projects()
     except (OSError, ValueError, RecursionError):
         return {}, True
     if trust_verdict(projects, root, sha256_hex(raw)) != TRUSTED:
