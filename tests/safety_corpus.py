@@ -136,6 +136,7 @@ SECRETS: tuple[SecretCase, ...] = (
           "Public-Lines: 1\nAAAAC3NzaC1lZDI1NTE5AAAAIKq7Jm3kQ9xLp2Vw\nPrivate-Lines: 1\n"
           "AAAAIBq7Jm3kQ9xLp2VwN8cR4tZ1yB6uE0oS5aD3fG7h\nPrivate-MAC: 5f2a9c0e7b1d4f6a", "AAAAIBq7Jm3kQ9xLp2VwN8cR"),
     _case("a secret in a markdown table", "| DB_PASSWORD | Md6-otter-Vale |", "Md6-otter-Vale"),
+    _case("a shell line continued", "export API_TOKEN=\\\n  Sl3-newt-Kame9", "Sl3-newt-Kame9"),
     _case("api key in a url's query", "https://maps.example.com/api?key=Kq8Zr3Lm7Vx2Np5Wt9&q=x", "Kq8Zr3Lm7Vx2Np5Wt9"),
     _case("netrc line", "machine api.heroku.com login me@x.io password Hk3-ibex-Glen", "Hk3-ibex-Glen"),
     _case("set-cookie session id", "Set-Cookie: sessionid=8f3a9c2e7b1d4f6a0c5e8b2d; Path=/; HttpOnly",
