@@ -580,7 +580,8 @@ def _assignment_finding(text: str, hit: int) -> SecretFinding | None:
 _ENV_ASSIGNMENT_RE = lazy(
     r"(?P<name>[A-Z0-9_]*(?:PASSWORD|PASSWD|PASSPHRASE|SECRET|TOKEN|KEY|PWD|CREDENTIALS?|AUTH)[A-Z0-9_]*)"
     # "| NAME | value |": a Markdown table's row; "NAME=\" then the value: a shell line continued
-    r"[\"'`]?(?:[ \t]*(?:=|:=|:|=>)|(?P<cell>[ \t]+\|))[ \t]*(?:\\\r?\n[ \t]*)?"
+    # (also as stored, its line break folded to a space or "; ")
+    r"[\"'`]?(?:[ \t]*(?:=|:=|:|=>)|(?P<cell>[ \t]+\|))[ \t]*(?:\\[ \t]*(?:\r?\n|;)?[ \t]*)?"
     r"(?:(?P<q>[\"'])(?P<quoted>[^\"'\n]{4,512})(?P=q)|`?(?P<secret>[^\s\"'`,;|]{4,512})`?)"
 )
 _ENV_NAME_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
