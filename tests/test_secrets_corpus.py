@@ -201,6 +201,12 @@ def test_each_class_is_redacted_and_refused_on_its_own(case: SecretCase) -> None
     redacted, counts = redact(case.text)
     assert sum(counts.values()) >= 1 and _leaks(redacted, [case]) == []
     assert secret_reason(case.text) is not None
+    # ... and in the forms it would be stored in: one line (a directive, a title: a line break
+    # becomes "; ") and a note's body. A continued shell line once leaked that way.
+    from omp.memory.neutralise import neutralise_body, neutralise_line
+
+    for stored in (neutralise_line(f"Deploy setup: {case.text}"), neutralise_body(f"Use {case.text}")):
+        assert _leaks(redact(stored)[0], [case]) == [], stored
 
 
 @pytest.mark.parametrize(("name", "text"), CONTROLS, ids=[name for name, _ in CONTROLS])
