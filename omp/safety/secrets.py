@@ -18,7 +18,10 @@ Secrets are found by two detectors whose findings are merged:
   `--password X`, `password=`-style assignments and environment-style names holding a
   credential word anywhere (`PGPASSWORD=…`, `SECRET_KEY_BASE=…`), "the password is X", an AWS
   secret key near the word "secret", bearer tokens, and PEM private-key blocks (which span
-  lines). The classes both find (AWS key ids, `ghp_`, Slack `xoxb-`, Stripe `sk_live_`, JWTs)
+  lines); vendors' prefixed tokens detect-secrets has no plugin for (`_VENDOR_TOKENS`), PuTTY
+  key files, Docker and Kubernetes registry auth, cookies, `.netrc` lines, a URL's `?key=`, a
+  Markdown table's secret, and an API key or token told in prose in the explicit pass's seven
+  languages. The classes both find (AWS key ids, `ghp_`, Slack `xoxb-`, Stripe `sk_live_`, JWTs)
   stay in both lists on purpose: detect-secrets is optional at import time and reports values
   rather than spans, so our pattern is the fallback and gives the span.
 
@@ -31,6 +34,9 @@ window at each of its triggers.
 detect-secrets reports *what* it found, not always *where* (a GitHub token comes back as "ghp",
 a JWT without its signature), so each of its findings is located in the line and widened to
 the whole token; when it cannot be located, the whole line is redacted rather than risk a leak.
+
+A text that disguises a secret (a zero-width character inside it, fullwidth letters, a Cyrillic
+letter drawn like a Latin one) is read as it shows and the findings mapped back (`_undisguised`).
 
 Our patterns are compiled on first use (`omp.lazyre`): most texts hold the triggers of only a
 few of them, and compiling all at import cost about 25 ms of every review.
