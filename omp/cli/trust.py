@@ -65,8 +65,8 @@ def cli(assume_yes: bool, revoke: bool, root: Path | None) -> int:
         if not sys.stdin.isatty():
             raise UsageError("not trusted: stdin is not a terminal, so omp cannot ask",
                              "read the file(s) above, then run: omp trust --yes")
-        if not click.confirm("Trust this file?" if (config_review is None) != (not directives_untrusted)
-                             else "Trust these files?", default=False):
+        both = config_review is not None and directives_untrusted
+        if not click.confirm("Trust these files?" if both else "Trust this file?", default=False):
             click.echo("not trusted; the file(s) stay ignored")
             return 1
     if config_review is not None:

@@ -231,8 +231,15 @@ def _env_name_holds_credential(name: str) -> bool:
     """A part of the name ends with a credential word: PGPASSWORD, SECRET_KEY_BASE, APIKEY —
     not OMP_TOKENIZER or HOTKEYS, where the word runs on into another one. (AUTH counts only as
     the name's end, TWILIO_AUTH: `_only_auth`.)"""
-    parts = name.split("_")
-    return any(part.endswith(_ENV_WORDS) for part in parts) or _only_auth(name)
+    return _has_credential_part(name) or _ends_in_auth(name)
+
+
+def _has_credential_part(name: str) -> bool:
+    return any(part.endswith(_ENV_WORDS) for part in name.split("_"))
+
+
+def _ends_in_auth(name: str) -> bool:
+    return name.rsplit("_", 1)[-1].endswith("AUTH")
 
 
 def _token_like(value: str) -> bool:
@@ -252,8 +259,7 @@ def _holds_a_session_cookie(match: re.Match[str]) -> bool:
 def _only_auth(name: str) -> bool:
     """TWILIO_AUTH, BASIC_AUTH: a credential by its name's last word only, so its value must look
     like one too (AUTH_MODE=oauth and USE_AUTH=yes are settings)."""
-    return name.rsplit("_", 1)[-1].endswith("AUTH") and not any(
-        part.endswith(_ENV_WORDS) for part in name.split("_"))
+    return _ends_in_auth(name) and not _has_credential_part(name)
 
 
 def _env_assignment(match: re.Match[str]) -> bool:
