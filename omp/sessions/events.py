@@ -83,6 +83,7 @@ from omp.sessions.lines import (
     stream_range,
     string_end,
 )
+from omp.substrings import SubstringSet, substring_set
 
 Origin = Literal["user", "assistant", "tool"]
 ORIGINS: tuple[Origin, ...] = ("user", "assistant", "tool")
@@ -713,12 +714,7 @@ class StreamedMessage:
 
 
 def _holds_any(lowered: str, stems: tuple[str, ...]) -> bool:
-    return any(map(lowered.__contains__, _ascii_stems(stems) if lowered.isascii() else stems))  # (most text is ASCII)
-
-
-@functools.lru_cache(maxsize=8)
-def _ascii_stems(stems: tuple[str, ...]) -> tuple[str, ...]:
-    return tuple(stem for stem in stems if stem.isascii())
+    return substring_set(stems).any_in(lowered)
 
 
 def _holds_any_folded(lowered: str, stems: tuple[str, ...]) -> bool:
@@ -726,17 +722,17 @@ def _holds_any_folded(lowered: str, stems: tuple[str, ...]) -> bool:
     with a space in it might be there: a stem without whitespace is in the folded text if and
     only if it is in `lowered` (folding changes whitespace only), and a stem with a space holds
     each of its words, which are then in `lowered` too."""
-    whole, spaced = _by_spacing(_ascii_stems(stems) if lowered.isascii() else stems)
-    if any(map(lowered.__contains__, whole)):
+    whole, spaced = _by_spacing(stems)
+    if whole.any_in(lowered):
         return True
     candidates = [stem for stem, word in spaced if word in lowered]
     return bool(candidates) and any(map(" ".join(lowered.split()).__contains__, candidates))
 
 
 @functools.lru_cache(maxsize=8)
-def _by_spacing(stems: tuple[str, ...]) -> tuple[tuple[str, ...], tuple[tuple[str, str], ...]]:
+def _by_spacing(stems: tuple[str, ...]) -> tuple[SubstringSet, tuple[tuple[str, str], ...]]:
     """The stems without a space, and each stem with one paired with its longest word."""
-    whole = tuple(stem for stem in stems if " " not in stem)
+    whole = SubstringSet(stem for stem in stems if " " not in stem)
     spaced = tuple((stem, max(stem.split(), key=len)) for stem in stems if " " in stem)
     return whole, spaced
 
