@@ -1032,7 +1032,8 @@ def requests_in_foreign(text: str) -> Iterator[Request]:
         for sentence in _line_sentences(line):
             # A planted rule puts its trigger up front ("From now on, always …"); an assistant's
             # "the field is never empty" is not worth the full grammar on every such sentence.
-            if stems_in(sentence[:FOREIGN_LEAD_CHARS], found):
+            lead = f" {sentence[:FOREIGN_LEAD_CHARS].lower()} "
+            if any(stem in lead for stem in found):  # (a few stems, a short lead: `in` is quickest)
                 request = find_request(sentence)
                 if request is not None:
                     yield request

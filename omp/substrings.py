@@ -2,7 +2,9 @@
 
 The review's one pass asks this of every message: does a tool output or an assistant text hold
 a word a planted rule starts with (`omp.sessions.events.StreamedMessage.may_hold`), does a user
-message, line or sentence hold a trigger of the request grammar (`omp.intents.might_ask`).
+message, line or sentence hold a trigger of the request grammar (`omp.intents.might_ask`). And
+secret detection asks where, in each text it redacts, the literals stand that its patterns
+cannot match without (`omp.safety.secrets._trigger_hits`).
 Asked with `in`, once per word, a question costs one sweep of the text per word: 150 of them
 for the grammar's triggers, ≈ 9 µs even on a four-character sentence. An Aho-Corasick automaton
 (ahocorasick_rs, the Rust `aho-corasick` crate's SIMD searcher) answers in one sweep: 0.3–0.7 µs
@@ -46,6 +48,15 @@ class SubstringSet:
         # Overlapping matches: "from now" must not hide "now on" in "from now on".
         hits = {index for index, _, _ in self._automaton.find_matches_as_indexes(text, overlapping=True)}
         return tuple(self.substrings[index] for index in sorted(hits))
+
+    def occurrences(self, text: str) -> list[tuple[str, int]]:
+        """(substring, offset) for every occurrence of every substring, overlapping ones too
+        ("pass" and "password" at one offset), each substring's offsets ascending."""
+        if self._automaton is None:
+            return []
+        substrings = self.substrings
+        return [(substrings[index], start)
+                for index, start, _ in self._automaton.find_matches_as_indexes(text, overlapping=True)]
 
     def __repr__(self) -> str:
         return f"SubstringSet({len(self.substrings)} substrings)"

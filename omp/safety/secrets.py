@@ -27,9 +27,9 @@ Secrets are found by two detectors whose findings are merged:
 
 Speed: Python's `re` has no multi-pattern search, and a dozen patterns with a leading `\\b`
 each walk the whole text (≈ 30 MB/s apiece). So every pattern names the literal triggers it
-cannot match without ("ghp_", "aws", "://", "password", …); one sweep per first letter over an
-ASCII-lowered copy finds the triggers (`_trigger_hits`), and each pattern runs only in a small
-window at each of its triggers.
+cannot match without ("ghp_", "aws", "://", "password", …); one sweep of an ASCII-lowered copy
+finds them all (`_trigger_hits`, an Aho-Corasick automaton: omp.substrings), and each pattern
+runs only in a small window at each of its triggers.
 
 detect-secrets reports *what* it found, not always *where* (a GitHub token comes back as "ghp",
 a JWT without its signature), so each of its findings is located in the line and widened to
@@ -46,7 +46,6 @@ from __future__ import annotations
 
 import bisect
 import collections
-import os
 import re
 import sys
 import threading
@@ -57,6 +56,7 @@ from msgspec import Struct
 
 from omp.lazyre import LazyPattern, lazy
 from omp.safety.lookalikes import AS_LATIN, LOOKALIKE_LETTERS
+from omp.substrings import SubstringSet
 
 __all__ = [
     "SecretFinding",
@@ -197,10 +197,8 @@ def _prose_secret(match: re.Match[str]) -> bool:
 
 
 _PROSE_END = ".,;:!?)]}。，、！？」』"
-# "Password" in French, German, Spanish, Portuguese, Chinese and Japanese (and "passwort"). They
-# join the trigger groups of their first letters (`_first_letter_groups`): looked for on their
-# own, or as one group, they cost a 1 MB review more (520 M and 545 M instructions, against
-# 513 M); a text that is all ASCII skips the Chinese and Japanese ones.
+# "Password" in French, German, Spanish, Portuguese, Chinese and Japanese (and "passwort"): triggers
+# like the others (`_trigger_hits`).
 _FOREIGN_PASSWORD_WORDS = ("mot de passe", "kennwort", "contraseña", "contrasena", "senha", "密码", "口令", "パスワード",
                            "パスコード")
 # "Key" and "token" in German, French, Spanish and Portuguese, read with English's (whose "token"
@@ -1160,74 +1158,25 @@ def _span_in_original(finding: SecretFinding, removed: list[int]) -> SecretFindi
     return SecretFinding(finding.kind, start, end)
 
 
-# Most texts redacted are short (a tool request's command, a title) and hold no trigger at all:
-# for them one search of all the literals at once says so faster than a sweep per literal.
-_SHORT_TEXT = 512
 _OPTION_DASHES = "--"  # not a literal like the others: see _option_dashes
-
-
-def _first_letter_groups(triggers: Iterable[str]) -> tuple[tuple[LazyPattern, tuple[str, ...]], ...]:
-    """The triggers by their first letter, each group as one pattern: their common prefix, then
-    the alternatives. `re` finds a literal prefix with a fast C scan and tries the alternatives
-    only where it stands, so 20 sweeps find what one `str.find` sweep per literal (78) found:
-    on the excerpts a packet redacts, 2.5x faster. (One pattern of all the literals is slower
-    still: its first letters are most of the alphabet, so it tries every alternative almost
-    everywhere.)"""
-    groups: dict[str, list[str]] = {}
-    for trigger in triggers:
-        if trigger != _OPTION_DASHES:
-            groups.setdefault(trigger[0], []).append(trigger)
-    patterns = []
-    for members in groups.values():
-        prefix = os.path.commonprefix(members)
-        # Sorted in full, not by length alone: a set's order changes with each process's string
-        # hashing, and so would the pattern's source and its key in omp.lazyre's cache.
-        rest = sorted({member[len(prefix):] for member in members}, key=lambda part: (len(part), part))
-        pattern = re.escape(prefix) if "" in rest else (
-            re.escape(prefix) + "(?:" + "|".join(re.escape(part) for part in rest) + ")")
-        patterns.append((lazy(pattern), tuple(members)))
-    return tuple(patterns)
-
-
-_TRIGGER_GROUPS = _first_letter_groups(_ALL_TRIGGERS)
-# For each trigger, the triggers of its group that begin with it ("pass": "pass", "passcode",
-# "password", …). A group's pattern tries its alternatives shortest first, so a match is the
-# shortest trigger at its offset, and every other one there extends it: only those are checked
-# (in the "s" group, 2 instead of 20 at each "secret").
-_EXTENDING = {trigger: tuple(member for member in members if member.startswith(trigger))
-              for _, members in _TRIGGER_GROUPS for trigger in members}
-# The groups as one pattern, for a short text: each branch starts with its own first letter, so
-# `re` tries a branch only where its letter stands (a flat alternation of the 165 literals tried
-# them one by one at every offset: 4x slower).
-_ANY_TRIGGER = lazy("|".join([group.pattern for group, _ in _TRIGGER_GROUPS] + [re.escape(_OPTION_DASHES)]))
-_ASCII_TRIGGER_GROUPS = tuple((group, members) for group, members in _TRIGGER_GROUPS if members[0][0].isascii())  # grouped by first letter
+# Every trigger literal, looked for at once (omp.substrings): one sweep of the text finds every
+# occurrence of every one of them, overlapping ones too. (Python's `re` has no multi-pattern
+# search: a sweep per first letter, 20 patterns, cost a packet's redaction 3x as much.)
+_TRIGGERS = SubstringSet(trigger for trigger in _ALL_TRIGGERS if trigger != _OPTION_DASHES)
 
 
 def _trigger_hits(lowered: str) -> list[tuple[int, str]]:
     """(offset, trigger) for every occurrence of every trigger literal in the text (overlapping
     ones too: "pass" and "password" at one offset), by trigger in `_ALL_TRIGGERS` order, each
-    trigger's offsets ascending.
-
-    A group's pattern matches at an offset exactly when one of its literals starts there (each
-    alternative is a whole literal), so searching it again from the next offset meets every
-    such offset; there the members that extend the one it matched are checked (`_EXTENDING`).
-    """
-    if len(lowered) < _SHORT_TEXT and _ANY_TRIGGER.search(lowered) is None:
-        return []
+    trigger's offsets ascending."""
     found: dict[str, list[int]] = {}
-    # Most text is ASCII: "密码", "パスワード" cannot be in it.
-    for group, members in _ASCII_TRIGGER_GROUPS if lowered.isascii() else _TRIGGER_GROUPS:
-        search = group.compiled.search
-        match = search(lowered)
-        while match is not None:
-            at = match.start()
-            for trigger in _EXTENDING[match.group()]:
-                if lowered.startswith(trigger, at):
-                    found.setdefault(trigger, []).append(at)
-            match = search(lowered, at + 1)
+    for trigger, at in _TRIGGERS.occurrences(lowered):
+        found.setdefault(trigger, []).append(at)
     dashes = _option_dashes(lowered)
     if dashes:
         found[_OPTION_DASHES] = dashes
+    if not found:
+        return []
     return [(at, trigger) for trigger in _ALL_TRIGGERS for at in found.get(trigger, ())]
 
 
