@@ -1163,6 +1163,7 @@ _OPTION_DASHES = "--"  # not a literal like the others: see _option_dashes
 # occurrence of every one of them, overlapping ones too. (Python's `re` has no multi-pattern
 # search: a sweep per first letter, 20 patterns, cost a packet's redaction 3x as much.)
 _TRIGGERS = SubstringSet(trigger for trigger in _ALL_TRIGGERS if trigger != _OPTION_DASHES)
+_TRIGGER_RANK = {trigger: rank for rank, trigger in enumerate(_ALL_TRIGGERS)}
 
 
 def _trigger_hits(lowered: str) -> list[tuple[int, str]]:
@@ -1175,9 +1176,7 @@ def _trigger_hits(lowered: str) -> list[tuple[int, str]]:
     dashes = _option_dashes(lowered)
     if dashes:
         found[_OPTION_DASHES] = dashes
-    if not found:
-        return []
-    return [(at, trigger) for trigger in _ALL_TRIGGERS for at in found.get(trigger, ())]
+    return [(at, trigger) for trigger in sorted(found, key=_TRIGGER_RANK.__getitem__) for at in found[trigger]]
 
 
 def _option_dashes(lowered: str) -> list[int]:
