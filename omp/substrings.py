@@ -39,14 +39,19 @@ class SubstringSet:
         """`any(s in text for s in substrings)`."""
         # Non-overlapping matches are enough: when any substring occurs, the one that ends
         # first is reported.
-        return self._automaton is not None and bool(self._automaton.find_matches_as_indexes(text))
+        if self._automaton is None:
+            return False
+        try:
+            return bool(self._automaton.find_matches_as_indexes(text))
+        except UnicodeEncodeError:  # a lone surrogate: see `_by_find`
+            return any(substring in text for substring in self.substrings)
 
     def found_in(self, text: str) -> tuple[str, ...]:
         """The substrings that occur in `text`, each once, in the set's order."""
         if self._automaton is None:
             return ()
         # Overlapping matches: "from now" must not hide "now on" in "from now on".
-        hits = {index for index, _, _ in self._automaton.find_matches_as_indexes(text, overlapping=True)}
+        hits = {index for index, _ in self._matches(text)}
         return tuple(self.substrings[index] for index in sorted(hits))
 
     def occurrences(self, text: str) -> list[tuple[str, int]]:
@@ -55,8 +60,27 @@ class SubstringSet:
         if self._automaton is None:
             return []
         substrings = self.substrings
-        return [(substrings[index], start)
-                for index, start, _ in self._automaton.find_matches_as_indexes(text, overlapping=True)]
+        return [(substrings[index], start) for index, start in self._matches(text)]
+
+    def _matches(self, text: str) -> list[tuple[int, int]]:
+        """(index of the substring, offset) of every occurrence, overlapping ones too."""
+        assert self._automaton is not None
+        try:
+            return [(index, start) for index, start, _ in self._automaton.find_matches_as_indexes(text, overlapping=True)]
+        except UnicodeEncodeError:
+            return self._by_find(text)
+
+    def _by_find(self, text: str) -> list[tuple[int, int]]:
+        """The occurrences found with `str.find`, for a text the automaton cannot take: it reads
+        UTF-8, and a lone surrogate has none (JSON's "\\ud800" puts one in a decoded session
+        line, and a review must read such a session as it reads any other)."""
+        found = []
+        for index, substring in enumerate(self.substrings):
+            at = text.find(substring)
+            while at >= 0:
+                found.append((index, at))
+                at = text.find(substring, at + 1)
+        return found
 
     def __repr__(self) -> str:
         return f"SubstringSet({len(self.substrings)} substrings)"

@@ -11,7 +11,9 @@ from omp.substrings import SubstringSet, substring_set
 
 # Texts built from the stems themselves, their pieces and neighbours, so that overlaps, prefixes
 # and near misses come up often: "from now on", "nevermore", "alway", "記住", "remembe".
-_PIECES = [*TRIGGER_STEMS, *FOREIGN_STEMS, "now on", "alway", "nev", "er", " ", "\n", "x", "é", "記", "ab", "immer "]
+# A lone surrogate too: the automaton reads UTF-8, which has no form for one (SubstringSet._by_find).
+_PIECES = [*TRIGGER_STEMS, *FOREIGN_STEMS, "now on", "alway", "nev", "er", " ", "\n", "x", "é", "記", "ab", "immer ",
+           "\ud800", "\udfff"]
 
 
 def _texts(seed: int, count: int = 400) -> list[str]:
@@ -31,6 +33,8 @@ def test_found_in_and_any_in_answer_what_in_answers(substrings: tuple[str, ...])
         expected = tuple(dict.fromkeys(s for s in substrings if s in text))
         assert found.found_in(text) == expected, text
         assert found.any_in(text) is bool(expected), text
+        occurrences = [(s, at) for s in substrings for at in range(len(text)) if text.startswith(s, at)]
+        assert sorted(found.occurrences(text)) == sorted(occurrences), text
 
 
 def test_an_empty_set_finds_nothing_and_an_empty_substring_is_refused() -> None:

@@ -30,6 +30,7 @@ from omp.lazyre import lazy
 from omp.memory.items import ItemKind, RejectionCode, set_frozen_field
 from omp.safety.injection import fold_for_matching, injection_reasons
 from omp.safety.secrets import redact
+from omp.sessions.lines import repair_lone_surrogates
 
 SCHEMA = "omp.review.v1"
 
@@ -137,7 +138,8 @@ def find_answer(text: str) -> FoundAnswer:
             continue
         schema = value.get("schema")
         if schema == SCHEMA:
-            return FoundAnswer(value, None)
+            # A "\ud800" in the answer would be a text nothing can write or send (omp.sessions.lines).
+            return FoundAnswer(repair_lone_surrogates(value), None)
         if schema is not None and other_schema is None:
             other_schema = str(schema)[:40]
     if SCHEMA in text and any(_runs_off_end(text, start) for start in failed if SCHEMA in text[start:]):

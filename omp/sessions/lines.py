@@ -193,7 +193,7 @@ def decode_raw(raw: bytes | bytearray) -> str:
     value, end = _scanstring(text, 0, True)
     if end != len(text):
         raise ValueError("not one JSON string")
-    return value
+    return without_lone_surrogates(value)
 
 
 def decode_string(buf: bytes | bytearray, start: int, end: int, head_bytes: int, tail_bytes: int,
@@ -530,11 +530,61 @@ class Skeleton:
 def json_loads(text: str | bytes | bytearray) -> Any:
     """`json.loads(text)`, a value nested deeper than the decoder recurses refused as any text
     that is not JSON is (ValueError): such a line of a corrupt or hostile session is a bad line,
-    not a review that fails."""
+    not a review that fails. Lone surrogates are read as U+FFFD (`without_lone_surrogates`)."""
     try:
-        return json.loads(text)
+        value = json.loads(text)
     except RecursionError as exc:
         raise ValueError("JSON nested too deep to decode") from exc
+    return repair_lone_surrogates(value) if _may_hold_lone_surrogates(text) else value
+
+
+# A lone surrogate: JSON's "\ud800" (or UTF-8 bytes read with `surrogatepass`) decodes to one,
+# and UTF-8 has no form for it, so a text holding one can be neither sent to a reviewer, nor
+# written to a file, nor printed. (A pair, "\ud83d\ude00", decodes to the one character it
+# stands for.) msgspec refuses such lines; json, which the reader falls back to, takes them.
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
+_SURROGATE_ESCAPE_TEXT = re.compile(r"\\u[dD][89a-fA-F]|[\ud800-\udfff]")
+
+
+def without_lone_surrogates(text: str) -> str:
+    """`text` with each lone surrogate read as U+FFFD, as a UTF-8 reader shows what it cannot
+    read: the session's text stays whole, and every later step can encode it."""
+    return text if text.isascii() else _LONE_SURROGATE.sub("\ufffd", text)
+
+
+def _may_hold_lone_surrogates(text: str | bytes | bytearray) -> bool:
+    if isinstance(text, str):
+        return _SURROGATE_ESCAPE_TEXT.search(text) is not None
+    return _SURROGATE_ESCAPE.search(text) is not None
+
+
+def repair_lone_surrogates(value: Any) -> Any:
+    """`value` (decoded JSON) with `without_lone_surrogates` applied to every string in it, keys
+    included; iterative, since a session line may nest as deep as json decodes."""
+    if isinstance(value, str):
+        return without_lone_surrogates(value)
+    todo = [value]
+    while todo:
+        item = todo.pop()
+        if isinstance(item, dict):
+            for key in list(item):
+                child = item[key]
+                fixed_key = without_lone_surrogates(key) if isinstance(key, str) else key
+                if isinstance(child, str):
+                    child = without_lone_surrogates(child)
+                elif isinstance(child, (dict, list)):
+                    todo.append(child)
+                if fixed_key is not key:
+                    del item[key]
+                item[fixed_key] = child
+        elif isinstance(item, list):
+            for index, child in enumerate(item):
+                if isinstance(child, str):
+                    item[index] = without_lone_surrogates(child)
+                elif isinstance(child, (dict, list)):
+                    todo.append(child)
+    return value
 
 
 def restore(value: Any, clips: dict[str, RawClip]) -> Any:
