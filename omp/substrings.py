@@ -7,9 +7,9 @@ secret detection asks where, in each text it redacts, the literals stand that it
 cannot match without (`omp.safety.secrets._trigger_hits`).
 Asked with `in`, once per word, a question costs one sweep of the text per word: 150 of them
 for the grammar's triggers, ≈ 9 µs even on a four-character sentence. An Aho-Corasick automaton
-(ahocorasick_rs, the Rust `aho-corasick` crate's SIMD searcher) answers in one sweep: 0.3–0.7 µs
-on a sentence, 5 µs instead of 13 on a tool output's excerpt (bench/README.md, "What the
-eleventh landing cost").
+(pyahocorasick, in C) answers in one sweep: 0.3–0.9 µs on a sentence, 8 µs instead of 13 on a
+tool output's excerpt (bench/README.md, "What the eleventh landing bought"). It reads a text as
+code points, so a lone surrogate (JSON's "\\ud800") is searched like any other character.
 
 The answers are exactly those of `in`: `found_in(text)` is
 `tuple(s for s in substrings if s in text)` (tests/test_substrings.py holds the two to each
@@ -19,9 +19,9 @@ other on generated texts). Matching is case-sensitive, as `in` is: callers lower
 from __future__ import annotations
 
 import functools
-from typing import Iterable
+from typing import Any, Iterable
 
-from ahocorasick_rs import AhoCorasick
+import ahocorasick
 
 
 class SubstringSet:
@@ -33,25 +33,25 @@ class SubstringSet:
         self.substrings: tuple[str, ...] = tuple(dict.fromkeys(substrings))
         if "" in self.substrings:
             raise ValueError("an empty string is in every text: it cannot be looked for")
-        self._automaton = AhoCorasick(list(self.substrings)) if self.substrings else None
+        self._automaton: Any = None
+        if self.substrings:
+            automaton = ahocorasick.Automaton()
+            for index, substring in enumerate(self.substrings):
+                automaton.add_word(substring, (index, len(substring) - 1))
+            automaton.make_automaton()
+            self._automaton = automaton
 
     def any_in(self, text: str) -> bool:
         """`any(s in text for s in substrings)`."""
-        # Non-overlapping matches are enough: when any substring occurs, the one that ends
-        # first is reported.
-        if self._automaton is None:
-            return False
-        try:
-            return bool(self._automaton.find_matches_as_indexes(text))
-        except UnicodeEncodeError:  # a lone surrogate: see `_by_find`
-            return any(substring in text for substring in self.substrings)
+        # The automaton's matches come as it reaches them: the first one answers.
+        return self._automaton is not None and next(self._automaton.iter(text), None) is not None
 
     def found_in(self, text: str) -> tuple[str, ...]:
         """The substrings that occur in `text`, each once, in the set's order."""
         if self._automaton is None:
             return ()
-        # Overlapping matches: "from now" must not hide "now on" in "from now on".
-        hits = {index for index, _ in self._matches(text)}
+        # Every match, overlapping ones too: "from now" must not hide "now on" in "from now on".
+        hits = {index for _, (index, _) in self._automaton.iter(text)}
         return tuple(self.substrings[index] for index in sorted(hits))
 
     def occurrences(self, text: str) -> list[tuple[str, int]]:
@@ -60,27 +60,7 @@ class SubstringSet:
         if self._automaton is None:
             return []
         substrings = self.substrings
-        return [(substrings[index], start) for index, start in self._matches(text)]
-
-    def _matches(self, text: str) -> list[tuple[int, int]]:
-        """(index of the substring, offset) of every occurrence, overlapping ones too."""
-        assert self._automaton is not None
-        try:
-            return [(index, start) for index, start, _ in self._automaton.find_matches_as_indexes(text, overlapping=True)]
-        except UnicodeEncodeError:
-            return self._by_find(text)
-
-    def _by_find(self, text: str) -> list[tuple[int, int]]:
-        """The occurrences found with `str.find`, for a text the automaton cannot take: it reads
-        UTF-8, and a lone surrogate has none (JSON's "\\ud800" puts one in a decoded session
-        line, and a review must read such a session as it reads any other)."""
-        found = []
-        for index, substring in enumerate(self.substrings):
-            at = text.find(substring)
-            while at >= 0:
-                found.append((index, at))
-                at = text.find(substring, at + 1)
-        return found
+        return [(substrings[index], end - back) for end, (index, back) in self._automaton.iter(text)]
 
     def __repr__(self) -> str:
         return f"SubstringSet({len(self.substrings)} substrings)"

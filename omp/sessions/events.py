@@ -619,7 +619,9 @@ def loads(line: bytes | bytearray) -> Any:
     byte-order mark, starts otherwise): the text is decoded as json.loads decodes it, without
     the look."""
     if len(line) > 1 and line[0] == 0x7B and line[1]:
-        return lines.json_loads(line.decode("utf-8", "surrogatepass"))
+        value = lines.json_loads(line.decode("utf-8", "surrogatepass"))
+        # `surrogatepass` lets a surrogate's UTF-8 form (ED A0–BF ..) through: read as U+FFFD.
+        return lines.repair_lone_surrogates(value) if b"\xed" in line else value
     return lines.json_loads(line)
 
 
