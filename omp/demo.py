@@ -58,7 +58,7 @@ from msgspec import Struct, field
 
 from omp import config, hooks
 from omp.errors import OmpError, UsageError
-from omp.fsio import read_text
+from omp.fsio import read_text, throwaway_writes
 from omp.memory import block, manage
 from omp.memory.block import END_MARKER, START_MARKER
 from omp.memory.items import RejectionCode
@@ -241,7 +241,8 @@ def isolated_environment(folders: DemoFolders, extra: dict[str, str] | None = No
     """Point OMP_HOME and COPILOT_HOME at the demo's folders; drop settings from the shell.
 
     Restored afterwards, whatever happens. (The demo is one command in one process: changing
-    `os.environ` for its duration is what every library function already reads.)
+    `os.environ` for its duration is what every library function already reads.) Every write in
+    it goes to the throwaway folders, so none waits for the disk (`fsio.throwaway_writes`).
     """
     saved = dict(os.environ)
     try:
@@ -251,7 +252,8 @@ def isolated_environment(folders: DemoFolders, extra: dict[str, str] | None = No
         os.environ["OMP_HOME"] = str(folders.omp_home)
         os.environ["COPILOT_HOME"] = str(folders.copilot_home)
         os.environ.update(extra or {})
-        yield
+        with throwaway_writes():
+            yield
     finally:
         os.environ.clear()
         os.environ.update(saved)
