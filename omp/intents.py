@@ -1,7 +1,8 @@
 """What a user message asks for in so many words: a standing rule, a forget request, a correction.
 
 This is the grammar behind the explicit pass (SPEC §5.3) and the packet's priorities (§4.3). It
-is pure text analysis, standard library only, with no model: it must run on every review.
+is pure text analysis with no model (regular expressions, and one Aho-Corasick sweep for its
+first look: omp.substrings): it must run on every review.
 
 How a message is read, in three steps:
 
@@ -811,7 +812,7 @@ FOREIGN_STEMS: tuple[str, ...] = (
 
 def stems_in(text: str, stems: tuple[str, ...] | None = None) -> tuple[str, ...]:
     """The trigger stems that occur in `text` (lower-cased; " nie" and "immer " match at its ends)."""
-    return substring_set(_MINIMAL_STEMS if stems is None else stems).found_in(f" {text.lower()} ")
+    return (_FIRST_LOOK if stems is None else substring_set(stems)).found_in(f" {text.lower()} ")
 
 
 def might_ask(text: str) -> bool:
