@@ -41,6 +41,7 @@ from omp.errors import OmpError
 from omp.fsio import atomic_write, confine, read_text
 from omp.memory import directives as dirs, notes as notes_mod
 from omp.memory.neutralise import neutralise_line
+from omp.memory.note_lines import note_lines
 from omp.paths import GlobalPaths, ProjectPaths
 from omp.project import global_lock, project_lock
 from omp.safety.injection import injection_reasons
@@ -105,31 +106,24 @@ def _globals_in_hook(global_paths: GlobalPaths) -> bool:
     return bool(_settings(None, global_paths)["memory-inject"] == "hook")
 
 
-def _note_entries(paths: ProjectPaths) -> list[str]:
-    entries = []
-    for note in notes_mod.list_notes(paths.notes):
-        title = neutralise_line(note.title)
-        # What omp stores passed the injection filter; a note an older omp stored, or one a
-        # repository committed, is screened again here (`held_back_items` lists it for doctor).
-        if title and not injection_reasons(title):
-            # Quoted: a note is written without a human, so its title is shown as data (what a
-            # session learned), never as a line Copilot might read as an instruction (SPEC §6.2).
-            entries.append(f"`{note.id}`: {json.dumps(title, ensure_ascii=False)}")
-    return entries
+def _note_entries(paths: ProjectPaths, remember: bool = False) -> list[str]:
+    """The notes' lines, newest first; `remember` keeps them for the next render (the hook's)."""
+    return note_lines(paths.root, remember)
 
 
 def project_selections(
     paths: ProjectPaths, settings: dict[str, Any] | None = None, global_paths: GlobalPaths | None = None,
-    with_global: bool = False,
+    with_global: bool = False, remember: bool = False,
 ) -> tuple[Selection, Selection]:
-    """(directives, notes) as the project block shows them (with global ones for the hook)."""
+    """(directives, notes) as the project block shows them (with global ones for the hook;
+    `remember`: the notes' lines are kept for the hook's next render, omp.memory.note_lines)."""
     settings = settings or _settings(paths, global_paths)
     global_paths = global_paths or GlobalPaths.current()
     directive_sel = select(
         _directive_texts(paths, global_paths, with_global),
         settings["memory-directive-cap"], settings["memory-directive-char-cap"],
     )
-    note_sel = select(_note_entries(paths), settings["memory-note-cap"], settings["memory-note-char-cap"])
+    note_sel = select(_note_entries(paths, remember), settings["memory-note-cap"], settings["memory-note-char-cap"])
     return directive_sel, note_sel
 
 
@@ -173,7 +167,7 @@ def hook_context(paths: ProjectPaths) -> str:
     """
     global_paths = GlobalPaths.current()
     directive_sel, note_sel = project_selections(paths, global_paths=global_paths,
-                                                 with_global=_globals_in_hook(global_paths))
+                                                 with_global=_globals_in_hook(global_paths), remember=True)
     held_back = untrusted_directives(paths)
     if not (directive_sel.shown or directive_sel.skipped or note_sel.shown or note_sel.skipped or held_back):
         return ""

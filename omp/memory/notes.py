@@ -17,8 +17,9 @@ The id is the slug of the title, made unique by exclusive create (`-2`, `-3`, ..
 always means the `created` field, never the file's mtime (copies and checkouts change mtimes);
 only a note without a readable `created` falls back to its mtime.
 
-Reading is standard library only (the managed block lists note titles; the sessionStart hook
-reads them only through its cached context, omp.core.context_cache).
+The managed block lists note titles (omp.memory.note_lines keeps each note's line between
+renders); the sessionStart hook reads them only through its cached context,
+omp.core.context_cache.
 """
 
 from __future__ import annotations
@@ -104,24 +105,29 @@ def read_note(path: Path) -> Note:
     )
 
 
-def _sort_key(note: Note) -> tuple[_dt.datetime, str]:
-    return (parse_created(note.created) or _dt.datetime.min.replace(tzinfo=_dt.timezone.utc), note.id)
+def sort_key(created: str, note_id: str) -> tuple[_dt.datetime, str]:
+    """Newest first means this key, descending: `created`, ties by id (so the order is stable)."""
+    return (parse_created(created) or _dt.datetime.min.replace(tzinfo=_dt.timezone.utc), note_id)
 
 
-def list_notes(folder: Path) -> list[Note]:
-    """Every note, newest first (by `created`; ties by id, so the order is stable)."""
+def note_names(folder: Path) -> list[str]:
+    """The file names of every note in `folder` (regular `.md` files, not hidden), sorted."""
     try:
         with os.scandir(folder) as it:
             # DirEntry.is_file(follow_symlinks=False) uses the d_type readdir gave: no stat per note.
-            names = sorted(
+            return sorted(
                 e.name
                 for e in it
                 if e.name.endswith(".md") and not e.name.startswith(".") and e.is_file(follow_symlinks=False)
             )
     except FileNotFoundError:
         return []
-    notes = [read_note(folder / name) for name in names]
-    notes.sort(key=_sort_key, reverse=True)
+
+
+def list_notes(folder: Path) -> list[Note]:
+    """Every note, newest first (by `created`; ties by id, so the order is stable)."""
+    notes = [read_note(folder / name) for name in note_names(folder)]
+    notes.sort(key=lambda note: sort_key(note.created, note.id), reverse=True)
     return notes
 
 
