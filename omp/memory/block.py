@@ -106,11 +106,6 @@ def _globals_in_hook(global_paths: GlobalPaths) -> bool:
     return bool(_settings(None, global_paths)["memory-inject"] == "hook")
 
 
-def _note_entries(paths: ProjectPaths, remember: bool = False) -> list[str]:
-    """The notes' lines, newest first; `remember` keeps them for the next render (the hook's)."""
-    return note_lines(paths.root, remember)
-
-
 def project_selections(
     paths: ProjectPaths, settings: dict[str, Any] | None = None, global_paths: GlobalPaths | None = None,
     with_global: bool = False, remember: bool = False,
@@ -123,7 +118,7 @@ def project_selections(
         _directive_texts(paths, global_paths, with_global),
         settings["memory-directive-cap"], settings["memory-directive-char-cap"],
     )
-    note_sel = select(_note_entries(paths, remember), settings["memory-note-cap"], settings["memory-note-char-cap"])
+    note_sel = select(note_lines(paths.root, remember), settings["memory-note-cap"], settings["memory-note-char-cap"])
     return directive_sel, note_sel
 
 
@@ -206,7 +201,7 @@ def held_back_items(paths: ProjectPaths) -> list[str]:
 
 def note_held_back(note: notes_mod.Note) -> str | None:
     """Why a stored note is not shown (its title or body reads as instruction injection), or
-    None. The block shows titles only, so it screens those alone (`_note_entries`); reading a
+    None. The block shows titles only, so it screens those alone (`note_lines`); reading a
     note in full (`omp project-memory read`, which the block points sessions to) screens both."""
     reasons = injection_reasons(note.title) or injection_reasons(note.body)
     return reasons[0] if reasons else None
@@ -220,7 +215,7 @@ def refresh_after_trust(paths: ProjectPaths) -> None:
 
 def has_memory(paths: ProjectPaths, global_paths: GlobalPaths | None = None) -> bool:
     global_paths = global_paths or GlobalPaths.current()
-    return bool(_directive_texts(paths, global_paths) or _note_entries(paths) or untrusted_directives(paths))
+    return bool(_directive_texts(paths, global_paths) or note_lines(paths.root) or untrusted_directives(paths))
 
 
 def render_global_block_lines(global_paths: GlobalPaths, settings: dict[str, Any] | None = None) -> list[str]:
