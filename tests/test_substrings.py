@@ -11,7 +11,7 @@ from omp.substrings import SubstringSet, substring_set
 
 # Texts built from the stems themselves, their pieces and neighbours, so that overlaps, prefixes
 # and near misses come up often: "from now on", "nevermore", "alway", "記住", "remembe".
-# A lone surrogate too: the automaton reads UTF-8, which has no form for one (SubstringSet._by_find).
+# A lone surrogate too (JSON's "\ud800"): the automaton reads code points, and must search it like any other.
 _PIECES = [*TRIGGER_STEMS, *FOREIGN_STEMS, "now on", "alway", "nev", "er", " ", "\n", "x", "é", "記", "ab", "immer ",
            "\ud800", "\udfff"]
 
