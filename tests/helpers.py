@@ -3,7 +3,9 @@ project every test stands in."""
 
 from __future__ import annotations
 
+import atexit
 import json
+import locale
 import os
 import shutil
 import subprocess
@@ -14,6 +16,11 @@ from typing import Any, Callable, Sequence
 
 import pytest
 from filelock import FileLock
+
+import forkserver
+
+_FORKS = forkserver.Client()
+atexit.register(_FORKS.close)
 
 # The run's own folder (conftest.py makes it, and removes it after the run); every xdist worker
 # inherits it.
@@ -41,6 +48,12 @@ def run_omp(
     full_env = dict(os.environ)
     if env:
         full_env.update(env)
+    try:  # forked from a warm omp (tests/forkserver.py), else a fresh interpreter
+        code, out, err = _FORKS.run(args, None if cwd is None else str(cwd), full_env,
+                                    None if input is None else input.encode(), timeout)
+        return Result(code, _text(out), _text(err))
+    except forkserver.Unavailable:
+        pass
     proc = subprocess.run(
         [sys.executable, "-m", "omp", *args],
         cwd=cwd,
@@ -51,6 +64,11 @@ def run_omp(
         timeout=timeout,
     )
     return Result(proc.returncode, proc.stdout, proc.stderr)
+
+
+def _text(data: bytes) -> str:
+    """Bytes as `subprocess.run(text=True)` gives them: the locale's encoding, universal newlines."""
+    return data.decode(locale.getpreferredencoding(False)).replace("\r\n", "\n").replace("\r", "\n")
 
 
 def python_output(program: str) -> str:
