@@ -7,7 +7,8 @@ one server process that has imported omp once and forks a child per call. The ch
 real, separate process with the call's own argv, environment, working folder and pipes for
 stdin, stdout and stderr; it runs `omp/__main__.py` as `python -m omp` does (runpy, `sys.path[0]`
 the working folder) and exits with the status the program gives. What it does not do is start
-an interpreter and import its modules: those come warm from the server.
+an interpreter and import its modules: those come warm from the server. (So every child of a
+server shares its string-hash seed; `random` is reseeded at each fork, as Python does.)
 
 So a call is served by a fresh interpreter instead (as before this module), when:
 - `OMP_TEST_REAL_START=1` is set (every call of the run), or the platform has no fork (Windows);

@@ -50,7 +50,7 @@ def run_omp(
         full_env.update(env)
     try:  # forked from a warm omp (tests/forkserver.py), else a fresh interpreter
         code, out, err = _FORKS.run(args, None if cwd is None else str(cwd), full_env,
-                                    None if input is None else input.encode(), timeout)
+                                    None if input is None else input.encode(locale.getpreferredencoding(False)), timeout)
         return Result(code, _text(out), _text(err))
     except forkserver.Unavailable:
         pass
