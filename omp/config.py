@@ -24,9 +24,8 @@ from __future__ import annotations
 import os
 import shlex
 from pathlib import Path
-from typing import Any, Callable, Literal
+from typing import Any, Callable, Literal, NamedTuple
 
-from msgspec import Struct
 
 from omp.core import settings as core_settings
 from omp.core.files import read_regular
@@ -43,7 +42,7 @@ Scope = Literal["project", "global"]
 _MODEL_RE = lazy(r"^[A-Za-z0-9][A-Za-z0-9._:/@+-]{0,127}$")
 
 
-class Key(Struct, frozen=True):
+class Key(NamedTuple):
     name: str
     default: Any
     accepts: str  # shown in help and in every error about this key
@@ -166,7 +165,7 @@ BLOCK_KEYS = frozenset(
 )
 
 
-class Setting(Struct, frozen=True):
+class Setting(NamedTuple):
     key: str
     value: Any
     origin: Origin

@@ -14,8 +14,8 @@ name the fix.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import NamedTuple
 
-from msgspec import Struct
 
 from omp.core import layout
 from omp.core.layout import is_valid_session_id
@@ -82,7 +82,7 @@ def find_project_root(start: Path | str | None = None) -> Path:
     return Path(root)
 
 
-class ProjectPaths(Struct, frozen=True):
+class ProjectPaths(NamedTuple):
     """All project-scoped paths, derived from the root `R`."""
 
     root: Path
@@ -172,7 +172,7 @@ class ProjectPaths(Struct, frozen=True):
         return self.root / ".gitignore"
 
 
-class GlobalPaths(Struct, frozen=True):
+class GlobalPaths(NamedTuple):
     """Paths under the global home `G` and the Copilot home `C`."""
 
     home: Path

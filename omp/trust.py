@@ -31,9 +31,8 @@ import contextlib
 import os
 import time
 from pathlib import Path
-from typing import Any, Callable, Literal
+from typing import Any, Callable, Literal, NamedTuple
 
-from msgspec import Struct
 
 from omp.core import layout, settings as core_settings
 from omp.core.files import read_regular
@@ -51,7 +50,7 @@ DIRECTIVES_DIGEST = core_settings.DIRECTIVES_DIGEST
 State = Literal["absent", "trusted", "untrusted"]
 
 
-class LayerTrust(Struct, frozen=True):
+class LayerTrust(NamedTuple):
     """The verdict on one project's config file."""
 
     path: Path
@@ -68,7 +67,7 @@ class LayerTrust(Struct, frozen=True):
         return f"{self.path} is ignored: {self.reason} — review it, then run: {FIX}"
 
 
-class ProjectLayer(Struct, frozen=True):
+class ProjectLayer(NamedTuple):
     """The project config as omp may use it: its settings ({} unless trusted) and the verdict."""
 
     data: dict[str, Any]
@@ -206,14 +205,14 @@ def record_directives(project: ProjectPaths, raw: bytes, global_paths: GlobalPat
                   global_paths or GlobalPaths.current(), held)
 
 
-class DirectivesTrust(Struct, frozen=True):
+class DirectivesTrust(NamedTuple):
     """An active directives file omp did not write on this machine, and what it holds."""
 
     path: Path
-    count: int  # directives it holds, none of them shown
+    held: int  # directives it holds, none of them shown
 
     def notice(self) -> str:
-        return (f"{self.count} directive(s) in {self.path.name} are not shown: omp did not write that file on this "
+        return (f"{self.held} directive(s) in {self.path.name} are not shown: omp did not write that file on this "
                 f"machine (committed, pulled or edited by hand) — review it, then run: {FIX}")
 
 
@@ -246,7 +245,7 @@ def forget(project: ProjectPaths, global_paths: GlobalPaths | None = None) -> bo
 # `omp trust`: show the file, then record the bytes shown
 
 
-class Review(Struct, frozen=True):
+class Review(NamedTuple):
     """What `omp trust` shows before asking: the file as safe text and what it would change."""
 
     trust: LayerTrust

@@ -225,6 +225,45 @@ def test_an_ordinary_review_loads_neither_psutil_nor_requests_nor_dataclasses(pr
     assert loaded & NOT_ON_THE_REVIEW_PATH == set()
 
 
+
+# What importing msgspec costs (≈ 10 ms a process here: datetime, decimal, uuid and platform come
+# with it) is a quarter of the sessionStart budget. The records of the memory library the hook's
+# cold render loads (paths, config, trust, notes, directives, the block) are NamedTuples, and
+# msgspec is left to where it decodes: sessions, answers, ledgers.
+NOT_ON_THE_COLD_RENDER = {"msgspec", "psutil", "click", "yaml", "tiktoken", "detect_secrets", "dataclasses"}
+
+
+def test_the_session_start_hooks_cold_render_loads_no_msgspec(project: Path) -> None:
+    """The sessionStart hook in `memory-inject=hook` mode with no cached context (the first session
+    after memory changed by hand or by a `git pull`) renders the block in a real subprocess."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    from memory_support import enable
+
+    from omp.memory.items import NoteProposal
+    from omp.memory.manage import add_directive
+    from omp.memory.store import add_notes
+
+    paths = enable(project, memory_inject="hook")
+    add_directive(paths, "Use pnpm, not npm")
+    add_notes(paths, [NoteProposal("Deploys go through tools/deploy.sh", "Blue-green, two stacks.")])
+    (paths.state / "state" / "hook-context.txt").unlink(missing_ok=True)
+    hooks = _LOADED_AT_EXIT.replace("'omp', *sys.argv[1:]", "'omp.hooks', *sys.argv[1:]").replace(
+        "run_module('omp',", "run_module('omp.hooks',")
+    payload = json.dumps({"sessionId": "s-1", "cwd": str(project), "source": "new"})
+    proc = subprocess.run([sys.executable, "-c", hooks, "session-start"], input=payload, cwd=project,
+                          env=dict(os.environ), capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    context = json.loads(proc.stdout)["additionalContext"]
+    assert "Use pnpm, not npm" in context and "Deploys go through tools/deploy.sh" in context
+    loaded = {name.split(".")[0] for name in proc.stderr.rsplit("LOADED ", 1)[1].split()}
+    assert "omp" in loaded and "re" in loaded  # the check sees what the render imported
+    assert loaded & NOT_ON_THE_COLD_RENDER == set()
+
+
 # ---------------------------------------------------------------------------------------------
 # imports sit at the top of a module, or one line says why they wait (STYLE.md, "arrows point down")
 

@@ -28,9 +28,8 @@ import contextlib
 import json
 import os
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Mapping, NamedTuple
 
-from msgspec import Struct
 
 from omp import config, trust
 from omp.core import context_cache, layout
@@ -53,7 +52,7 @@ class BlockMarkerError(OmpError):
     """The instruction file's markers are not one start followed by one end."""
 
 
-class Selection(Struct, frozen=True):
+class Selection(NamedTuple):
     shown: list[str]
     skipped: int
 
@@ -341,7 +340,7 @@ def _strip_block_file(path: Path, within: Path) -> str:
     return "removed"
 
 
-class SyncResult(Struct, frozen=True):
+class SyncResult(NamedTuple):
     inject: str  # "block" | "hook"
     project_file: Path
     project: str  # "written" | "unchanged" | "absent" | "removed" | "skipped"

@@ -16,8 +16,6 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from msgspec import Struct, field
-
 from omp.lazyre import lazy
 
 SIMILARITY_THRESHOLD = 0.85
@@ -102,10 +100,13 @@ def _singular(word: str) -> str:
     return word[:-1] if len(word) > 3 and word.endswith("s") else word
 
 
-class DedupeIndex(Struct):
+class DedupeIndex:
     """Known texts, each with a label saying where it lives ("active directive", "note x", ...)."""
 
-    entries: list[tuple[str, str, frozenset[str]]] = field(default_factory=list)
+    __slots__ = ("entries",)
+
+    def __init__(self, entries: list[tuple[str, str, frozenset[str]]] | None = None) -> None:
+        self.entries = list(entries or ())
 
     def add(self, label: str, text: str) -> None:
         self.entries.append((label, fold(text), tokens(text)))

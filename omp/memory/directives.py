@@ -19,9 +19,9 @@ from __future__ import annotations
 
 import datetime as _dt
 from pathlib import Path
-from typing import Any, Iterator, Literal
+from types import MappingProxyType
+from typing import Any, Iterator, Literal, Mapping, NamedTuple
 
-from msgspec import Struct, field
 
 from omp.core import pending
 from omp.fsio import CorruptFileError, dump_json, iter_jsonl, read_json, read_text
@@ -51,11 +51,11 @@ Dismissed items are remembered and not proposed again.
 # Active directives
 
 
-class Directive(Struct, frozen=True):
+class Directive(NamedTuple):
     text: str
     added_at: str | None = None
     source: str | None = None  # "manual", "review:<session>", "legacy"
-    extra: dict[str, Any] = field(default_factory=dict)  # unknown keys, kept as they were
+    extra: Mapping[str, Any] = MappingProxyType({})  # unknown keys, kept as they were (read only)
 
     def to_json(self) -> dict[str, Any]:
         return {"text": self.text, "added_at": self.added_at, "source": self.source, **self.extra}
@@ -92,7 +92,7 @@ def render_directives(directives: list[Directive]) -> str:
 # Pending queue
 
 
-class PendingItem(Struct, frozen=True):
+class PendingItem(NamedTuple):
     kind: Kind
     text: str
     proposed_at: str | None = None
@@ -118,7 +118,7 @@ class PendingItem(Struct, frozen=True):
         }
 
 
-class ChecklistLine(Struct, frozen=True):
+class ChecklistLine(NamedTuple):
     kind: Kind
     text: str
     ticked: bool
@@ -178,7 +178,7 @@ def count_open(path: Path) -> int:
 # Decisions and tombstones
 
 
-class Decision(Struct, frozen=True):
+class Decision(NamedTuple):
     ts: str
     text: str
     status: str

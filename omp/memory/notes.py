@@ -29,9 +29,8 @@ import os
 import re
 import unicodedata
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import NamedTuple, TYPE_CHECKING
 
-from msgspec import Struct
 
 from omp.errors import UsageError
 from omp.lazyre import lazy
@@ -44,7 +43,7 @@ MAX_SLUG = 60
 _ID_RE = lazy(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
 
 
-class Note(Struct, frozen=True):
+class Note(NamedTuple):
     id: str
     title: str
     created: str  # ISO 8601 UTC, e.g. 2025-01-31T12:00:00Z
