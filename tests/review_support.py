@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
 
-from helpers import Result
+from helpers import Result, run_omp
 
 OMP_CMD = [sys.executable, "-m", "omp"]
 FAKE = Path(__file__).resolve().parent / "fake_reviewer.py"
@@ -184,11 +184,10 @@ class FakeReviewer:
 
 
 def omp(project: Path, env: dict[str, str], *args: str, timeout: float = 60) -> Result:
-    """Run the real `omp ARGS` in the project with the fake reviewer's environment."""
-    full = dict(os.environ)
-    full.update(env)
-    proc = subprocess.run([*OMP_CMD, *args], cwd=project, env=full, capture_output=True, text=True, timeout=timeout)
-    return Result(proc.returncode, proc.stdout, proc.stderr)
+    """Run the real `omp ARGS` in the project with the fake reviewer's environment: `run_omp`,
+    forked from a warm omp (the review's own start-up is what tests/test_process_start.py and the
+    hook tests start for real)."""
+    return run_omp(list(args), cwd=project, env=env, timeout=timeout)
 
 
 def review(project: Path, env: dict[str, str], *args: str, timeout: float = 60) -> Result:
