@@ -195,12 +195,12 @@ def test_the_cycle_check_finds_a_cycle_through_a_function(tmp_path: Path) -> Non
 NOT_ON_THE_REVIEW_PATH = {"psutil", "requests", "urllib3", "charset_normalizer", "idna", "certifi", "dataclasses",
                           "filelock"}
 
-_LOADED_AT_EXIT = (
-    "import atexit, runpy, sys\n"
-    "atexit.register(lambda: sys.stderr.write('\\nLOADED ' + ' '.join(sorted(sys.modules)) + '\\n'))\n"
-    "sys.argv = ['omp', *sys.argv[1:]]\n"
-    "runpy.run_module('omp', run_name='__main__', alter_sys=True)\n"
-)
+def _loaded_at_exit(module: str) -> str:
+    """`python -c` code that runs `python -m MODULE` and prints every module it loaded to stderr."""
+    return ("import atexit, runpy, sys\n"
+            "atexit.register(lambda: sys.stderr.write('\\nLOADED ' + ' '.join(sorted(sys.modules)) + '\\n'))\n"
+            f"sys.argv = [{module!r}, *sys.argv[1:]]\n"
+            f"runpy.run_module({module!r}, run_name='__main__', alter_sys=True)\n")
 
 
 def test_an_ordinary_review_loads_neither_psutil_nor_requests_nor_dataclasses(project: Path, tmp_path: Path) -> None:
@@ -216,14 +216,13 @@ def test_an_ordinary_review_loads_neither_psutil_nor_requests_nor_dataclasses(pr
     key = "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"
     session = write_session(project, [*conversation(), user(f"the mail key is SENDGRID={key}, keep it out")])
     fake.queue(json_reply(standard_answer()))
-    proc = subprocess.run([sys.executable, "-c", _LOADED_AT_EXIT, "memory-review", "--json", "--session", session],
+    proc = subprocess.run([sys.executable, "-c", _loaded_at_exit("omp"), "memory-review", "--json", "--session", session],
                           cwd=project, env={**os.environ, **fake.env()}, capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr
     assert '"ran": true' in proc.stdout and key not in fake.calls()[0].stdin
     loaded = {name.split(".")[0] for name in proc.stderr.rsplit("LOADED ", 1)[1].split()}
     assert "detect_secrets" in loaded and "omp" in loaded  # the check sees what the review imported
     assert loaded & NOT_ON_THE_REVIEW_PATH == set()
-
 
 
 # What importing msgspec costs (≈ 10 ms a process here: datetime, decimal, uuid and platform come
@@ -251,10 +250,8 @@ def test_the_session_start_hooks_cold_render_loads_no_msgspec(project: Path) -> 
     add_directive(paths, "Use pnpm, not npm")
     add_notes(paths, [NoteProposal("Deploys go through tools/deploy.sh", "Blue-green, two stacks.")])
     (paths.state / "state" / "hook-context.txt").unlink(missing_ok=True)
-    hooks = _LOADED_AT_EXIT.replace("'omp', *sys.argv[1:]", "'omp.hooks', *sys.argv[1:]").replace(
-        "run_module('omp',", "run_module('omp.hooks',")
     payload = json.dumps({"sessionId": "s-1", "cwd": str(project), "source": "new"})
-    proc = subprocess.run([sys.executable, "-c", hooks, "session-start"], input=payload, cwd=project,
+    proc = subprocess.run([sys.executable, "-c", _loaded_at_exit("omp.hooks"), "session-start"], input=payload, cwd=project,
                           env=dict(os.environ), capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr
     context = json.loads(proc.stdout)["additionalContext"]
