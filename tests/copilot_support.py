@@ -113,7 +113,9 @@ def finish_detached(project: Path, timeout: float = 60) -> None:
 
 def _find_copilot_loader() -> Path | None:
     explicit = os.environ.get("OMP_E2E_COPILOT_BIN")
-    path = Path(explicit).expanduser().resolve() if explicit else DEFAULT_COPILOT
+    # Resolved, the default too: `.bin/copilot` is a link to `@github/copilot/npm-loader.js`, and
+    # `_native_binary` knows the loader by that name (unresolved, every CLI call paid a node start).
+    path = (Path(explicit).expanduser() if explicit else DEFAULT_COPILOT).resolve()
     return path if path.exists() and os.access(path, os.X_OK) else None
 
 
