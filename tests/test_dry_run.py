@@ -6,6 +6,7 @@ import json
 import os
 from pathlib import Path
 
+import forkserver
 import pytest
 from helpers import run_omp
 from sessions_support import (
@@ -113,7 +114,11 @@ def test_no_secret_reaches_the_dry_run_output(project: Path, copilot: Path) -> N
     assert data["packet"]["redactions"]["private-key"] == 1
 
 
-def test_dry_run_writes_nothing(project: Path, copilot: Path, isolated_home: Path) -> None:
+def test_dry_run_writes_nothing(project: Path, copilot: Path, isolated_home: Path,
+                                monkeypatch: pytest.MonkeyPatch) -> None:
+    # Fresh interpreters, not the fork server's warm ones: a fresh review compiles the patterns
+    # it uses and would keep them in G/state/regex-cache, which a dry run must not write either.
+    monkeypatch.setenv(forkserver.REAL_START_VAR, "1")
     fixture_in(project, copilot)
     (project / "README.md").write_text("hello\n")
     before_project = snapshot(project)
