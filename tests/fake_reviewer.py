@@ -35,13 +35,12 @@ import time
 # pathlib cost ≈ 6 ms of each one's ≈ 38.
 
 
-def _write(path: str, data: str | bytes) -> None:
-    """Whole or not at all: a test polling for the file never reads it half-written."""
-    folder, name = os.path.split(path)
+def _write(folder: str, name: str, data: str | bytes) -> None:
+    """`folder/name`, whole or not at all: a test polling for the file never reads it half-written."""
     part = os.path.join(folder, f".{name}.part")
     with open(part, "wb") as handle:
         handle.write(data if isinstance(data, bytes) else data.encode("utf-8"))
-    os.replace(part, path)
+    os.replace(part, os.path.join(folder, name))
 
 
 def _read(path: str) -> str:
@@ -75,7 +74,7 @@ def _take_reply(base: str, call: str) -> dict:
     default = os.path.join(base, "default.json")
     if os.path.isfile(default):
         reply = json.loads(_read(default))
-        _write(os.path.join(call, "reply.json"), json.dumps(reply))
+        _write(call, "reply.json", json.dumps(reply))
         return reply
     return {"stdout": "", "stderr": "fake reviewer: no canned reply left\n", "exit": 3}
 
@@ -86,18 +85,18 @@ def main() -> int:
     # the prompt leaves no call behind that names no session (tests/test_crash_safety.py).
     data = sys.stdin.buffer.read()
     call = _new_call_dir(base)
-    _write(os.path.join(call, "stdin.txt"), data)
-    _write(os.path.join(call, "pid.txt"), str(os.getpid()))
-    _write(os.path.join(call, "argv.json"), json.dumps(sys.argv[1:]))
-    _write(os.path.join(call, "cwd.txt"), os.getcwd())
-    _write(os.path.join(call, "env.json"), json.dumps(dict(os.environ)))
+    _write(call, "stdin.txt", data)
+    _write(call, "pid.txt", str(os.getpid()))
+    _write(call, "argv.json", json.dumps(sys.argv[1:]))
+    _write(call, "cwd.txt", os.getcwd())
+    _write(call, "env.json", json.dumps(dict(os.environ)))
     reply = _take_reply(base, call)
     if reply.get("spawn_child"):
         import subprocess
 
         child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(3600)"],
                                  stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        _write(os.path.join(call, "child.txt"), str(child.pid))
+        _write(call, "child.txt", str(child.pid))
     if reply.get("ignore_term"):
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
     time.sleep(float(reply.get("sleep", 0)))
@@ -109,7 +108,7 @@ def main() -> int:
     sys.stdout.flush()
     sys.stderr.write(reply.get("stderr", ""))
     sys.stderr.flush()
-    _write(os.path.join(call, "answered.txt"), "yes")
+    _write(call, "answered.txt", "yes")
     if reply.get("hang"):
         time.sleep(3600)
     return int(reply.get("exit", 0))
