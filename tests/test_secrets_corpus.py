@@ -182,7 +182,7 @@ def test_neutralising_cannot_rebuild_a_token(project: Path, fake: FakeReviewer, 
 
 
 def test_crash_logs_redact_the_command_line_and_the_traceback(monkeypatch: pytest.MonkeyPatch) -> None:
-    from omp.cli import _crash_report
+    from omp.program import crash_report as _crash_report
 
     monkeypatch.setattr(sys, "argv", ["omp", "-p", "connect with PGPASSWORD=Cr4sh-otter-Bay", "--password", "Cr4shPw9"])
     try:

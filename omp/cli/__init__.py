@@ -4,17 +4,17 @@ Each command lives in its own module `omp/cli/<name>.py` (dashes become undersco
 a click command called `cli`; the group finds them by file name and imports only the one being
 run, so adding a command never touches this file and start-up stays small.
 
-`main()` is the one place where errors become exit codes: `OmpError` → its message and hint on
-stderr, exit 1 (2 for usage errors); anything unexpected → a crash log with the traceback.
-`run()` is the program (console script, `python -m omp`, omp's detached starts): `main()`, then
-an exit that skips Python's finalisation (see `_exit_now`).
+`main()` is where errors become exit codes: click's own (usage) errors here, the rest as every omp
+program does (`omp.program.guarded`: `OmpError` → its message and hint on stderr, exit 1, 2 for
+usage errors; anything unexpected → a crash log with the traceback). `run()` is the program
+(console script, `python -m omp`): `main()`, then an exit that skips Python's finalisation
+(`omp.program.exit_now`).
 """
 
 from __future__ import annotations
 
 import importlib
 import os
-import shlex
 import sys
 from pathlib import Path
 from typing import NoReturn, Sequence
@@ -22,7 +22,8 @@ from typing import NoReturn, Sequence
 import click
 
 from omp import __version__
-from omp.errors import EXIT_FAILURE, EXIT_USAGE, OmpError
+from omp.errors import EXIT_FAILURE, EXIT_USAGE
+from omp.program import exit_now, guarded
 
 _NOT_COMMANDS = {"options", "render"}
 
@@ -62,44 +63,6 @@ def cli() -> None:
 
     `omp -p PROMPT [copilot options]` runs Copilot headless and reviews the session afterwards.
     """
-
-
-def _crash_report(exc: BaseException) -> str:
-    """The crash log's text, secrets redacted (SPEC §6.1).
-
-    The command line is joined as a shell would show it before redaction, so `--password X`
-    or `-p "PGPASSWORD=…"` are seen as what they are; the traceback (whose messages and source
-    lines can quote a secret) is redacted too.
-    """
-    import traceback  # only a crash needs it (with linecache and tokenize): not every command's start-up
-
-    text = (
-        f"omp {__version__}\ncommand: {shlex.join(sys.argv)}\n\n"
-        + "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
-    )
-    try:
-        from omp.safety.secrets import redact  # only a crash report: the secret rules cost 19 ms to import
-
-        return redact(text)[0]
-    except Exception:  # a broken detector must not leak: keep only what holds no user text
-        return f"omp {__version__}\n(crash report withheld: redaction failed)\n{type(exc).__name__}\n"
-
-
-def _crash_log(exc: BaseException) -> Path | None:
-    # Only a crash is logged: what the log needs is imported when there is one.
-    import datetime
-
-    from omp.paths import global_home
-
-    try:
-        folder = global_home() / "logs"
-        folder.mkdir(parents=True, exist_ok=True)
-        stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
-        path = folder / f"crash-{stamp}-{os.getpid()}.log"
-        path.write_text(_crash_report(exc), encoding="utf-8")
-        return path
-    except OSError:
-        return None
 
 
 def _click_error(exc: click.ClickException) -> str:
@@ -145,41 +108,11 @@ click.Command.get_short_help_str = _full_short_help  # type: ignore[method-assig
 
 
 def run() -> NoReturn:
-    """The `omp` program: the console script, `python -m omp` and omp's own detached starts
-    (`omp.process.omp_argv`). `main()`, then the exit (`_exit_now`)."""
+    """The `omp` program: the console script, `python -m omp`, and omp's own detached starts for
+    what `omp.review.__main__` does not run itself. `main()`, then the fast exit."""
     code = main()
-    _exit_now(code)
+    exit_now(code)
     raise SystemExit(code)
-
-
-def _exit_now(code: int) -> None:
-    """End the process without Python's finalisation, which frees every module and object one
-    by one: after a review (a few hundred modules) that took 50–70 ms of its wall time, for
-    nothing (SPEC §12). What a normal exit does that matters is done first: the standard
-    streams are flushed and the atexit handlers run; omp's files are closed as they are written
-    and its threads are daemons. Returns (the caller then exits normally) when a profiler or a
-    tracer is on (it writes its results at exit), a non-daemon thread still runs, or a flush
-    fails (the normal exit reports it)."""
-    import atexit  # only here: the exit is all that needs it
-    import threading
-
-    run_exitfuncs = getattr(atexit, "_run_exitfuncs", None)
-    if run_exitfuncs is None or sys.getprofile() is not None or sys.gettrace() is not None:
-        return
-    if any(t.is_alive() and not t.daemon and t is not threading.main_thread() for t in threading.enumerate()):
-        return
-    try:
-        sys.stdout.flush()
-        sys.stderr.flush()
-    except Exception:
-        return
-    run_exitfuncs()
-    try:
-        sys.stdout.flush()  # what the handlers printed
-        sys.stderr.flush()
-    except Exception:
-        pass
-    os._exit(code)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -187,26 +120,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args and args[0] in ("-p", "--prompt"):
         # `omp -p ...` is the headless wrapper: every argument goes to Copilot untouched.
         args = ["launch", "--", *args]
-    try:
-        result = cli.main(args=args, prog_name="omp", standalone_mode=False)
-        return int(result or 0)
-    except click.exceptions.Abort:
-        click.echo("omp: aborted", err=True)
-        return EXIT_FAILURE
-    except click.ClickException as exc:
-        click.echo(_click_error(exc), err=True)
-        return EXIT_USAGE if isinstance(exc, click.UsageError) else exc.exit_code
-    except click.exceptions.Exit as exc:
-        return exc.exit_code
-    except OmpError as exc:
-        click.echo(exc.render(), err=True)
-        return exc.exit_code
-    except KeyboardInterrupt:
-        return 130
-    except BrokenPipeError:
-        return EXIT_FAILURE
-    except Exception as exc:  # a bug: keep the traceback for the report, show a short line
-        log = _crash_log(exc)
-        where = f"; details in {log}" if log else ""
-        click.echo(f"omp: internal error: {type(exc).__name__}: {exc}{where}", err=True)
-        return EXIT_FAILURE
+
+    def command() -> int:
+        try:
+            return int(cli.main(args=args, prog_name="omp", standalone_mode=False) or 0)
+        except click.exceptions.Abort:
+            click.echo("omp: aborted", err=True)
+            return EXIT_FAILURE
+        except click.ClickException as exc:
+            click.echo(_click_error(exc), err=True)
+            return EXIT_USAGE if isinstance(exc, click.UsageError) else exc.exit_code
+        except click.exceptions.Exit as exc:
+            return exc.exit_code
+
+    return guarded(command, lambda text: click.echo(text, err=True))

@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import click
 
+from omp.program import json_text
+
 
 def echo_json(value: Any) -> None:
-    click.echo(json.dumps(value, indent=2, ensure_ascii=False))
+    click.echo(json_text(value))
 
 
 def format_value(value: Any) -> str:

@@ -1,0 +1,125 @@
+"""What every omp program does at its edges: errors become exit codes, a crash a log, the exit fast.
+
+Two programs share it: the `omp` command (`omp.cli`, click) and the detached review
+(`omp.review.__main__`, which runs without click). Both:
+
+- turn an `OmpError` into its message and hint on stderr and its exit code (1, or 2 for usage
+  errors); anything unexpected is a bug: a one-line message, and the traceback in a crash log
+  under `G/logs/`, redacted (SPEC §6.1) (`guarded`);
+- print `--json` output in one form (`json_text`);
+- end without Python's finalisation once their work is done (`exit_now`).
+
+Light at import (json, which every omp process loads for its config, os, sys): the detached
+review counts its start-up (SPEC §12).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import sys
+from pathlib import Path
+from typing import Any, Callable
+
+from omp import __version__
+from omp.errors import EXIT_FAILURE, OmpError
+
+# A message for stderr: the program's own writer (click.echo for the command, print for the
+# detached review), so its output keeps its order with what else the program wrote.
+ErrorWriter = Callable[[str], None]
+
+
+def write_stderr(text: str) -> None:
+    print(text, file=sys.stderr, flush=True)
+
+
+def json_text(value: Any) -> str:
+    """What `--json` prints: indented, and the user's words as they are (not `\\u` escapes)."""
+    return json.dumps(value, indent=2, ensure_ascii=False)
+
+
+def guarded(body: Callable[[], int], write_error: ErrorWriter = write_stderr) -> int:
+    """`body()`'s exit code; the errors it raises as the module docstring says."""
+    try:
+        return body()
+    except OmpError as exc:
+        write_error(exc.render())
+        return exc.exit_code
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        return EXIT_FAILURE
+    except Exception as exc:  # a bug: keep the traceback for the report, show a short line
+        log = crash_log(exc)
+        where = f"; details in {log}" if log else ""
+        write_error(f"omp: internal error: {type(exc).__name__}: {exc}{where}")
+        return EXIT_FAILURE
+
+
+def crash_report(exc: BaseException) -> str:
+    """The crash log's text, secrets redacted (SPEC §6.1).
+
+    The command line is joined as a shell would show it before redaction, so `--password X`
+    or `-p "PGPASSWORD=…"` are seen as what they are; the traceback (whose messages and source
+    lines can quote a secret) is redacted too.
+    """
+    import traceback  # only a crash needs it (with linecache and tokenize): not every command's start-up
+
+    text = (
+        f"omp {__version__}\ncommand: {shlex.join(sys.argv)}\n\n"
+        + "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
+    )
+    try:
+        from omp.safety.secrets import redact  # only a crash report: the secret rules cost 19 ms to import
+
+        return redact(text)[0]
+    except Exception:  # a broken detector must not leak: keep only what holds no user text
+        return f"omp {__version__}\n(crash report withheld: redaction failed)\n{type(exc).__name__}\n"
+
+
+def crash_log(exc: BaseException) -> Path | None:
+    # Only a crash is logged: what the log needs is imported when there is one.
+    import datetime
+
+    from omp.paths import global_home
+
+    try:
+        folder = global_home() / "logs"
+        folder.mkdir(parents=True, exist_ok=True)
+        stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
+        path = folder / f"crash-{stamp}-{os.getpid()}.log"
+        path.write_text(crash_report(exc), encoding="utf-8")
+        return path
+    except OSError:
+        return None
+
+
+def exit_now(code: int) -> None:
+    """End the process without Python's finalisation, which frees every module and object one
+    by one: after a review (a few hundred modules) that took 50–70 ms of its wall time, for
+    nothing (SPEC §12). What a normal exit does that matters is done first: the standard
+    streams are flushed and the atexit handlers run; omp's files are closed as they are written
+    and its threads are daemons. Returns (the caller then exits normally) when a profiler or a
+    tracer is on (it writes its results at exit), a non-daemon thread still runs, or a flush
+    fails (the normal exit reports it)."""
+    import atexit  # only here: the exit is all that needs it
+    import threading
+
+    run_exitfuncs = getattr(atexit, "_run_exitfuncs", None)
+    if run_exitfuncs is None or sys.getprofile() is not None or sys.gettrace() is not None:
+        return
+    if any(t.is_alive() and not t.daemon and t is not threading.main_thread() for t in threading.enumerate()):
+        return
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except Exception:
+        return
+    run_exitfuncs()
+    try:
+        sys.stdout.flush()  # what the handlers printed
+        sys.stderr.flush()
+    except Exception:
+        pass
+    os._exit(code)
