@@ -77,9 +77,21 @@ def _prepare(root: str) -> str:
     return folder
 
 
+def review_args(root: str, session_id: str) -> list[str]:
+    """`memory-review --session ID --root R`: what `start_review` runs (R absolute), and one of
+    the two command lines `omp.review.__main__` runs without click."""
+    return ["memory-review", "--session", session_id, "--root", root]
+
+
+def sweep_args(root: str) -> list[str]:
+    """`memory-review --sweep --limit N --root R`: what `start_sweep` runs, and the other one."""
+    return ["memory-review", "--sweep", "--limit", str(SWEEP_LIMIT), "--root", root]
+
+
 def start_review(root: str | os.PathLike[str], session_id: str) -> Detached:
     """Detach `omp memory-review --session ID --root R`."""
-    return _start(root, ["--session", session_id], f"review-{session_id}")
+    root = _absolute(root)
+    return _start(root, review_args(root, session_id), f"review-{session_id}")
 
 
 def start_sweep(root: str | os.PathLike[str]) -> Detached:
@@ -88,17 +100,17 @@ def start_sweep(root: str | os.PathLike[str]) -> Detached:
     Limited: started by a session start, it must never turn into a review (and a bill) for
     every old session of a project that has just switched memory-mode on.
     """
-    return _start(root, ["--sweep", "--limit", str(SWEEP_LIMIT)], "sweep")
+    root = _absolute(root)
+    return _start(root, sweep_args(root), "sweep")
 
 
-def _start(root: str | os.PathLike[str], args: list[str], log_prefix: str) -> Detached:
-    # Absolute: the child runs from the neutral folder, where a relative root means nothing.
-    root = os.path.abspath(os.fspath(root))
+def _absolute(root: str | os.PathLike[str]) -> str:
+    # The child runs from the neutral folder, where a relative root means nothing.
+    return os.path.abspath(os.fspath(root))
+
+
+def _start(root: str, args: list[str], log_prefix: str) -> Detached:
     folder = _prepare(root)
-    detached = start_omp(
-        ["memory-review", *args, "--root", root],
-        os.path.join(folder, f"{log_prefix}-{_stamp()}.log"),
-        delay=START_DELAY_SECONDS,
-    )
+    detached = start_omp(args, os.path.join(folder, f"{log_prefix}-{_stamp()}.log"), delay=START_DELAY_SECONDS)
     prune_run_logs(folder)
     return detached

@@ -110,7 +110,9 @@ _DROPPED_VARS = ("OMP_REVIEWER", "PYTHONSTARTUP", "PYTHONINSPECT", "PYTHONBREAKP
 # `python -c`'s first statement: sys.path[0] is then '' (the working folder); drop it before
 # anything else is imported. The same guard as hooks/run's.
 _SAFE_START = "import sys; sys.path and sys.path[0] in ('', '.') and sys.path.pop(0); "
-_OMP_MAIN = "from omp.cli import run; run()"
+# omp's own starts are reviews (omp.detach): its entry runs them without click, and hands any
+# other command line to the `omp` command.
+_OMP_MAIN = "from omp.review.__main__ import run; run()"
 
 
 def neutral_cwd() -> str:
@@ -132,7 +134,8 @@ def review_environment(base: Mapping[str, str] | None = None) -> dict[str, str]:
 
 def omp_argv(*args: str) -> list[str]:
     """`omp ARGS` with the very interpreter running now (the one that registered the hooks),
-    its working folder off `sys.path` (see the module docstring)."""
+    its working folder off `sys.path` (see the module docstring). A review's command line runs
+    without loading click (`omp.review.__main__`); any other is the `omp` command's."""
     return [sys.executable, "-c", _SAFE_START + _OMP_MAIN, *args]
 
 

@@ -15,18 +15,19 @@ import click
 
 from omp.cli.options import json_option, project_paths, root_option
 from omp.cli.render import echo_json
-from omp import lazyre, trust
+from omp import lazyre
 from omp.copilot_history import forget_reviewer_sessions
 from omp.errors import UsageError
 from omp.paths import GlobalPaths
 from omp.review import report
-from omp.review.outcome import ReviewOutcome, ReviewRequest, SkipReason
-from omp.review.pipeline import review_session
+from omp.review.command import run_review
+from omp.review.outcome import ReviewRequest
 from omp.review.preview import Preview, preview
 
-# A hook-started review runs this module for one session, and SPEC §12 counts its start-up:
-# the sweep and undo are imported by the commands that use them (3.9 and 6.0 ms in a fresh
-# process); the preview adds 0.6 ms, and the history clean-up's module the review loads anyway.
+# A hook-started review does not run this module (omp.review.__main__ runs omp.review.command
+# without click); a typed `omp memory-review` does: the sweep and undo are imported by the
+# commands that use them (3.9 and 6.0 ms in a fresh process); the preview adds 0.6 ms, and the
+# history clean-up's module the review loads anyway.
 
 
 
@@ -149,54 +150,13 @@ def clean_history_cmd(as_json: bool) -> None:
 
 
 
-def _run(
-    *,
-    root: Path | None,
-    session: str | None,
-    model: str | None = None,
-    reviewer: str | None = None,
-    force: bool = False,
-    as_json: bool = False,
-    sweep_all: bool = False,
-    limit: int | None = None,
-    include_older: bool = False,
-) -> int:
+def _run(*, root: Path | None, session: str | None, model: str | None = None, reviewer: str | None = None,
+         force: bool = False, as_json: bool = False, sweep_all: bool = False, limit: int | None = None,
+         include_older: bool = False) -> int:
     """Run one review (or a sweep), print the result, return the exit code."""
-    paths = project_paths(root)
-    request = ReviewRequest(session or "latest", model, reviewer, force)
-    ignored = trust.ignored_notice(paths)
-
-    def note_ignored(outcomes: list[ReviewOutcome]) -> None:
-        # stderr (--json output stays one object), unless a skip reason already said it.
-        if ignored and not any(o.skip is SkipReason.MEMORY_MODE_OFF for o in outcomes):
-            click.echo(f"omp: note: {ignored}", err=True)
-    if sweep_all:
-        from omp.review.sweep import sweep  # only --sweep needs it (see the note at the top)
-
-        def show(outcome: ReviewOutcome) -> None:  # one line per session, as it goes
-            click.echo(report.progress_line(outcome))
-
-        result = sweep(paths, request, limit, include_older=include_older, progress=None if as_json else show)
-        if as_json:
-            echo_json(result.to_json())
-        else:
-            for line in report.sweep_lines(result):
-                click.echo(line)
-        for outcome in result.outcomes:
-            for line in report.failure_lines(outcome):
-                click.echo(line, err=True)
-        note_ignored(result.outcomes)
-        return result.exit_code
-    outcome = review_session(paths, request)
-    if as_json:
-        echo_json(outcome.to_json())
-    else:
-        for line in report.outcome_lines(outcome):
-            click.echo(line)
-    for line in report.failure_lines(outcome):
-        click.echo(line, err=True)
-    note_ignored([outcome])
-    return outcome.exit_code
+    return run_review(project_paths(root), ReviewRequest(session or "latest", model, reviewer, force),
+                      lambda text, err: click.echo(text, err=err), as_json=as_json, sweep_all=sweep_all,
+                      limit=limit, include_older=include_older)
 
 
 def _undo(*, root: Path | None, session: str, force: bool = False, as_json: bool = False) -> int:
