@@ -1,8 +1,9 @@
 """The one user-facing error type, and its exit codes.
 
 Every fault a user can fix is raised as `OmpError` (or `UsageError`) with a message that says
-what went wrong and a hint that names the fix. The CLI's single handler (`omp.cli.main`) turns
-them into a message on stderr and an exit code; anything else is a bug and gets a crash log.
+what went wrong and a hint that names the fix. One handler (`omp.program.guarded`, used by the
+`omp` command and the detached review) turns them into a message on stderr and an exit code;
+anything else is a bug and gets a crash log.
 """
 
 from __future__ import annotations
