@@ -30,8 +30,14 @@ from omp.errors import EXIT_FAILURE, OmpError
 ErrorWriter = Callable[[str], None]
 
 
+def write_line(text: str, err: bool = False) -> None:
+    """A line of output without click (the detached review's). Flushed at once, as click.echo
+    flushes: stdout and stderr share one run log, and its lines stay in the order written."""
+    print(text, flush=True, file=sys.stderr if err else sys.stdout)
+
+
 def write_stderr(text: str) -> None:
-    print(text, file=sys.stderr, flush=True)
+    write_line(text, True)
 
 
 def json_text(value: Any) -> str:

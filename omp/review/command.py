@@ -7,24 +7,17 @@ the writer each is given (`click.echo`, or `print`), in the same order.
 
 from __future__ import annotations
 
-import sys
 from typing import Callable
 
 from omp import trust
 from omp.paths import ProjectPaths
-from omp.program import json_text
+from omp.program import json_text, write_line
 from omp.review import report
 from omp.review.outcome import ReviewOutcome, ReviewRequest, SkipReason
 from omp.review.pipeline import review_session
 
 # (text, to stderr?): one line of the report.
 Writer = Callable[[str, bool], None]
-
-
-def write_line(text: str, err: bool = False) -> None:
-    """The detached review's writer. Flushed at once, as click.echo flushes: the two streams
-    share one run log, and its lines stay in the order they were written."""
-    print(text, flush=True, file=sys.stderr if err else sys.stdout)
 
 
 def run_review(paths: ProjectPaths, request: ReviewRequest, write: Writer = write_line, *, as_json: bool = False,
