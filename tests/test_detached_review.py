@@ -68,17 +68,20 @@ def _pair(tmp_path: Path, answer_reply: dict) -> tuple[dict[str, str], list[tupl
     return {**os.environ, **fake.env()}, pairs
 
 
+def _detach_args(project: Path, session: str, sweep: bool) -> list[str]:
+    return detach.sweep_args(str(project)) if sweep else detach.review_args(str(project), session)
+
+
 def _as_the_command(project: Path, session: str, env: dict[str, str], sweep: bool = False) -> subprocess.CompletedProcess[str]:
-    what = ["--sweep", "--limit", str(detach.SWEEP_LIMIT)] if sweep else ["--session", session]
-    return subprocess.run([sys.executable, "-m", "omp", "memory-review", *what, "--root", str(project)],
+    """The same command line, typed: `python -m omp ARGS` in the project."""
+    return subprocess.run([sys.executable, "-m", "omp", *_detach_args(project, session, sweep)],
                           cwd=project, env=env, capture_output=True, text=True, timeout=60)
 
 
 def _as_detached(project: Path, session: str, env: dict[str, str], sweep: bool = False) -> subprocess.CompletedProcess[str]:
     """The very argv omp.detach starts, from the neutral folder."""
-    args = detach.sweep_args(str(project)) if sweep else detach.review_args(str(project), session)
-    return subprocess.run(process.omp_argv(*args), cwd=process.neutral_cwd(), env=env, capture_output=True,
-                          text=True, timeout=60)
+    return subprocess.run(process.omp_argv(*_detach_args(project, session, sweep)), cwd=process.neutral_cwd(),
+                          env=env, capture_output=True, text=True, timeout=60)
 
 
 def _same(one: str, other: str, a: tuple[Path, str], b: tuple[Path, str]) -> None:
