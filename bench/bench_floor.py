@@ -142,14 +142,13 @@ def measure(path: Path, rounds: int) -> dict[str, float]:
 
 
 def table(sizes: list[float], figures: dict[float, dict[str, float]], rounds: int) -> str:
-    names = list(next(iter(figures.values())))
+    floor = {mb: sum(ms for name, ms in figures[mb].items() if name != "pass") for mb in sizes}
     head = "| step | " + " | ".join(f"{mb:g} MB: ms (ms per MB)" for mb in sizes) + " |"
     rows = [head, "|---|" + "---:|" * len(sizes)]
-    for name in names:
+    for name in figures[sizes[0]]:
         if name == "pass":
-            rows.append("| **sum of the steps: the floor** | " + " | ".join(
-                f"**{sum(v for k, v in figures[mb].items() if k != 'pass'):.1f} "
-                f"({sum(v for k, v in figures[mb].items() if k != 'pass') / mb:.2f})**" for mb in sizes) + " |")
+            rows.append("| **sum of the steps: the floor** | "
+                        + " | ".join(f"**{floor[mb]:.1f} ({floor[mb] / mb:.2f})**" for mb in sizes) + " |")
         rows.append(f"| {name} | " + " | ".join(f"{figures[mb][name]:.1f} ({figures[mb][name] / mb:.2f})"
                                                 for mb in sizes) + " |")
     return (f"`python bench/bench_floor.py --write` — {platform.system()} {platform.machine()}, {os.cpu_count()} CPUs, "
