@@ -2,9 +2,11 @@
 
 The answer is one JSON object with `"schema": "omp.review.v1"`, somewhere in the reviewer's
 output. Models wrap it in code fences or prose (sometimes prose with braces of its own), so the
-object is found by trying to decode a JSON value at each `{` with the standard decoder: strings
-containing braces are handled by the decoder itself, a brace in prose simply fails to decode,
-and a truncated object never decodes.
+object is found by one pass that pairs the brackets outside strings and decodes, with the
+standard decoder, each closed `{…}` that holds a "schema" key: a brace in prose pairs with
+nothing or fails to decode, and a truncated object never closes. The output is untrusted, so the
+search is bounded in size (`MAX_ANSWER_SCAN`), nesting (`MAX_DEPTH`, refused before any
+decoding) and time (linear in the text: see `_scan_objects`).
 
 Each entry is validated on its own: a bad entry is rejected with a path-to-error reason
 (`directives[2].evidence: missing`) and the good ones are kept. Evidence is verified
@@ -47,7 +49,6 @@ MAX_CHARS = {
     "evidence": 1000,
 }
 MIN_EVIDENCE_CHARS = 8
-MAX_ANSWER_SCAN = 2_000_000  # characters of reviewer output looked at
 
 SLUG_RE = lazy(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 
@@ -117,61 +118,125 @@ class Validation(Struct):
 
 # ---------------------------------------------------------------------------------------------
 # finding the object
+#
+# Bounded in size, nesting depth and time (SPEC §5.1): a reviewer's output is untrusted. One
+# forward pass pairs the brackets (strings skipped by a regular expression, so a brace inside a
+# string is not one); each `{…}` it closes that holds a `"schema"` key is decoded with the
+# standard decoder. Outside every object the text is prose: a quote or a `[` there means nothing.
+# Nesting deeper than MAX_DEPTH is refused before anything is decoded, so the decoder never
+# recurses far; a span that fails to decode makes every span around it fail too, so it is never
+# decoded again. Each character is looked at once by the pass and at most MAX_DEPTH times by
+# the decoder: linear time, whatever the reviewer wrote.
 
-_DECODER = json.JSONDecoder()
+MAX_DEPTH = 64  # an omp.review.v1 answer nests 3 deep; its prose, a little more
+MAX_ANSWER_SCAN = 1_000_000  # characters of reviewer output looked at (an answer is < 100,000)
 _OPENING = lazy(r'\{\s*["}]')
+# Inside an object: a string (to its closing quote, or to the end when it never closes) or a bracket.
+_INNER = lazy(r'(?s)"[^"\\]*(?:\\.[^"\\]*)*"?|[{}\[\]]')
+_SCHEMA_KEY = '"schema"'
+
+
+class AnswerTooDeep(ValueError):
+    """The text nests brackets deeper than MAX_DEPTH: refused before any decoding."""
+
+
+class _Scan(Struct):
+    answer: dict[str, Any] | None = None
+    other_schema: str | None = None
+    unclosed: list[int] = field(default_factory=list)  # where the objects left open at the end start
 
 
 def find_answer(text: str) -> FoundAnswer:
     """The first JSON object in `text` whose `schema` is omp.review.v1, or why there is none."""
+    length = len(text)
     text = text[:MAX_ANSWER_SCAN]
-    other_schema: str | None = None
-    failed: list[int] = []
-    for match in _OPENING.finditer(text):
-        start = match.start()
-        try:
-            value, _ = _DECODER.raw_decode(text, start)
-        except json.JSONDecodeError:
-            failed.append(start)
-            continue
-        if not isinstance(value, dict):
-            continue
-        schema = value.get("schema")
-        if schema == SCHEMA:
-            # A "\ud800" in the answer would be a text nothing can write or send (omp.sessions.lines).
-            return FoundAnswer(repair_lone_surrogates(value), None)
-        if schema is not None and other_schema is None:
-            other_schema = str(schema)[:40]
-    if SCHEMA in text and any(_runs_off_end(text, start) for start in failed if SCHEMA in text[start:]):
+    try:
+        scan = _scan_objects(text, 0)
+        if scan.answer is None and SCHEMA in text:
+            # A stray quote in prose inside a brace (`{he said "so}`) flips what the pass takes
+            # for a string; the object that holds the first "schema" key, read from its own
+            # opening, does not depend on what came before.
+            retry = _opening_before(text, text.find(_SCHEMA_KEY))
+            if retry is not None:
+                again = _scan_objects(text, retry)
+                scan.answer = again.answer
+    except AnswerTooDeep:
+        return FoundAnswer(None, f"answer nests brackets more than {MAX_DEPTH} levels deep: refused")
+    if scan.answer is not None:
+        # A "\ud800" in the answer would be a text nothing can write or send (omp.sessions.lines).
+        return FoundAnswer(repair_lone_surrogates(scan.answer), None)
+    last_schema = text.rfind(SCHEMA)
+    if last_schema >= 0 and any(start < last_schema and _OPENING.match(text, start) for start in scan.unclosed):
         return FoundAnswer(None, "answer is truncated: the omp.review.v1 object never closes")
-    if other_schema is not None:
-        return FoundAnswer(None, f"answer has schema {other_schema!r}, expected {SCHEMA!r}")
+    if scan.other_schema is not None:
+        return FoundAnswer(None, f"answer has schema {scan.other_schema!r}, expected {SCHEMA!r}")
     if not text.strip():
         return FoundAnswer(None, "answer is empty")
-    return FoundAnswer(None, f"no JSON object with \"schema\": \"{SCHEMA}\" in the answer")
+    where = f" (only the first {MAX_ANSWER_SCAN:,} of its {length:,} characters were read)" if length > MAX_ANSWER_SCAN else ""
+    return FoundAnswer(None, f"no JSON object with \"schema\": \"{SCHEMA}\" in the answer{where}")
 
 
-def _runs_off_end(text: str, start: int) -> bool:
-    """Does the object opening at `start` never close (a cut-off answer rather than prose)?"""
-    depth = 0
-    in_string = escaped = False
-    for char in text[start:]:
-        if in_string:
-            if escaped:
-                escaped = False
-            elif char == "\\":
-                escaped = True
-            elif char == '"':
-                in_string = False
-        elif char == '"':
-            in_string = True
-        elif char in "{[":
-            depth += 1
-        elif char in "}]":
-            depth -= 1
-            if depth == 0:
-                return False
-    return depth > 0
+def _opening_before(text: str, at: int) -> int | None:
+    """Where the last `{"` (or `{}`) before position `at` opens, or None."""
+    if at < 0:
+        return None
+    start = text.rfind("{", 0, at)
+    while start >= 0 and not _OPENING.match(text, start):
+        start = text.rfind("{", 0, start)
+    return start if start >= 0 else None
+
+
+def _scan_objects(text: str, pos: int) -> _Scan:
+    """One pass from `pos`: decode each closed `{…}` holding a "schema" key, inner first, until one
+    is the answer. Raises AnswerTooDeep past MAX_DEPTH open brackets."""
+    found = _Scan()
+    # The open brackets: (position, is it an object, did something inside fail to decode).
+    stack: list[list[Any]] = []
+    search = _INNER.search
+    while True:
+        if not stack:  # prose: only an object's `{` starts anything
+            pos = text.find("{", pos)
+            if pos < 0:
+                return found
+            stack.append([pos, True, False])
+            pos += 1
+            continue
+        match = search(text, pos)
+        if match is None:
+            found.unclosed = [frame[0] for frame in stack if frame[1]]
+            return found
+        token, pos = match.group(), match.end()
+        if token[0] == '"':
+            continue
+        if token in "{[":
+            if len(stack) >= MAX_DEPTH:
+                raise AnswerTooDeep(match.start())
+            stack.append([match.start(), token == "{", False])
+            continue
+        start, is_object, broken = stack.pop()
+        # A bracket closed by the wrong kind (`[ … }`) is broken JSON, as is what holds it.
+        broken = broken or is_object != (token == "}")
+        if not broken and is_object and text.find(_SCHEMA_KEY, start, pos) >= 0:
+            broken = not _decoded(text[start:pos], found)
+            if found.answer is not None:
+                return found
+        if broken and stack:
+            stack[-1][2] = True
+
+
+def _decoded(span: str, found: _Scan) -> bool:
+    """Decode one balanced span (nesting already bounded); note the answer or a foreign schema."""
+    try:
+        value = json.loads(span)
+    except (ValueError, RecursionError):
+        return False
+    if isinstance(value, dict):
+        schema = value.get("schema")
+        if schema == SCHEMA:
+            found.answer = value
+        elif schema is not None and found.other_schema is None:
+            found.other_schema = str(schema)[:40]
+    return True
 
 
 def answer_complete(text: str) -> bool:
