@@ -20,8 +20,8 @@ Six things, one set of rules, portable through psutil where POSIX and Windows di
   descriptor, its own session (POSIX) or a detached, windowless process group (Windows), so a
   hook's pipes, the terminal's Ctrl-C and Copilot's exit do not reach it;
 - **a captured run** (`run_captured`): stdin text fed by a thread, stdout and stderr collected as
-  they arrive, a timeout, an early stop once the output is complete, and on timeout or Ctrl-C the
-  child's whole tree ended;
+  they arrive (stdout up to a size bound), a timeout, an early stop once the output is complete,
+  and on timeout, overflow, a failed reader or Ctrl-C the child's whole tree ended;
 - **telling a process by its start time** (`start_time`, `is_alive`): a pid alone may have been
   reused; the claim protocol records both (on Linux a start time is read from `/proc` by
   psutil's own formula, so an ordinary review, which records its own and its reviewer's, never
@@ -295,19 +295,21 @@ class Finished:  # a plain class: dataclasses is not loaded on the hook path, wh
 
     `timed_out`: the deadline passed before the child exited or its output was complete.
     `stopped`: omp ended the child after its output was complete (it lingered, or the deadline
-    passed after the answer arrived); what it wrote is all there.
+    passed after the answer arrived); what it wrote is all there. `overflowed`: it wrote more than
+    the caller would read; omp stopped reading and ended it.
     """
 
-    __slots__ = ("stdout", "stderr", "returncode", "timed_out", "stopped", "duration_ms")
+    __slots__ = ("stdout", "stderr", "returncode", "timed_out", "stopped", "duration_ms", "overflowed")
 
     def __init__(self, stdout: str, stderr: str, returncode: int | None, timed_out: bool, stopped: bool,
-                 duration_ms: int) -> None:
+                 duration_ms: int, overflowed: bool = False) -> None:
         self.stdout = stdout
         self.stderr = stderr
         self.returncode = returncode
         self.timed_out = timed_out
         self.stopped = stopped
         self.duration_ms = duration_ms
+        self.overflowed = overflowed  # stdout passed max_stdout: reading stopped, the child was ended
 
     def __repr__(self) -> str:
         return (f"Finished(returncode={self.returncode}, timed_out={self.timed_out}, stopped={self.stopped}, "
@@ -339,26 +341,49 @@ def _die_with_parent_hook() -> Callable[[], None] | None:
     return hook
 
 
+class OutputReadError(Exception):
+    """Reading a child's output failed (a reader thread raised, or the `complete` check did).
+    The child is ended first; `__cause__` holds the original exception."""
+
+
 class _Pump:
     """Threads that feed stdin and collect stdout/stderr while the child runs, so a large input
-    cannot deadlock against a child that writes before it reads."""
+    cannot deadlock against a child that writes before it reads.
 
-    def __init__(self, proc: subprocess.Popen[bytes], stdin: bytes | None,
-                 complete: Callable[[str], bool] | None) -> None:
+    A thread never dies silently: whatever it raises is kept in `error` and `changed` is set, so
+    the caller's loop sees it at once and re-raises it (a reader that died used to leave the
+    caller waiting for the whole timeout). stdout is kept up to `max_stdout` bytes; past that
+    the reader stops and sets `overflowed`, and the caller ends the child.
+    """
+
+    def __init__(self, proc: subprocess.Popen[bytes], stdin: bytes | None, max_stdout: int | None) -> None:
         import threading  # light at import: see the module docstring
 
         self.proc = proc
         self.stdout = bytearray()
         self.stderr = bytearray()
-        self.complete_at: float | None = None
+        self.max_stdout = max_stdout
+        self.overflowed = False
+        self.error: BaseException | None = None
         self.changed = threading.Event()
-        self._complete = complete
-        self.threads = [threading.Thread(target=self._read_stdout, daemon=True),
-                        threading.Thread(target=self._read_stderr, daemon=True)]
+        self.lock = threading.Lock()  # stdout is copied by the caller while the reader appends
+        self.threads = [threading.Thread(target=self._guarded, args=(self._read_stdout,), daemon=True),
+                        threading.Thread(target=self._guarded, args=(self._read_stderr,), daemon=True)]
         if stdin is not None:
-            self.threads.insert(0, threading.Thread(target=self._feed, args=(stdin,), daemon=True))
+            data: bytes = stdin
+            self.threads.insert(0, threading.Thread(target=self._guarded, args=(lambda: self._feed(data),),
+                                                    daemon=True))
         for thread in self.threads:
             thread.start()
+
+    def _guarded(self, work: Callable[[], None]) -> None:
+        try:
+            work()
+        except BaseException as exc:  # noqa: BLE001 - handed to the caller, never lost
+            if self.error is None:
+                self.error = exc
+        finally:
+            self.changed.set()
 
     def _feed(self, data: bytes) -> None:
         stream = self.proc.stdin
@@ -388,12 +413,14 @@ class _Pump:
 
     def _read_stdout(self) -> None:
         for chunk in self._chunks(self.proc.stdout):
-            self.stdout += chunk
-            if self.complete_at is None and self._complete and b"}" in chunk:
-                if self._complete(self.stdout.decode("utf-8", errors="replace")):
-                    self.complete_at = time.monotonic()
-                    self.changed.set()
-        self.changed.set()
+            with self.lock:
+                self.stdout += chunk
+                if self.max_stdout is not None and len(self.stdout) > self.max_stdout:
+                    del self.stdout[self.max_stdout:]
+                    self.overflowed = True
+            self.changed.set()
+            if self.overflowed:
+                return  # read no more: the caller ends the child
 
     def _read_stderr(self) -> None:
         for chunk in self._chunks(self.proc.stderr):
@@ -401,10 +428,48 @@ class _Pump:
             if len(self.stderr) > 2 * _STDERR_KEEP:
                 del self.stderr[:-_STDERR_KEEP]
 
+    def stdout_text(self) -> str:
+        with self.lock:
+            data = bytes(self.stdout)
+        return data.decode("utf-8", errors="replace")
+
+    def check(self) -> None:
+        """Raise what a thread raised (the child is ended by the caller)."""
+        if self.error is not None:
+            raise OutputReadError(f"reading the output failed: {type(self.error).__name__}: {self.error}") from self.error
+
     def join(self, timeout: float) -> None:
         deadline = time.monotonic() + timeout
         for thread in self.threads:
             thread.join(max(0.0, deadline - time.monotonic()))
+
+
+class _Watch:
+    """When to ask `complete(stdout)` again: after new output, and never more than a quarter of
+    the time (a check of a large, hostile output can take a while; it must not starve reading)."""
+
+    def __init__(self, complete: Callable[[str], bool] | None) -> None:
+        self.complete = complete
+        self.complete_at: float | None = None
+        self._seen = 0
+        self._next = 0.0
+
+    def poll(self, pump: _Pump) -> None:
+        if self.complete is None or self.complete_at is not None:
+            return
+        size = len(pump.stdout)
+        now = time.monotonic()
+        if size == self._seen or now < self._next:
+            return
+        self._seen = size
+        try:
+            done = self.complete(pump.stdout_text())
+        except Exception as exc:
+            raise OutputReadError(f"checking the output failed: {type(exc).__name__}: {exc}") from exc
+        finished = time.monotonic()
+        self._next = finished + 3 * (finished - now)
+        if done:
+            self.complete_at = finished
 
 
 def run_captured(
@@ -420,6 +485,7 @@ def run_captured(
     linger: float = 0.0,
     grace: float = TERMINATE_GRACE_SECONDS,
     on_start: Callable[[int], object] | None = None,
+    max_stdout: int | None = None,
 ) -> Finished:
     """Run `argv` with `stdin` (None: /dev/null), its output captured; on timeout or Ctrl-C its
     whole tree is ended (terminate, then kill after `grace`).
@@ -428,8 +494,11 @@ def run_captured(
     it is stopped (a model CLI often prints its answer and then lingers). `own_group`: the child
     leads a process group of its own, which also lets whatever it leaves behind be ended after it
     exits. `die_with_parent` (Linux): the child is killed if omp dies first. `on_start(pid)` runs
-    once the process exists. Raises OSError (FileNotFoundError, PermissionError, …) when `argv`
-    cannot be started: the caller words that for the user.
+    once the process exists. `max_stdout`: past that many bytes of stdout, reading stops and the
+    child's tree is ended (`Finished.overflowed`; stdout holds the first `max_stdout` bytes).
+    Raises OSError (FileNotFoundError, PermissionError, …) when `argv` cannot be started, and
+    OutputReadError (the child ended first) when reading its output or `complete` failed: the
+    caller words both for the user.
     """
     import subprocess  # not at the top: the hook path imports this module (see its docstring)
 
@@ -448,21 +517,26 @@ def run_captured(
     try:
         if on_start is not None:
             on_start(proc.pid)
-        pump = _Pump(proc, None if stdin is None else stdin.encode("utf-8"), complete)
+        pump = _Pump(proc, None if stdin is None else stdin.encode("utf-8"), max_stdout)
+        watch = _Watch(complete)
         timed_out = stopped = False
         deadline = started + timeout
         while proc.poll() is None:
+            pump.check()
+            if pump.overflowed:
+                break
+            watch.poll(pump)
             now = time.monotonic()
-            if pump.complete_at is not None and now >= pump.complete_at + linger:
+            if watch.complete_at is not None and now >= watch.complete_at + linger:
                 stopped = True
                 break
             if now >= deadline:
-                timed_out = pump.complete_at is None
+                timed_out = watch.complete_at is None
                 stopped = not timed_out
                 break
             pump.changed.wait(0.05)
             pump.changed.clear()
-    except BaseException:  # Ctrl-C (or a failing on_start): nothing of the child runs on
+    except BaseException:  # Ctrl-C, a failing on_start or reader: nothing of the child runs on
         _end_child(proc, grace, own_group)
         raise
     if proc.poll() is None:
@@ -471,13 +545,15 @@ def run_captured(
         # The leader is gone; children it left in its group would hold stdout open.
         _kill_group(proc.pid)
     pump.join(timeout=5.0)
+    pump.check()
     return Finished(
-        stdout=bytes(pump.stdout).decode("utf-8", errors="replace"),
+        stdout=pump.stdout_text(),
         stderr=bytes(pump.stderr).decode("utf-8", errors="replace"),
         returncode=proc.returncode,
         timed_out=timed_out,
         stopped=stopped,
         duration_ms=int((time.monotonic() - started) * 1000),
+        overflowed=pump.overflowed,
     )
 
 

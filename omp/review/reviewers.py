@@ -18,10 +18,12 @@ cannot deadlock against a reviewer that writes before it reads, and stdout watch
 arrives: Copilot often prints the answer and then lingers, so once a complete answer is on
 stdout the reviewer gets `LINGER_SECONDS` to exit before its tree is stopped. On timeout the
 tree is terminated, then killed after `KILL_GRACE_SECONDS`; whatever stdout holds by then is
-still used.
+still used. stdout is read up to `MAX_OUTPUT_BYTES`: a reviewer that writes more is ended and
+the review fails (`too-large`); a reader that fails ends the reviewer too (`read-error`), never
+a wait for the whole timeout.
 
-Failures without a usable answer raise `ReviewerUnavailable` (retryable: the session is queued)
-with a hint naming the fix.
+Failures without a usable answer raise `ReviewerUnavailable` (the session is queued and retried
+with backoff, a bounded number of times: omp.review.queue) with a hint naming the fix.
 """
 
 from __future__ import annotations
@@ -43,11 +45,14 @@ from omp.copilot_history import Forgotten, copilot_home_of, forget_session, new_
 from omp.errors import OmpError
 from omp.lazyre import lazy
 from omp.paths import global_home
-from omp.process import TERMINATE_GRACE_SECONDS, reviewer_env_file, run_captured
+from omp.process import TERMINATE_GRACE_SECONDS, OutputReadError, reviewer_env_file, run_captured
 
 BACKENDS = ("copilot", "command", "offline")
 NO_TOOLS = "omp-no-tools"
 LINGER_SECONDS = 3.0
+# What omp reads of a reviewer's stdout. An answer is under 100 KB, Copilot's JSON events around
+# it a few times that; past this the reviewer is ended and the review fails (SPEC §5.1).
+MAX_OUTPUT_BYTES = 4 * 1024 * 1024
 KILL_GRACE_SECONDS = TERMINATE_GRACE_SECONDS
 
 HINT_LOGIN = "run: copilot login"
@@ -77,6 +82,7 @@ class ReviewerReply(Struct):
     argv: list[str] = field(default_factory=list)
     premium_requests: float | None = None
     forgotten: Forgotten | None = None  # the reviewer's own session, removed from Copilot's history
+    overflowed: bool = False  # stdout passed MAX_OUTPUT_BYTES: reading stopped, the reviewer was ended
 
 
 class ReviewerUnavailable(OmpError):
@@ -174,11 +180,16 @@ def run_process(
                 # Its own group: a takeover (claim.py) can end what a killed run left behind.
                 own_group=True, die_with_parent=True,
                 complete=answer_complete, linger=linger, grace=grace, on_start=on_start,
+                max_stdout=MAX_OUTPUT_BYTES,
             )
         except (FileNotFoundError, PermissionError, NotADirectoryError) as exc:
             raise ReviewerUnavailable(
                 "missing", f"cannot run reviewer {argv[0]!r}: {exc.strerror or exc}", HINT_INSTALL
             ) from exc
+        except OutputReadError as exc:
+            # The reviewer was ended already; its output could not be read or checked.
+            raise ReviewerUnavailable("read-error", f"reviewer output could not be read: {exc}"[:300],
+                                      f"check the reviewer; {HINT_OFFLINE}") from exc
         return ReviewerReply(
             text=finished.stdout,
             stderr=finished.stderr,
@@ -187,6 +198,7 @@ def run_process(
             stopped_after_answer=finished.stopped,
             duration_ms=finished.duration_ms,
             argv=list(argv),
+            overflowed=finished.overflowed,
         )
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
@@ -261,8 +273,8 @@ def copilot_answer(stdout: str) -> tuple[str, float | None]:
             continue
         try:
             event = json.loads(line)
-        except ValueError:
-            continue  # a line cut short by a timeout
+        except (ValueError, RecursionError):
+            continue  # a line cut short by a timeout, or nested past the decoder's depth
         if not isinstance(event, dict):
             continue
         saw_events = True
@@ -316,6 +328,10 @@ def call_reviewer(
         reply.text, reply.premium_requests = copilot_answer(reply.text)
     if answer_complete(reply.text):
         return reply
+    if reply.overflowed:
+        raise ReviewerUnavailable(
+            "too-large", f"reviewer wrote more than {MAX_OUTPUT_BYTES // (1024 * 1024)} MB without an answer; "
+            "omp stopped reading and ended it", f"check the reviewer; {HINT_OFFLINE}", reply)
     if reply.returncode == 0 and not reply.timed_out and reply.text.strip():
         return reply
     raise classify_failure(reply, config.backend)
