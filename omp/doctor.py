@@ -333,7 +333,18 @@ def check_claims_and_queue(ctx: _Context) -> list[Check]:
                             "omp memory-review --sweep"))
     else:
         checks.append(Check("claims", "ok", f"{running} review(s) running, no stale claims"))
-    entries = queue.entries(ctx.project)
+    every = queue.entries(ctx.project)
+    entries = [e for e in every if not e.failed]
+    gave_up = sorted((e for e in every if e.failed), key=lambda e: e.updated_at, reverse=True)
+    if gave_up:
+        newest = gave_up[0]
+        more = f" (and {len(gave_up) - 1} more: {', '.join(e.session for e in gave_up[1:4])})" if len(gave_up) > 1 else ""
+        detail = (f"{len(gave_up)} review(s) failed for good after {newest.attempts} attempts, not retried any more: "
+                  f"session {newest.session}{more}; last error: {newest.last_error}")
+        if newest.hint:
+            detail += f" ({newest.hint})"
+        # Only an explicit, forced review of that session calls the reviewer again.
+        checks.append(Check("failed-reviews", "warn", detail, newest.retry_command))
     if entries:
         now = time.time()
         due = sum(1 for e in entries if e.next_try_at <= now)

@@ -17,7 +17,7 @@ from omp.review.outcome import SkipReason
 SKIP_CODES = {
     "memory-mode off", "reviewer session", "already reviewed", "being reviewed",
     "claim is changing too fast; try again", "queued for retry", "trivial session", "over --limit",
-    "queued session gone",
+    "queued session gone", "review failed",
 }
 REJECTION_CODES = {
     "not-a-list", "not-an-object", "field-missing", "not-a-string", "empty", "too-long", "bad-slug",

@@ -91,6 +91,11 @@ def queue_session(name: str) -> str | None:
     return session if layout.is_valid_session_id(session) else None
 
 
+# An entry with `"failed": true` has used up its attempts (omp.review.queue.MAX_ATTEMPTS): no
+# sweep and no session start retries it; only `omp memory-review --session ID --force` does.
+FAILED_KEY = "failed"
+
+
 def is_due(next_try_at: object, now: float) -> bool:
     """A queued session is due when its next try is not in the future (or not a number)."""
     if not isinstance(next_try_at, (int, float)) or isinstance(next_try_at, bool):
@@ -98,20 +103,35 @@ def is_due(next_try_at: object, now: float) -> bool:
     return next_try_at <= now
 
 
+def is_failed(entry: object) -> bool:
+    """Has this queue entry (its JSON object) given up for good?"""
+    return isinstance(entry, dict) and entry.get(FAILED_KEY) is True
+
+
 class QueueSummary:
-    """The retry queue at a glance: how many sessions, whether one is due, the newest error."""
+    """The retry queue at a glance: how many sessions (`count`, failed ones included), whether
+    one is due, the newest error; and the sessions that failed for good, with the newest
+    error among them (what the nudge names)."""
 
-    __slots__ = ("count", "due", "last_error")
+    __slots__ = ("count", "due", "last_error", "failed", "failed_error")
 
-    def __init__(self, count: int, due: bool, last_error: str) -> None:
+    def __init__(self, count: int, due: bool, last_error: str, failed: list[str] | None = None,
+                 failed_error: str = "") -> None:
         self.count = count
         self.due = due
         self.last_error = last_error
+        self.failed = failed or []  # session ids, oldest failure first
+        self.failed_error = failed_error
+
+    @property
+    def retrying(self) -> int:
+        """Sessions still retried automatically."""
+        return self.count - len(self.failed)
 
 
 def queue_summary(root: str, now: float | None = None) -> QueueSummary:
     """One pass over the queue folder (small files, a handful at most). An entry that cannot be
-    read counts as due: the sweep deals with it."""
+    read counts as due: the sweep deals with it. One that failed for good is never due."""
     folder = os.path.join(root, layout.QUEUE_DIR)
     try:
         names = [n for n in os.listdir(folder) if queue_session(n)]
@@ -119,15 +139,23 @@ def queue_summary(root: str, now: float | None = None) -> QueueSummary:
         return QueueSummary(0, False, "")
     now = time.time() if now is None else now
     due, newest, last_error = False, -1.0, ""
+    failed: list[tuple[float, str, str]] = []  # (when, session, error)
     for name in names:
         try:
             with open(os.path.join(folder, name), "rb") as handle:
                 entry = jsonlite.loads(handle.read().decode("utf-8"))
-            due = due or is_due(entry.get("next_try_at", 0), now)
             updated = entry.get("updated_at", 0)
+            updated = float(updated) if isinstance(updated, (int, float)) else 0.0
             error = entry.get("last_error")
-            if isinstance(updated, (int, float)) and updated > newest and isinstance(error, str):
-                newest, last_error = float(updated), error
+            error = error if isinstance(error, str) else ""
+            if is_failed(entry):
+                failed.append((updated, name[: -len(".json")], error))
+            else:
+                due = due or is_due(entry.get("next_try_at", 0), now)
+            if updated > newest and error:
+                newest, last_error = updated, error
         except (OSError, ValueError, AttributeError, RecursionError):
             due = True
-    return QueueSummary(len(names), due, last_error)
+    failed.sort()
+    return QueueSummary(len(names), due, last_error, [session for _, session, _ in failed],
+                        failed[-1][2] if failed else "")

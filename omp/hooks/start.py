@@ -29,6 +29,8 @@ DRAFTS_NUDGE = "[MEMORY REVIEW] {n} skill draft(s) await promotion — run omp p
 UNTRUSTED_DIRECTIVES_NUDGE = ("[MEMORY REVIEW] {n} directive(s) in this project's .omp/project-memory.json are not shown: "
                               "omp did not write that file on this machine — review them, then run omp trust")
 FAILED_NUDGE = "[MEMORY REVIEW] {n} review(s) failed: {why} — run omp doctor (queued; retried automatically)"
+GAVE_UP_NUDGE = ("[MEMORY REVIEW] {n} failed for good (session {session}{more}): {why} — not retried any more; "
+                 "fix the cause (run omp doctor), then run omp memory-review --session {session} --force")
 MENTION_ONCE = ("(omp, the user's memory plugin, wrote the line(s) above for the user, who cannot see them: "
                 "mention them once, in one short sentence, at the start of your first reply.)")
 
@@ -57,9 +59,14 @@ def nudge_lines(root: str, queued: QueueSummary | None = None) -> list[str]:
     if held_back:
         lines.append(UNTRUSTED_DIRECTIVES_NUDGE.format(n=held_back))
     queued = queue_summary(root) if queued is None else queued
-    if queued.count:
+    if queued.retrying:
         why = (queued.last_error.split(": ", 1)[0] or "reviewer unavailable")[:120]
-        lines.append(FAILED_NUDGE.format(n=queued.count, why=why))
+        lines.append(FAILED_NUDGE.format(n=queued.retrying, why=why))
+    if queued.failed:
+        count = len(queued.failed)
+        why = (queued.failed_error.split(": ", 1)[0] or "review failed")[:120]
+        lines.append(GAVE_UP_NUDGE.format(n="1 review" if count == 1 else f"{count} reviews", session=queued.failed[-1],
+                                          more=f" and {count - 1} more" if count > 1 else "", why=why))
     return lines
 
 

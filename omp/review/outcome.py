@@ -31,6 +31,7 @@ class SkipReason(Code):
     BEING_REVIEWED = "being reviewed"  # by a live process
     CLAIM_CONTENDED = "claim is changing too fast; try again"
     QUEUED_FOR_RETRY = "queued for retry"  # not due yet (--force retries now)
+    REVIEW_FAILED = "review failed"  # failed queue.MAX_ATTEMPTS times: only --session ID --force retries
     TRIVIAL_SESSION = "trivial session"  # fewer than memory-review-min-messages, no explicit request
     # a sweep's own
     OVER_LIMIT = "over --limit"

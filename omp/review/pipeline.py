@@ -22,9 +22,11 @@ Order of work, for one session:
 10. managed block refresh; ledger record (one per reviewer call, failures included) and one
     log line per outcome.
 
-Failures: an unavailable reviewer is retryable (queued with backoff, claim released, exit 1
-with the fix); an answer without a valid omp.review.v1 object is a failed review (claim
-released, reason logged, exit 1). Nothing is written in either case.
+Failures: an unavailable reviewer and an answer without a valid omp.review.v1 object (or one
+too large or too deeply nested to read) are both failed reviews: logged with the fix, recorded in
+the ledger, the claim released and the session queued with backoff (exit 1); after
+`queue.MAX_ATTEMPTS` failed calls it is marked failed for good and only `--force` calls the
+reviewer for it again. Nothing is written in either case.
 
 The sweep over a project's sessions is `omp.review.sweep`, the clean-up of old claims, journals and
 queue entries `omp.review.housekeeping`, taking a review back `omp.review.undo`.
@@ -192,6 +194,11 @@ def _review(ctx: ReviewContext, session_id: str, events: Path, log_skips: bool) 
     if not verdict.take:
         return skipped(ctx, paths, session_id, _claim_skip(verdict), verdict.reason or "claimed", log_skips)
     entry = queue.get(paths, session_id)
+    if entry is not None and entry.failed and not ctx.force:
+        # Every attempt was a billed call: after MAX_ATTEMPTS only the user's --force pays again.
+        reason = (f"review failed {entry.attempts} times (last error: {entry.last_error}); not retried "
+                  f"automatically: fix the cause, then run {entry.retry_command}")
+        return skipped(ctx, paths, session_id, SkipReason.REVIEW_FAILED, reason, log_skips)
     if entry is not None and not entry.due() and not ctx.ignore_backoff:
         reason = (f"queued for retry at {entry.to_json()['next_try_at_iso']} (attempt {entry.attempts} failed: "
                   f"{entry.last_error}); use --force to retry now")
@@ -342,11 +349,15 @@ def _model_pass(ctx: ReviewContext, held: claims.Claim, events: Path, out: _Mode
     outcome_name = "ok" if answer.obj is not None else "invalid-answer"
     _ledger(ctx, held.session_id, reply, in_tokens, out.tokens["out"], counter.name, outcome_name)
     if answer.obj is None:
+        # A bad answer is retried like an unavailable reviewer, a bounded number of times: a
+        # reviewer that always answers garbage must not be paid on every sweep (SPEC §5.1).
+        cause = f"invalid answer: {answer.error}"
+        hint = "check the reviewer and its model (omp doctor --deep)"
+        reason = cause + _queue_failure(ctx, held, events, cause, hint, "invalid-answer")
         claims.release(held)
-        outcome = ReviewOutcome(False, f"invalid answer: {answer.error}", held.session_id,
-                                tokens=out.tokens, failed=True,
-                                hint="the claim was released; the next run or sweep reviews the session again")
-        _log(ctx.paths, outcome, backend=ctx.backend, model=ctx.model)
+        outcome = ReviewOutcome(False, reason, held.session_id, tokens=out.tokens, failed=True, hint=hint,
+                                cause=cause)
+        _log(ctx.paths, outcome, backend=ctx.backend, model=ctx.model, error="invalid-answer")
         return outcome
     checked = validate(answer.obj, packet.messages)
     out.proposals, out.rejected = checked.proposals, checked.rejected
@@ -371,14 +382,8 @@ def _unavailable(ctx: ReviewContext, held: claims.Claim, events: Path, exc: Revi
                  tokenizer: str) -> ReviewOutcome:
     out_tokens = get_counter().count(exc.reply.text) if exc.reply else 0
     _ledger(ctx, held.session_id, exc.reply, in_tokens, out_tokens, tokenizer, "unavailable", exc.kind)
-    cause = reason = f"reviewer unavailable ({exc.kind}): {_safe(exc.message)}"
-    # Releasing puts back an earlier `done` record; if that already covers the whole session
-    # (a forced re-review failed), a queue entry would only make every sweep wake up for nothing.
-    if held.prior_cursor is None or held.prior_cursor < file_size(events):
-        entry = queue.record_failure(ctx.paths, held.session_id, _safe(exc.message) or "", exc.hint, exc.kind)
-        reason += f"; queued for retry (attempt {entry.attempts}, next at {entry.to_json()['next_try_at_iso']})"
-    else:
-        reason += "; not queued: the session was already reviewed (run again with --force later)"
+    cause = f"reviewer unavailable ({exc.kind}): {_safe(exc.message)}"
+    reason = cause + _queue_failure(ctx, held, events, _safe(exc.message) or "", exc.hint, exc.kind)
     claims.release(held)
     outcome = ReviewOutcome(
         False, reason, held.session_id,
@@ -387,6 +392,21 @@ def _unavailable(ctx: ReviewContext, held: claims.Claim, events: Path, exc: Revi
     )
     _log(ctx.paths, outcome, backend=ctx.backend, model=ctx.model, error=exc.kind)
     return outcome
+
+
+def _queue_failure(ctx: ReviewContext, held: claims.Claim, events: Path, error: str, hint: str | None,
+                   kind: str) -> str:
+    """Queue a failed review for a retry with backoff (or mark it failed for good after
+    queue.MAX_ATTEMPTS); returns what was done, to end the outcome's reason with."""
+    # Releasing puts back an earlier `done` record; if that already covers the whole session
+    # (a forced re-review failed), a queue entry would only make every sweep wake up for nothing.
+    if held.prior_cursor is not None and held.prior_cursor >= file_size(events):
+        return "; not queued: the session was already reviewed (run again with --force later)"
+    entry = queue.record_failure(ctx.paths, held.session_id, _safe(error) or "", hint, kind)
+    if entry.failed:
+        return (f"; failed {entry.attempts} times, not retried automatically any more: fix the cause, "
+                f"then run {entry.retry_command}")
+    return f"; queued for retry (attempt {entry.attempts} of {queue.MAX_ATTEMPTS}, next at {entry.to_json()['next_try_at_iso']})"
 
 
 def _apply(ctx: ReviewContext, held: claims.Claim, items: list[Proposal],

@@ -1,11 +1,17 @@
-"""The retry queue for reviews whose reviewer was unavailable (SPEC §5.2).
+"""The retry queue for reviews that failed: an unavailable reviewer or a bad answer (SPEC §5.1, §5.2).
 
 `R/.omp/memory-review/queue/<id>.json` = `{session, attempts, next_try_at, last_error, hint,
-kind, first_failed_at, updated_at}`. An unavailable reviewer (missing binary, no login, model
-not available, network down, timeout without an answer) is not a verdict on the session: it is
-retried later, with exponential backoff (`BACKOFF_BASE_SECONDS` × 2^(attempts-1), capped at
-`BACKOFF_CAP_SECONDS`). `omp memory-review --sweep` (and the sessionStart hook, through a
-sweep) drains due entries; `--force` ignores the backoff; success removes the entry.
+kind, first_failed_at, updated_at, failed}`. An unavailable reviewer (missing binary, no login,
+model not available, network down, timeout without an answer) is not a verdict on the session,
+and neither is an answer omp refused (invalid, too large, too deep): it is retried later, with
+exponential backoff (`BACKOFF_BASE_SECONDS` × 2^(attempts-1), capped at `BACKOFF_CAP_SECONDS`).
+`omp memory-review --sweep` (and the sessionStart hook, through a sweep) drains due entries;
+`--force` ignores the backoff; success removes the entry.
+
+Each attempt is a billed reviewer call, so after `MAX_ATTEMPTS` failures the entry is marked
+`failed` for good: no sweep (not even `--sweep --force`) and no session start tries it again,
+the nudge and `omp doctor` name it, and only `omp memory-review --session ID --force` calls the
+reviewer for it again.
 
 Only the holder of a session's claim writes that session's entry, so plain atomic replaces are
 enough: no two processes update one entry at once.
@@ -24,12 +30,13 @@ from typing import Any
 from msgspec import Struct
 from msgspec.structs import asdict
 
-from omp.core.pending import QueueSummary, is_due, queue_session, queue_summary
+from omp.core.pending import QueueSummary, is_due, is_failed, queue_session, queue_summary
 from omp.fsio import CorruptFileError, atomic_write_json, read_json_object
 from omp.paths import ProjectPaths, check_session_id
 
 BACKOFF_BASE_SECONDS = 60.0
 BACKOFF_CAP_SECONDS = 6 * 3600.0
+MAX_ATTEMPTS = 5  # failed reviewer calls for one session before it is marked failed for good
 
 
 class QueueEntry(Struct, frozen=True):
@@ -41,9 +48,14 @@ class QueueEntry(Struct, frozen=True):
     kind: str
     first_failed_at: float
     updated_at: float
+    failed: bool = False  # gave up after MAX_ATTEMPTS: only `--session ID --force` retries it
 
     def due(self, now: float | None = None) -> bool:
-        return is_due(self.next_try_at, time.time() if now is None else now)
+        return not self.failed and is_due(self.next_try_at, time.time() if now is None else now)
+
+    @property
+    def retry_command(self) -> str:
+        return f"omp memory-review --session {self.session} --force"
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)
@@ -78,6 +90,7 @@ def _from_json(session_id: str, data: dict[str, Any]) -> QueueEntry:
         kind=str(data.get("kind", "unavailable")),
         first_failed_at=num("first_failed_at"),
         updated_at=num("updated_at"),
+        failed=is_failed(data),
     )
 
 
@@ -96,7 +109,8 @@ def get(paths: ProjectPaths, session_id: str) -> QueueEntry | None:
 def record_failure(
     paths: ProjectPaths, session_id: str, error: str, hint: str | None, kind: str, now: float | None = None
 ) -> QueueEntry:
-    """Queue (or re-queue) the session after a retryable failure, pushing its next try back."""
+    """Queue (or re-queue) the session after a failed review, pushing its next try back; at
+    MAX_ATTEMPTS the entry is marked failed for good."""
     now = time.time() if now is None else now
     previous = get(paths, session_id)
     attempts = (previous.attempts if previous else 0) + 1
@@ -109,6 +123,7 @@ def record_failure(
         kind=kind,
         first_failed_at=previous.first_failed_at if previous and previous.first_failed_at else now,
         updated_at=now,
+        failed=attempts >= MAX_ATTEMPTS,
     )
     atomic_write_json(entry_path(paths, session_id), entry.to_json())
     return entry

@@ -88,6 +88,10 @@ def sweep_skip_lines(result: SweepResult) -> list[str]:
         assert result.next_retry_at is not None
         lines.append(f"  {result.backing_off} queued, retry at {_clock(result.next_retry_at)} — "
                      "use --force to retry now")
+    if result.gave_up:
+        first = result.gave_up[0]
+        lines.append(f"  {len(result.gave_up)} review(s) failed for good (session {first}{', …' if len(result.gave_up) > 1 else ''}) — "
+                     f"fix the cause (omp doctor), then: omp memory-review --session {first} --force")
     if result.older:
         since = _clock(result.memory_on_since) if result.memory_on_since else "?"
         lines.append(f"  {result.older} older session(s) ended before memory mode was turned on ({since}) — "

@@ -1,4 +1,7 @@
-"""`omp memory-review --sweep`: every due queued session, then every unreviewed one (SPEC §5)."""
+"""`omp memory-review --sweep`: every due queued session, then every unreviewed one (SPEC §5).
+
+A queued session that failed for good (omp.review.queue.MAX_ATTEMPTS) is left out, even with
+`--force`: only `omp memory-review --session ID --force` calls the reviewer for it again."""
 
 from __future__ import annotations
 
@@ -30,6 +33,7 @@ class SweepResult(Struct):
     backing_off: int = 0  # queued sessions not yet due (retried with --force)
     next_retry_at: float | None = None  # the earliest of their retry times
     older: int = 0  # sessions that ended before memory mode was turned on (reviewed with --all)
+    gave_up: list[str] = field(default_factory=list)  # failed for good: only --session ID --force retries
     memory_on_since: float | None = None
 
     @property
@@ -111,6 +115,13 @@ def _sweep_candidates(paths: ProjectPaths, force: bool, result: SweepResult) -> 
     """Due queued sessions first (oldest try first), then the project's sessions, newest first."""
     seen: set[str] = set()
     for entry in queue.entries(paths):
+        if entry.failed:
+            # Failed queue.MAX_ATTEMPTS times: never again from a sweep, not even --force (each
+            # try is a billed call); `omp memory-review --session ID --force` is the way back.
+            seen.add(entry.session)
+            result.gave_up.append(entry.session)
+            result.count_skip(SkipReason.REVIEW_FAILED)
+            continue
         if not (force or entry.due()):
             seen.add(entry.session)  # waiting for its retry time: not an "unreviewed" session either
             result.backing_off += 1
