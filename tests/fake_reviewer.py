@@ -16,7 +16,8 @@ and as the Copilot CLI (`OMP_COPILOT_BIN` pointing at a small wrapper that runs 
 A reply is `{"stdout": str, "stderr": str, "exit": int, "sleep": seconds before answering,
 "hang": true to sleep "forever" after answering, "ignore_term": true to ignore SIGTERM,
 "fill": regex, "spawn_child": true to start a child process (pid in child.txt) that sleeps
-for an hour in the reviewer's process group}`. With `fill`, every "@@" in stdout becomes the last match of the regex in the
+for an hour in the reviewer's process group, "repeat": N to write stdout N times (50 MB of
+output without a 50 MB reply file)}`. With `fill`, every "@@" in stdout becomes the last match of the regex in the
 prompt (the transcript comes last), so one default reply can answer many different sessions.
 A reply is taken by renaming it into the call's folder: of several fakes running at once, only
 one rename of a given file succeeds, so no two calls ever take the same reply.
@@ -104,8 +105,12 @@ def main() -> int:
     if reply.get("fill"):
         found = re.findall(reply["fill"], data.decode("utf-8", errors="replace"))
         stdout = stdout.replace("@@", found[-1] if found else "nothing-matched")
-    sys.stdout.write(stdout)
-    sys.stdout.flush()
+    try:
+        for _ in range(int(reply.get("repeat", 1))):
+            sys.stdout.write(stdout)
+        sys.stdout.flush()
+    except BrokenPipeError:  # omp stopped reading (it reads a bounded amount)
+        return 141
     sys.stderr.write(reply.get("stderr", ""))
     sys.stderr.flush()
     _write(call, "answered.txt", "yes")
