@@ -343,8 +343,9 @@ def check_claims_and_queue(ctx: _Context) -> list[Check]:
                   f"session {newest.session}{more}; last error: {newest.last_error}")
         if newest.hint:
             detail += f" ({newest.hint})"
-        # Only an explicit, forced review of that session calls the reviewer again.
-        checks.append(Check("failed-reviews", "warn", detail, newest.retry_command))
+        # Only an explicit, forced review of that session calls the reviewer again: until then
+        # nothing reviews it, so this is a fault, not a warning (doctor never says "all good" here).
+        checks.append(Check("failed-reviews", "fail", detail, newest.retry_command))
     if entries:
         now = time.time()
         due = sum(1 for e in entries if e.next_try_at <= now)

@@ -178,8 +178,9 @@ def test_six_sweeps_pay_at_most_five_times_then_only_force_calls_again(project: 
 
     # omp doctor names it, with the command that retries it.
     checks = {c["name"]: c for c in omp(project, fake.env(), "doctor", "--json").json()["checks"]}
+    assert "all good" not in omp(project, fake.env(), "doctor").stdout
     failed = checks["failed-reviews"]
-    assert failed["status"] == "warn" and session in failed["detail"] and "5 attempts" in failed["detail"]
+    assert failed["status"] == "fail" and session in failed["detail"] and "5 attempts" in failed["detail"]
     assert failed["fix"] == f"omp memory-review --session {session} --force"
 
     # Only --force pays again; a good answer then clears the entry.

@@ -54,7 +54,7 @@ from omp.review.filters import screen
 from omp.memory.items import DirectiveProposal, DraftProposal, ItemKind, ItemResult, NoteProposal
 from omp.review.outcome import ReviewOutcome, ReviewRequest, ReviewSummary, SkipReason
 from omp.review.prompt import KnownForPrompt, build_frame, prompt_room_for_transcript
-from omp.review.reviewers import BACKENDS, ReviewerConfig, ReviewerReply, ReviewerUnavailable, call_reviewer
+from omp.review.reviewers import ANSWER_REFUSED, BACKENDS, ReviewerConfig, ReviewerReply, ReviewerUnavailable, call_reviewer
 from omp.safety.secrets import redact
 from omp.sessions.discovery import find_session
 from omp.sessions.events import SessionReader
@@ -382,7 +382,8 @@ def _unavailable(ctx: ReviewContext, held: claims.Claim, events: Path, exc: Revi
                  tokenizer: str) -> ReviewOutcome:
     out_tokens = get_counter().count(exc.reply.text) if exc.reply else 0
     _ledger(ctx, held.session_id, exc.reply, in_tokens, out_tokens, tokenizer, "unavailable", exc.kind)
-    cause = f"reviewer unavailable ({exc.kind}): {_safe(exc.message)}"
+    what = "reviewer answer refused" if exc.kind in ANSWER_REFUSED else "reviewer unavailable"
+    cause = f"{what} ({exc.kind}): {_safe(exc.message)}"
     reason = cause + _queue_failure(ctx, held, events, _safe(exc.message) or "", exc.hint, exc.kind)
     claims.release(held)
     outcome = ReviewOutcome(

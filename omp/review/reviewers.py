@@ -48,6 +48,8 @@ from omp.paths import global_home
 from omp.process import TERMINATE_GRACE_SECONDS, OutputReadError, reviewer_env_file, run_captured
 
 BACKENDS = ("copilot", "command", "offline")
+# Kinds of ReviewerUnavailable where the reviewer answered, but not in a form omp reads.
+ANSWER_REFUSED = frozenset({"too-large", "read-error"})
 NO_TOOLS = "omp-no-tools"
 LINGER_SECONDS = 3.0
 # What omp reads of a reviewer's stdout. An answer is under 100 KB, Copilot's JSON events around
