@@ -327,6 +327,8 @@ def _model_pass(ctx: ReviewContext, held: claims.Claim, events: Path, out: _Mode
         "in": in_tokens, "out": 0, "packet_messages": len(packet.messages),
     }
     if not packet.messages:
+        if scanned.entries:  # there were messages, and the budget held none of them
+            raise budget_too_small(ctx.budget, frame.tokens)
         return None  # nothing the model could read (e.g. only unparseable lines): explicit pass only
     reviewer = ReviewerConfig(ctx.backend, ctx.model, ctx.settings.get("memory-reviewer-command"),
                               ctx.timeout, ctx.paths.root, claim_token=held.token)
@@ -353,6 +355,19 @@ def _model_pass(ctx: ReviewContext, held: claims.Claim, events: Path, out: _Mode
     if reply.timed_out or reply.stopped_after_answer:
         out.tokens["stopped_after_answer"] = True
     return None
+
+
+def budget_too_small(budget: int, frame_tokens: int) -> OmpError:
+    """`memory-review-max-input-tokens` leaves no room for one message once omp's own prompt
+    frame is paid for. A failure, not a review: the caller releases the claim (the session is
+    not marked reviewed), nothing is sent to the reviewer, and the log line says why."""
+    suggested = max(-(-2 * frame_tokens // 1000) * 1000, 4000)
+    return OmpError(
+        f"the review budget of {budget} tokens cannot hold omp's prompt frame ({frame_tokens} tokens) and one "
+        "message of the session; no reviewer was called and the session is not marked reviewed",
+        f"run: omp config set memory-review-max-input-tokens {suggested} (or more; the default is "
+        f"{config.KEYS['memory-review-max-input-tokens'].default})",
+    )
 
 
 def _ledger(ctx: ReviewContext, session_id: str, reply: ReviewerReply | None, in_tokens: int, out_tokens: int,
