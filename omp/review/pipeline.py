@@ -38,8 +38,8 @@ from typing import Any
 from msgspec import Struct, field, structs
 
 from omp import config, trust
-from omp.errors import OmpError, UsageError
-from omp.fsio import OutsideProjectError
+from omp.errors import OmpError, UsageError, storage_error
+from omp.fsio import OutsideProjectError, probe_write
 from omp.ledger import CallRecord, log_review, record_call
 from omp.paths import ProjectPaths
 from omp.packet import SessionIndex, SessionIndexer, build_packet
@@ -233,13 +233,19 @@ def _claim_skip(verdict: claims.Verdict) -> SkipReason:
 
 def _preflight(ctx: ReviewContext, session_id: str) -> None:
     """Everything that would make the apply step fail, checked before the claim and the reviewer
-    (SPEC §5 "Order of work"): a `.omp`, `.github` or store that links out of the project, and a
-    store that does not parse. Raises OmpError naming the file and the fix; nothing is claimed,
+    (SPEC §5 "Order of work"): a `.omp`, `.github` or store that links out of the project, a
+    `.omp` omp cannot write (read-only, a full disk), and a store that does not parse. Raises OmpError naming the file and the fix; nothing is claimed,
     queued or paid for, so a broken project does not loop through retries."""
     from omp.memory.store import check_stores  # (see _apply)
 
     check_layout(ctx.paths, github=ctx.settings.get("memory-inject") == "block")
-    ensure_state_dir(ctx.paths)
+    try:
+        ensure_state_dir(ctx.paths)
+        # A read-only `.omp` or a full disk would only show when the answer is written: after
+        # the reviewer was paid. A probe write (removed at once) shows it now.
+        probe_write(ctx.paths.logs)
+    except OSError as exc:
+        raise storage_error(exc) or exc
     check_stores(ctx.paths, session_id)
 
 
