@@ -146,16 +146,18 @@ def is_temp_name(name: str) -> bool:
 
 
 def remove_leftover_temps(folder: Path, older_than: float = TEMP_LEFTOVER_SECONDS,
-                          now: float | None = None) -> int:
+                          now: float | None = None, recursive: bool = True) -> int:
     """Remove the temp files of atomic writes that were killed mid-write (`is_temp_name`, older
-    than `older_than` seconds) in `folder` and below. Symbolic links are never followed (a
-    linked folder is not walked, a link is never removed); nothing else is touched. Returns how
-    many were removed."""
+    than `older_than` seconds) in `folder` (and below, if `recursive`). Symbolic links are never
+    followed (a linked folder is not walked, a link is never removed); nothing else is touched.
+    Returns how many were removed."""
     now = time.time() if now is None else now
     removed = 0
     if not os.path.isdir(folder) or os.path.islink(folder):
         return 0
     for current, dirs, files in os.walk(folder, followlinks=False):
+        if not recursive:
+            dirs.clear()
         for name in files:
             if not is_temp_name(name):
                 continue

@@ -237,6 +237,7 @@ def _preflight(ctx: ReviewContext, session_id: str) -> None:
     `.omp` omp cannot write (read-only, a full disk), and a store that does not parse. Raises OmpError naming the file and the fix; nothing is claimed,
     queued or paid for, so a broken project does not loop through retries."""
     from omp.memory.store import check_stores  # (see _apply)
+    from omp.review.housekeeping import clean_leftovers  # (with the memory package, as above)
 
     check_layout(ctx.paths, github=ctx.settings.get("memory-inject") == "block")
     try:
@@ -247,6 +248,7 @@ def _preflight(ctx: ReviewContext, session_id: str) -> None:
     except OSError as exc:
         raise storage_error(exc) or exc
     check_stores(ctx.paths, session_id)
+    clean_leftovers(ctx.paths)  # what killed runs left (temp files, reviewer folders)
 
 
 def _trivial(ctx: ReviewContext, found: ExplicitScan, cursor: int) -> str | None:
