@@ -22,7 +22,6 @@ Careful by design:
 
 from __future__ import annotations
 
-import os
 import shutil
 import uuid
 from pathlib import Path
@@ -31,6 +30,7 @@ from typing import TYPE_CHECKING, Mapping
 from msgspec import Struct
 
 from omp.core import layout
+from omp.fsio import atomic_write
 from omp.lazyre import lazy
 from omp.sessions.discovery import is_reviewer_cwd, session_info
 
@@ -135,11 +135,9 @@ def _write_left_over(global_home: Path, ids: list[str]) -> None:
         if not ids:
             path.unlink(missing_ok=True)
             return
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-        # Capped: a store that stays unreadable must not grow this list for ever.
-        tmp.write_text("".join(f"{i}\n" for i in sorted(set(ids))[-LEFT_OVER_CAP:]), encoding="utf-8")
-        os.replace(tmp, path)
+        # Capped: a store that stays unreadable must not grow this list for ever. Written as
+        # every store is (a temp name the housekeeping sweep knows, if a kill leaves it).
+        atomic_write(path, "".join(f"{i}\n" for i in sorted(set(ids))[-LEFT_OVER_CAP:]))
     except OSError:
         pass  # best effort: the worst case is one review left in the user's history
 

@@ -323,7 +323,8 @@ def check_claims_and_queue(ctx: _Context) -> list[Check]:
             unreadable.append(session)
         elif record.state != "done":
             running += 1
-            if claims.stale_reason(record, timeout):
+            if claims.stale_reason(record, timeout,
+                                   written_at=claims.file_time(claims.claim_path(ctx.project, session))):
                 stale.append(session)
     checks: list[Check] = []
     if stale or unreadable:

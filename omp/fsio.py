@@ -15,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import stat
 import sys
 import time
 from pathlib import Path
@@ -130,6 +131,47 @@ def _target_mode(path: Path) -> int:
 _TEMP_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0)
 
 
+# `.<target name>.<12 hex digits>.tmp`: the only names `_exclusive_temp` makes, so the sweep
+# below removes omp's own leftovers and nothing a person put there.
+_TEMP_SUFFIX_LEN = len(".0123456789ab.tmp")
+TEMP_LEFTOVER_SECONDS = 600.0  # a write takes milliseconds; ten minutes old is a killed writer's
+
+
+def is_temp_name(name: str) -> bool:
+    """Is `name` one `_exclusive_temp` makes?"""
+    if not (name.startswith(".") and name.endswith(".tmp")) or len(name) <= _TEMP_SUFFIX_LEN + 1:
+        return False
+    tag = name[-_TEMP_SUFFIX_LEN:]
+    return tag[0] == "." and all(c in "0123456789abcdef" for c in tag[1:13])
+
+
+def remove_leftover_temps(folder: Path, older_than: float = TEMP_LEFTOVER_SECONDS,
+                          now: float | None = None, recursive: bool = True) -> int:
+    """Remove the temp files of atomic writes that were killed mid-write (`is_temp_name`, older
+    than `older_than` seconds) in `folder` (and below, if `recursive`). Symbolic links are never
+    followed (a linked folder is not walked, a link is never removed); nothing else is touched.
+    Returns how many were removed."""
+    now = time.time() if now is None else now
+    removed = 0
+    if not os.path.isdir(folder) or os.path.islink(folder):
+        return 0
+    for current, dirs, files in os.walk(folder, followlinks=False):
+        if not recursive:
+            dirs.clear()
+        for name in files:
+            if not is_temp_name(name):
+                continue
+            path = os.path.join(current, name)
+            try:
+                info = os.lstat(path)
+                if stat.S_ISREG(info.st_mode) and now - info.st_mtime > older_than:
+                    os.unlink(path)
+                    removed += 1
+            except OSError:
+                continue  # gone meanwhile, or not ours to remove
+    return removed
+
+
 def _exclusive_temp(path: Path) -> tuple[int, str]:
     """A new file beside `path`, created here and nowhere else (O_EXCL, not through a link),
     open for writing, mode 0600 until the caller sets the target's."""
@@ -142,6 +184,18 @@ def _exclusive_temp(path: Path) -> tuple[int, str]:
     raise FileExistsError(f"no free temporary name beside {path}")
 
 
+@contextlib.contextmanager
+def _naming(path: Path | str) -> Iterator[None]:
+    """An OSError from writing to a descriptor (a full disk, say) names no file: give it
+    `path`, so the message a user sees says where (omp.errors.storage_error)."""
+    try:
+        yield
+    except OSError as exc:
+        if exc.filename is None and exc.errno is not None:
+            raise OSError(exc.errno, exc.strerror or os.strerror(exc.errno), str(path)) from exc
+        raise
+
+
 def _write_temp_beside(path: Path, data: str | bytes) -> str:
     """A complete, fsynced temp file in `path`'s folder with `path`'s permission bits."""
     payload = data.encode("utf-8") if isinstance(data, str) else data
@@ -149,7 +203,7 @@ def _write_temp_beside(path: Path, data: str | bytes) -> str:
     mode = _target_mode(path)
     fd, tmp_name = _exclusive_temp(path)
     try:
-        with os.fdopen(fd, "wb") as handle:
+        with _naming(tmp_name), os.fdopen(fd, "wb") as handle:
             handle.write(payload)
             handle.flush()
             _fsync(handle.fileno())
@@ -159,6 +213,25 @@ def _write_temp_beside(path: Path, data: str | bytes) -> str:
             os.unlink(tmp_name)
         raise
     return tmp_name
+
+
+PROBE_BYTES = 64 * 1024  # more than a review writes in one go (a claim, notes, a log line)
+
+
+def probe_write(folder: Path, size: int = PROBE_BYTES) -> None:
+    """Write and fsync `size` bytes in `folder`, then remove them at once: OSError (naming the
+    file) when the folder cannot take omp's writes — read-only, not permitted, a full disk or
+    quota. A review runs this before it calls a reviewer, so such a fault costs no model call."""
+    folder.mkdir(parents=True, exist_ok=True)
+    fd, name = _exclusive_temp(folder / "omp-write-probe")
+    try:
+        with _naming(name), os.fdopen(fd, "wb") as handle:
+            handle.write(bytes(size))
+            handle.flush()
+            _fsync(handle.fileno())  # a disk that is full may only show it when the blocks are allocated
+    finally:
+        with contextlib.suppress(OSError):
+            os.unlink(name)
 
 
 def atomic_write(path: Path, data: str | bytes, within: Path | None = None) -> None:
@@ -219,7 +292,7 @@ def _create_exclusive_direct(path: Path, payload: bytes) -> bool:
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, _DEFAULT_MODE)
     except FileExistsError:
         return False
-    with os.fdopen(fd, "wb") as handle:
+    with _naming(path), os.fdopen(fd, "wb") as handle:
         handle.write(payload)
         handle.flush()
         _fsync(handle.fileno())
@@ -307,7 +380,8 @@ def append_line(path: Path, line: str, within: Path | None = None) -> None:
     data = (line.rstrip("\n") + "\n").encode("utf-8")
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, _DEFAULT_MODE)
     try:
-        os.write(fd, data)
+        with _naming(path):
+            os.write(fd, data)
     finally:
         os.close(fd)
 

@@ -676,6 +676,16 @@ def start_time(pid: int) -> float | None:
         return None
 
 
+def command_line(pid: int) -> list[str] | None:
+    """Process `pid`'s argv, or None when it is gone or cannot be read (psutil)."""
+    import psutil  # heavy (17 ms): only where a claim's owner is looked at
+
+    try:
+        return list(psutil.Process(pid).cmdline())
+    except (psutil.Error, OSError):
+        return None
+
+
 def is_alive(pid: int, started_at: float | None) -> bool:
     """Is the process that started at `started_at` as `pid` still running (not a zombie, not a
     reused pid)? One that exists but cannot be inspected counts as alive: nothing is taken from it."""

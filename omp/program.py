@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from omp import __version__
-from omp.errors import EXIT_FAILURE, OmpError
+from omp.errors import EXIT_FAILURE, OmpError, storage_error
 
 # A message for stderr: the program's own writer (click.echo for the command, print for the
 # detached review), so its output keeps its order with what else the program wrote.
@@ -56,11 +56,21 @@ def guarded(body: Callable[[], int], write_error: ErrorWriter = write_stderr) ->
         return 130
     except BrokenPipeError:
         return EXIT_FAILURE
+    except OSError as exc:
+        fault = storage_error(exc)  # a read-only `.omp`, a full disk: the user's to fix, not a bug
+        if fault is None:
+            return _crashed(exc, write_error)
+        write_error(fault.render())
+        return fault.exit_code
     except Exception as exc:  # a bug: keep the traceback for the report, show a short line
-        log = crash_log(exc)
-        where = f"; details in {log}" if log else ""
-        write_error(f"omp: internal error: {type(exc).__name__}: {exc}{where}")
-        return EXIT_FAILURE
+        return _crashed(exc, write_error)
+
+
+def _crashed(exc: BaseException, write_error: ErrorWriter) -> int:
+    log = crash_log(exc)
+    where = f"; details in {log}" if log else ""
+    write_error(f"omp: internal error: {type(exc).__name__}: {exc}{where}")
+    return EXIT_FAILURE
 
 
 def crash_report(exc: BaseException) -> str:

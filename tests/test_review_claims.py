@@ -171,3 +171,69 @@ def test_housekeeping_removes_only_old_claims_and_queue_entries(project: Path) -
     os.utime(claims.claim_path(paths, SESSION), (old, old))
     assert claims.clean_old(paths, 90 * 86400, 120) == 1
     assert queue.clean_old(paths, 90 * 86400) == 1
+
+
+# A claim is not trusted to block for ever (SPEC §5.1): stamped in the future, or held by a pid
+# that is not a review of this session, it is stale after the timeout plus the margin.
+
+LONG_AGO = 120 + claims.STALE_MARGIN_SECONDS + 60
+
+
+def test_a_claim_stamped_a_day_ahead_by_a_live_pid_grows_old_all_the_same(project: Path) -> None:
+    paths = _paths(project)
+    tomorrow = time.time() + 86400
+    _write_claim(paths, started_at=tomorrow)  # this very (live) process, its true start time
+    path = claims.claim_path(paths, SESSION)
+    # Fresh: it still blocks, as any live review's claim does.
+    assert isinstance(claims.acquire(paths, SESSION, end_offset=1, force=False, timeout=120), claims.Verdict)
+
+    # The file was written long ago (its times say so): the future stamp does not keep it young.
+    os.utime(path, (time.time() - LONG_AGO, time.time() - LONG_AGO))
+    taken = claims.acquire(paths, SESSION, end_offset=1, force=False, timeout=120)
+    assert isinstance(taken, claims.Claim), taken
+    assert "stamped in the future" in (taken.took_over or "")
+
+
+def test_a_future_stamp_and_a_future_file_time_still_age_from_now(project: Path) -> None:
+    """Both the record and the file's modification time set a day ahead: the file's
+    status-change time (set by the kernel) is the age's floor, so the claim is stale once the
+    timeout and margin have passed, never 'in a day and then some'."""
+    paths = _paths(project)
+    tomorrow = time.time() + 86400
+    _write_claim(paths, started_at=tomorrow)
+    path = claims.claim_path(paths, SESSION)
+    os.utime(path, (tomorrow, tomorrow))
+    record = claims.read_record(paths, SESSION)
+    assert isinstance(record, claims.ClaimRecord)
+    written = claims.file_time(path)
+    assert written is not None and written <= time.time() + 1
+    later = time.time() + LONG_AGO
+    assert claims.stale_reason(record, 120, now=later, written_at=written) is not None
+    assert claims.stale_reason(record, 120, now=time.time(), written_at=written) is None
+
+
+def test_a_live_pid_that_is_no_omp_review_does_not_hold_a_claim(project: Path) -> None:
+    """Without a recorded start time a reused pid looks alive; its command line (a `sleep`,
+    not omp) tells it is not the review that wrote the claim."""
+    paths = _paths(project)
+    stranger = subprocess.Popen(["sleep", "30"])
+    try:
+        _write_claim(paths, pid=stranger.pid, pid_started_at=None)
+        taken = claims.acquire(paths, SESSION, end_offset=1, force=False, timeout=120)
+        assert isinstance(taken, claims.Claim), taken
+        assert "not an omp review" in (taken.took_over or "")
+    finally:
+        stranger.kill()
+        stranger.wait()
+
+
+def test_a_live_omp_pid_without_a_start_time_still_blocks(project: Path) -> None:
+    paths = _paths(project)
+    review = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)", "omp", "memory-review"])
+    try:
+        # `python -c … omp memory-review`: argv names the omp command, like a real review's.
+        _write_claim(paths, pid=review.pid, pid_started_at=None)
+        assert isinstance(claims.acquire(paths, SESSION, end_offset=1, force=False, timeout=120), claims.Verdict)
+    finally:
+        review.kill()
+        review.wait()

@@ -26,6 +26,7 @@ from sessions_support import (
 
 from omp.errors import OmpError, UsageError
 from omp.paths import ProjectPaths
+from omp.reviewer_folder import reviewer_folder
 from omp.sessions.discovery import find_session, list_project_sessions
 from omp.sessions.events import SessionReader
 
@@ -195,9 +196,14 @@ def test_latest_is_this_projects_newest_session(project: Path, copilot: Path, tm
     write_session(copilot, "mine-new", conversation(str(project / "src"), ["new"]), mtime=2_000)
     write_session(copilot, "others-newer", conversation(str(other), ["elsewhere"]), mtime=3_000)
     write_session(copilot, "sibling-newer", conversation(str(sibling), ["sibling"]), mtime=3_500)
-    # omp's own reviewer ran in an `omp-review-*` folder: never this project's session, even if
-    # that folder lies inside the project and the session is the newest of all.
-    write_session(copilot, "reviewer-newest", conversation(str(project / "omp-review-abc123"), ["review"]), mtime=4_000)
+    # omp's own reviewer ran in a folder omp made and marked: never this project's session, even
+    # as the newest of all (a project folder merely *named* like one: tests/test_reviewer_folder.py).
+    with reviewer_folder() as workdir:
+        write_session(copilot, "reviewer-newest", conversation(workdir, ["review"]), mtime=4_000)
+        paths = ProjectPaths(project)
+        assert find_session("latest", paths).id == "mine-new"
+        reviewer = find_session("reviewer-newest", paths)  # by id it is found, and flagged
+        assert reviewer.is_reviewer
     # Copilot's lock folder, and a run that failed before its first turn.
     locks = session_dir(copilot, ".session-operation-locks")
     locks.mkdir(parents=True)
@@ -208,8 +214,6 @@ def test_latest_is_this_projects_newest_session(project: Path, copilot: Path, tm
     paths = ProjectPaths(project)
     assert find_session("latest", paths).id == "mine-new"
     assert [s.id for s in list_project_sessions(paths)] == ["mine-new", "mine-old"]
-    reviewer = find_session("reviewer-newest", paths)  # by id it is found, and flagged
-    assert reviewer.is_reviewer
 
 
 def test_latest_uses_git_root_and_workspace_yaml(project: Path, copilot: Path, tmp_path: Path) -> None:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from omp.cli.options import json_option, project_paths, root_option
+from omp.cli.options import days_type, json_option, project_paths, root_option
 from omp.cli.render import echo_json
 from omp.ledger import CostSummary, Totals, cost_summary
 from omp.paths import check_session_id
@@ -45,7 +45,7 @@ def _render(summary: CostSummary) -> None:
 
 @click.command("cost")
 @click.option("--session", "session", default=None, help="Only this session's reviewer calls (full id).")
-@click.option("--days", type=click.FloatRange(min=0, min_open=True), default=None,
+@click.option("--days", type=days_type(fraction=True), default=None, metavar="DAYS",
               help="Only calls from the last N days.")
 @json_option
 @root_option

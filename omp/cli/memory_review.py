@@ -13,7 +13,7 @@ from pathlib import Path
 
 import click
 
-from omp.cli.options import json_option, project_paths, root_option
+from omp.cli.options import POSITIVE_COUNT, json_option, project_paths, root_option
 from omp.cli.render import echo_json
 from omp import lazyre
 from omp.copilot_history import forget_reviewer_sessions
@@ -45,7 +45,7 @@ from omp.review.preview import Preview, preview
                    "(with --sweep: only retry queued sessions now).")
 @click.option("--sweep", is_flag=True,
               help="Review queued sessions, then this project's unreviewed ones since memory mode was turned on.")
-@click.option("--limit", type=click.IntRange(min=1), default=None, help="With --sweep: at most N sessions.")
+@click.option("--limit", type=POSITIVE_COUNT, default=None, metavar="N", help="With --sweep: at most N sessions.")
 @click.option("--all", "include_older", is_flag=True,
               help="With --sweep: also sessions that ended before memory mode was turned on.")
 @json_option

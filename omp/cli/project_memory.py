@@ -14,7 +14,7 @@ from typing import Any, Callable
 import click
 
 from omp import errors
-from omp.cli.options import json_option, project_paths, root_option
+from omp.cli.options import COUNT, INDEX, days_type, json_option, project_paths, root_option
 from omp.cli.render import echo_json, short_session
 from omp.memory import block, manage
 from omp.memory.items import RejectionCode
@@ -249,7 +249,7 @@ def pending_cmd(as_json: bool, root: Path | None) -> None:
 
 
 @cli.command("promote-directive")
-@click.argument("numbers", metavar="[N]...", nargs=-1, type=int)
+@click.argument("numbers", metavar="[N]...", nargs=-1, type=INDEX)
 @click.option("--all", "all_items", is_flag=True, help="Promote every pending item.")
 @click.option("--global", "scope_global", is_flag=True, help="Make them global directives (every project).")
 @root_option
@@ -277,7 +277,7 @@ def promote_cmd(numbers: tuple[int, ...], all_items: bool, scope_global: bool, r
 
 
 @cli.command("dismiss-directive")
-@click.argument("numbers", metavar="[N]...", nargs=-1, type=int)
+@click.argument("numbers", metavar="[N]...", nargs=-1, type=INDEX)
 @click.option("--all", "all_items", is_flag=True, help="Dismiss every pending item.")
 @click.option("--reason", default=None, help="Why (kept in decisions.jsonl).")
 @root_option
@@ -295,7 +295,7 @@ def dismiss_cmd(numbers: tuple[int, ...], all_items: bool, reason: str | None, r
 
 
 @cli.command("remove-directive")
-@click.argument("number", metavar="N", type=int)
+@click.argument("number", metavar="N", type=INDEX)
 @click.option("--global", "scope_global", is_flag=True, help="Remove global directive N instead.")
 @root_option
 @_usage
@@ -310,8 +310,8 @@ def remove_cmd(number: int, scope_global: bool, root: Path | None) -> None:
 
 
 @cli.command("prune-notes")
-@click.option("--keep", type=int, default=None, help="Keep only the newest N notes.")
-@click.option("--older-than", "older_than", type=int, default=None, metavar="DAYS", help="Delete notes older than DAYS.")
+@click.option("--keep", type=COUNT, default=None, metavar="N", help="Keep only the newest N notes.")
+@click.option("--older-than", "older_than", type=days_type(), default=None, metavar="DAYS", help="Delete notes older than DAYS.")
 @root_option
 @_usage
 def prune_cmd(keep: int | None, older_than: int | None, root: Path | None) -> None:

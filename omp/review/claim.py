@@ -20,8 +20,11 @@ How the races are closed:
   declared stale (hung past the timeout) and taken over can no longer mark done or release the
   new owner's claim, and the pipeline checks ownership again right before it writes memory.
 - Stale means: the pid is gone, is a zombie, or now belongs to a process with a different start
-  time (pid reuse); or, whatever the pid says (or on another host, where it cannot be checked),
-  the claim is older than `memory-review-timeout` plus `STALE_MARGIN_SECONDS`.
+  time (pid reuse; without a recorded start time, a live pid whose command line is no omp
+  process); or, whatever the pid says (or on another host, where it cannot be checked), the
+  claim is older than `memory-review-timeout` plus `STALE_MARGIN_SECONDS`, its age counted from
+  a time it cannot fake into the future (`claim_age`): a claim stamped tomorrow by a live pid
+  that is not a review of this session blocks no longer than that.
 - A review that took over a `done` claim (new turns in a resumed session) remembers that
   claim's cursor; if it fails, releasing puts the `done` record back instead of deleting it,
   so the next run still starts from there and old turns are not paid for twice.
@@ -44,7 +47,7 @@ from msgspec.structs import asdict
 from omp.errors import OmpError
 from omp.fsio import atomic_write_json, create_exclusive, dump_json, file_lock, read_text
 from omp.paths import ProjectPaths, check_session_id
-from omp.process import end_run_leftovers, is_alive, start_time
+from omp.process import command_line, end_run_leftovers, is_alive, start_time
 
 # Beyond the reviewer timeout, a live review may still wait for the project lock (up to two
 # minutes) and stream a large session; five minutes covers both with room to spare.
@@ -150,21 +153,69 @@ def own_start_time() -> float | None:
     return start_time(os.getpid())
 
 
-def stale_reason(record: ClaimRecord, timeout: float, now: float | None = None) -> str | None:
-    """Why a running claim may be taken over, or None when its review is alive."""
+def claim_age(record: ClaimRecord, now: float, file_time: float | None = None) -> float:
+    """Seconds since the claim was made, from times it cannot fake into the future (SPEC §5.1).
+
+    `started_at` is whatever the file says: a claim stamped tomorrow would never grow old. The
+    age is counted from the earliest of `started_at`, the file's modification time and its
+    status-change time (`file_time`, which the kernel sets when the file is written and nobody
+    can set ahead), each taken no later than now. An honest claim's `started_at` is the earliest
+    of these, so its age is unchanged."""
+    earliest = min(record.started_at, now if file_time is None else file_time, now)
+    return now - earliest
+
+
+def file_time(path: Path) -> float | None:
+    """The earliest of a file's modification and status-change times (None when it is gone)."""
+    try:
+        info = os.stat(path, follow_symlinks=False)
+    except OSError:
+        return None
+    return min(info.st_mtime, info.st_ctime)
+
+
+def _is_omp_program(argv: list[str]) -> bool:
+    """Is this command line an omp process (the `omp` command, `python -m omp…`, or the
+    detached review's `python -c "…omp.review.__main__…"`)?"""
+    for i, arg in enumerate(argv):
+        name = os.path.basename(arg).lower()
+        if name in ("omp", "omp.exe") or "omp.review" in arg:
+            return True
+        if i and argv[i - 1] == "-m" and (arg == "omp" or arg.startswith("omp.")):
+            return True
+    return False
+
+
+def stale_reason(record: ClaimRecord, timeout: float, now: float | None = None,
+                 written_at: float | None = None) -> str | None:
+    """Why a running claim may be taken over, or None when its review is alive.
+
+    `written_at`: the claim file's `file_time`, so a claim stamped in the future still grows
+    old (`claim_age`). Whatever the pid says, a claim older than the timeout plus the margin is
+    stale: a live pid that is not a review of this session (the user's shell, pid 1) blocks no
+    longer than that.
+    """
     now = time.time() if now is None else now
-    age = now - record.started_at
+    age = claim_age(record, now, written_at)
     if age > timeout + STALE_MARGIN_SECONDS:
-        return f"claim by pid {record.pid} is {age:.0f}s old (timeout {timeout:g}s + margin)"
+        stamped = " (stamped in the future)" if record.started_at > now + 1 else ""
+        return f"claim by pid {record.pid} is {age:.0f}s old{stamped} (timeout {timeout:g}s + margin)"
     if record.host and record.host != platform.node():
         return None  # another machine's pid says nothing here; only age counts
     if not is_alive(record.pid, record.pid_started_at):
         return f"claiming process {record.pid} is gone"
+    if record.pid_started_at is None:
+        # Without a start time the pid cannot be told from a reused one: its command line can.
+        argv = command_line(record.pid)
+        if argv is not None and not _is_omp_program(argv):
+            return f"claiming pid {record.pid} is not an omp review (it runs {os.path.basename(argv[0]) if argv else '?'})"
     return None
 
 
-def judge(record: ClaimRecord | None, *, end_offset: int, force: bool, timeout: float) -> Verdict:
-    """Decide, from the claim on disk, whether a new review may run and from which cursor."""
+def judge(record: ClaimRecord | None, *, end_offset: int, force: bool, timeout: float,
+          written_at: float | None = None) -> Verdict:
+    """Decide, from the claim on disk, whether a new review may run and from which cursor.
+    `written_at`: the claim file's `file_time` (see `stale_reason`)."""
     if record is None:
         return Verdict(True, 0, None)
     if record.state == "done":
@@ -174,7 +225,7 @@ def judge(record: ClaimRecord | None, *, end_offset: int, force: bool, timeout: 
             return Verdict(True, record.cursor, "new turns since the last review", prior_cursor=record.cursor,
                            continues=True)
         return Verdict(False, record.cursor, "already reviewed", refused="done")
-    reason = stale_reason(record, timeout)
+    reason = stale_reason(record, timeout, written_at=written_at)
     if reason is None:
         where = "" if record.host == platform.node() else f" on {record.host}"
         return Verdict(False, record.cursor, f"being reviewed by pid {record.pid}{where}", refused="running")
@@ -204,7 +255,8 @@ def peek(paths: ProjectPaths, session_id: str, *, end_offset: int, force: bool, 
     record = read_record(paths, session_id)
     if isinstance(record, _Unreadable):
         return Verdict(True, 0, "unreadable claim replaced")
-    return judge(record, end_offset=end_offset, force=force, timeout=timeout)
+    return judge(record, end_offset=end_offset, force=force, timeout=timeout,
+                 written_at=file_time(claim_path(paths, session_id)))
 
 
 def _new_record(start_cursor: int, prior_cursor: int | None) -> ClaimRecord:
@@ -242,7 +294,8 @@ def acquire(
             if isinstance(record, _Unreadable):
                 verdict = Verdict(True, 0, "unreadable claim replaced")
             else:
-                verdict = judge(record, end_offset=end_offset, force=force, timeout=timeout)
+                verdict = judge(record, end_offset=end_offset, force=force, timeout=timeout,
+                                written_at=file_time(path))
             if not verdict.take:
                 return verdict
             if isinstance(record, ClaimRecord) and record.state == "running":
@@ -364,7 +417,8 @@ def clean_old(paths: ProjectPaths, max_age_seconds: float, timeout: float, now: 
             if entry.suffix != ".json" or entry.name.startswith(".") or not _older(entry, now, max_age_seconds):
                 continue
             record = read_record(paths, entry.stem)
-            if isinstance(record, ClaimRecord) and record.state == "running" and not stale_reason(record, timeout, now):
+            if (isinstance(record, ClaimRecord) and record.state == "running"
+                    and not stale_reason(record, timeout, now, file_time(entry))):
                 continue
             with contextlib.suppress(OSError):
                 entry.unlink()

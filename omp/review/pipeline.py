@@ -40,8 +40,8 @@ from typing import Any
 from msgspec import Struct, field, structs
 
 from omp import config, trust
-from omp.errors import OmpError, UsageError
-from omp.fsio import OutsideProjectError
+from omp.errors import OmpError, UsageError, storage_error
+from omp.fsio import OutsideProjectError, probe_write
 from omp.ledger import CallRecord, log_review, record_call
 from omp.paths import ProjectPaths
 from omp.packet import SessionIndex, SessionIndexer, build_packet
@@ -240,14 +240,22 @@ def _claim_skip(verdict: claims.Verdict) -> SkipReason:
 
 def _preflight(ctx: ReviewContext, session_id: str) -> None:
     """Everything that would make the apply step fail, checked before the claim and the reviewer
-    (SPEC §5 "Order of work"): a `.omp`, `.github` or store that links out of the project, and a
-    store that does not parse. Raises OmpError naming the file and the fix; nothing is claimed,
+    (SPEC §5 "Order of work"): a `.omp`, `.github` or store that links out of the project, a
+    `.omp` omp cannot write (read-only, a full disk), and a store that does not parse. Raises OmpError naming the file and the fix; nothing is claimed,
     queued or paid for, so a broken project does not loop through retries."""
     from omp.memory.store import check_stores  # (see _apply)
+    from omp.review.housekeeping import clean_leftovers  # (with the memory package, as above)
 
     check_layout(ctx.paths, github=ctx.settings.get("memory-inject") == "block")
-    ensure_state_dir(ctx.paths)
+    try:
+        ensure_state_dir(ctx.paths)
+        # A read-only `.omp` or a full disk would only show when the answer is written: after
+        # the reviewer was paid. A probe write (removed at once) shows it now.
+        probe_write(ctx.paths.logs)
+    except OSError as exc:
+        raise storage_error(exc) or exc
     check_stores(ctx.paths, session_id)
+    clean_leftovers(ctx.paths)  # what killed runs left (temp files, reviewer folders)
 
 
 def _trivial(ctx: ReviewContext, found: ExplicitScan, cursor: int) -> str | None:
@@ -334,6 +342,8 @@ def _model_pass(ctx: ReviewContext, held: claims.Claim, events: Path, out: _Mode
         "in": in_tokens, "out": 0, "packet_messages": len(packet.messages),
     }
     if not packet.messages:
+        if scanned.entries:  # there were messages, and the budget held none of them
+            raise budget_too_small(ctx.budget, frame.tokens)
         return None  # nothing the model could read (e.g. only unparseable lines): explicit pass only
     reviewer = ReviewerConfig(ctx.backend, ctx.model, ctx.settings.get("memory-reviewer-command"),
                               ctx.timeout, ctx.paths.root, claim_token=held.token)
@@ -364,6 +374,19 @@ def _model_pass(ctx: ReviewContext, held: claims.Claim, events: Path, out: _Mode
     if reply.timed_out or reply.stopped_after_answer:
         out.tokens["stopped_after_answer"] = True
     return None
+
+
+def budget_too_small(budget: int, frame_tokens: int) -> OmpError:
+    """`memory-review-max-input-tokens` leaves no room for one message once omp's own prompt
+    frame is paid for. A failure, not a review: the caller releases the claim (the session is
+    not marked reviewed), nothing is sent to the reviewer, and the log line says why."""
+    suggested = max(-(-2 * frame_tokens // 1000) * 1000, 4000)
+    return OmpError(
+        f"the review budget of {budget} tokens cannot hold omp's prompt frame ({frame_tokens} tokens) and one "
+        "message of the session; no reviewer was called and the session is not marked reviewed",
+        f"run: omp config set memory-review-max-input-tokens {suggested} (or more; the default is "
+        f"{config.KEYS['memory-review-max-input-tokens'].default})",
+    )
 
 
 def _ledger(ctx: ReviewContext, session_id: str, reply: ReviewerReply | None, in_tokens: int, out_tokens: int,

@@ -10,8 +10,8 @@
 - `offline`: no process at all; the review uses only the explicit pass.
 
 Every process gets the prompt on **stdin** (argv is capped at 128 KiB and is visible in `ps`),
-runs in a fresh empty folder `omp-review-*` (removed afterwards; the reviewer's own Copilot
-session is then recorded outside every project), in its own process group, with
+runs in a fresh empty folder `omp-review-*` that omp marks as its own (omp.reviewer_folder;
+removed afterwards; the reviewer's own Copilot session is then recorded outside every project), in its own process group, with
 `OMP_MEMORY_MODE=off` and `OMP_REVIEWER=1` so its own session never triggers a review or an
 injection. omp.process runs it: stdin, stdout and stderr pumped by threads, so a 500 KB prompt
 cannot deadlock against a reviewer that writes before it reads, and stdout watched while it
@@ -32,8 +32,6 @@ import json
 import os
 import re
 import shlex
-import shutil
-import tempfile
 from pathlib import Path
 from typing import Callable, Mapping
 
@@ -46,6 +44,7 @@ from omp.errors import OmpError
 from omp.lazyre import lazy
 from omp.paths import global_home
 from omp.process import TERMINATE_GRACE_SECONDS, OutputReadError, reviewer_env_file, run_captured
+from omp.reviewer_folder import reviewer_folder
 
 BACKENDS = ("copilot", "command", "offline")
 # Kinds of ReviewerUnavailable where the reviewer answered, but not in a form omp reads.
@@ -174,8 +173,7 @@ def run_process(
 
     `on_start(pid)` runs once the process exists (the claim records it, SPEC §5.1).
     """
-    workdir = tempfile.mkdtemp(prefix="omp-review-")
-    try:
+    with reviewer_folder() as workdir:  # marked as omp's: its session is known as the reviewer's
         try:
             finished = run_captured(
                 argv, stdin=prompt, env=env, cwd=workdir, timeout=timeout,
@@ -202,8 +200,6 @@ def run_process(
             argv=list(argv),
             overflowed=finished.overflowed,
         )
-    finally:
-        shutil.rmtree(workdir, ignore_errors=True)
 
 
 # ---------------------------------------------------------------------------------------------

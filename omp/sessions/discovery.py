@@ -4,11 +4,11 @@ A session is a folder `C/session-state/<id>/` with an `events.jsonl` (read by
 `omp.sessions.events`). `--session` takes a full id, a unique prefix or `latest` (the newest
 session of this project: its `session.start` `context.cwd` or `gitRoot` lies inside `R`).
 
-Reviewer sessions: omp's own reviewer runs Copilot in a fresh empty folder made by
-`tempfile.mkdtemp(prefix="omp-review-")` (omp/review/reviewers.py), so its session's
-`session.start` `context.cwd` is a folder whose name starts with `omp-review-`. Such sessions
-are flagged `is_reviewer` and never chosen as `latest` (their cwd is outside every project
-anyway; the name makes it certain even for a project under the temp folder).
+Reviewer sessions: omp's own reviewer runs Copilot in a fresh empty folder that omp makes in the
+temporary directory and marks as its own (`omp.reviewer_folder`), so its session's
+`session.start` `context.cwd` is that folder. Such sessions are flagged `is_reviewer` and never
+chosen as `latest`. The mark is structural, never the name: a user's project folder called
+`omp-review-…` is an ordinary project.
 """
 
 from __future__ import annotations
@@ -22,10 +22,10 @@ from msgspec import Struct
 
 from omp.errors import OmpError
 from omp.paths import ProjectPaths, check_session_id, copilot_home as default_copilot_home
+from omp.reviewer_folder import is_reviewer_folder
 from omp.sessions.events import is_regular_file, line_type, open_regular
 from omp.sessions.lines import json_loads
 
-REVIEWER_DIR_PREFIX = "omp-review-"
 LOCKS_DIR_NAME = ".session-operation-locks"
 MIN_PREFIX = 7
 HEAD_SCAN_LINES = 20  # session.start is the first line; a few more in case something precedes it
@@ -114,9 +114,8 @@ def session_info(folder: Path, events: Path | None = None, mtime: float | None =
 
 
 def is_reviewer_cwd(cwd: str | None) -> bool:
-    if not cwd:
-        return False
-    return os.path.basename(os.path.normpath(cwd)).startswith(REVIEWER_DIR_PREFIX)
+    """Is `cwd` a folder omp made for its reviewer (by its mark, not its name)?"""
+    return is_reviewer_folder(cwd)
 
 
 def _inside(path: str | None, root: Path) -> bool:
