@@ -47,6 +47,7 @@ def _is_placeholder(value: str) -> bool:
 _SECRET_COLUMN = lazy(r"(?i)(?:^|[\s_-])(?:password|passwd|pwd|passphrase|secret(?:[\s_-]*access)?[\s_-]*key|secret|token"
                       r"|api[\s_-]*key|private[\s_-]*key|auth[\s_-]*token|access[\s_-]*token|credentials?)$")
 _HEADER_NAME = lazy(r"^(?:[A-Za-z][A-Za-z0-9 _\-./#]{0,39})?$")
+_NOT_A_HEADER = lazy(r"[(){}\[\]=:;<>]")  # code, JSON, prose with a colon: no header row
 _MAX_ROWS = 200
 
 
@@ -76,7 +77,7 @@ def table_findings(text: str, hit: int) -> Iterator[Found]:
     """At a secret word in a header row: every cell under each secret column, row after row."""
     start, stop = _line_bounds(text, hit)
     header = text[start:stop]
-    if len(header) > 2000:
+    if len(header) > 2000 or _NOT_A_HEADER.search(header):
         return
     separator = next((s for s in (",", "\t", "|") if header.count(s) >= (2 if s == "|" else 1)), None)
     if separator is None:
@@ -215,7 +216,7 @@ _PROSE_LOGIN = lazy(
     r"|[ \t]+(?:pass(?:word)?|pw|pwd)[ \t]*[:=]?[ \t]*)"
     r"[\"'`]?(?P<secret>[^\s\"'`]{4,128}?)[\"'`]?(?=[\s.,;)!?]*(?:\s|$))"
 )
-PROSE_TRIGGERS = ("log in", "login", "log-in", "sign in", "signin", "sign-in", "credential", "creds", "user", "account")
+PROSE_TRIGGERS = ("log in", "login", "log-in", "sign in", "signin", "sign-in", "credential", "creds", "user ", "username")
 
 
 def _prose_password(value: str) -> bool:

@@ -27,6 +27,7 @@ other rules already swept for. Findings are `(kind, start, end)`.
 from __future__ import annotations
 
 import binascii
+import re
 from typing import Callable, Iterable, Iterator
 
 from omp.lazyre import lazy
@@ -35,8 +36,8 @@ Found = tuple[str, int, int]
 LookAgain = Callable[[str], list[Found]]
 
 _RUN_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/_-=")
-# A run of 20 or more token characters, matched only where one starts (no quadratic retries).
-_RUN = lazy(r"(?<![A-Za-z0-9+/_=-])[A-Za-z0-9+/_-]{20,}={0,2}")
+_LONG = 20  # the shortest run read as a token, base64 or a PEM line
+_DIGITS = lazy(r"\d")
 _HEX = frozenset("0123456789abcdefABCDEF")
 _PEM_WIDTHS = (64, 70, 76)
 _PEM_END = lazy(r"[ \t]*(?:\r?\n|\\n)?[ \t]*-----END[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----")
@@ -74,17 +75,7 @@ def _b64decode(run: str) -> bytes | None:
 
 def _mixed(run: str) -> bool:
     """Base64 of text has both cases and digits; a path, a word or a hex digest has not."""
-    lower = upper = digit = False
-    for char in run:
-        if char.islower():
-            lower = True
-        elif char.isupper():
-            upper = True
-        elif char.isdigit():
-            digit = True
-        if lower and upper and digit:
-            return True
-    return False
+    return run.lower() != run and run.upper() != run and _DIGITS.search(run) is not None
 
 
 def _is_private_key_der(data: bytes) -> bool:
@@ -163,13 +154,35 @@ def _decoded_secret(text: str, start: int, end: int, look_again: LookAgain | Non
     return (f"base64-{found[0][0]}", start, end) if found else None
 
 
-def run_findings(text: str, look_again: LookAgain | None) -> Iterator[Found]:
+# Token characters as "x", every other byte as a space: a run of 20 is then a literal the
+# regex engine finds at C speed (a character-class pattern tried at every offset cost 18 ms per
+# MB of source code; this costs 4).
+_RUN_CHARS_MAP = bytes(ord("x") if chr(i) in _RUN_CHARS and chr(i) != "=" else ord(" ") for i in range(256))
+_XRUN = re.compile(b"x" * 20 + b"x*")
+
+
+def runs(text: str) -> list[tuple[int, int]]:
+    """Every run of 20 or more token characters (and its `=` padding): what the checks below read.
+    The text is read as ASCII, one byte per character (any other character is not a token's),
+    so offsets are the text's."""
+    marked = text.encode("ascii", "replace").translate(_RUN_CHARS_MAP)
+    spans = []
+    for match in _XRUN.finditer(marked):
+        start, end = match.span()
+        while end < len(text) and end - match.end() < 2 and text[end] == "=":
+            end += 1
+        spans.append((start, end))
+    return spans
+
+
+def run_findings(text: str, spans: list[tuple[int, int]], look_again: LookAgain | None) -> Iterator[Found]:
     """Secrets among the runs of token characters: vendors' structured tokens, base64 that decodes
     to a secret, PEM bodies without their BEGIN line. `look_again` (None inside a decoded text:
     one level of decoding) finds secrets in a decoded text."""
     lines: list[tuple[int, int]] = []
-    for match in _RUN.finditer(text):
-        start, end = match.span()
+    for start, end in spans:
+        if end - start < _LONG:
+            continue
         found = _vendor(text, start, end) or _twilio_auth_token(text, start, end)
         if found is not None:
             yield found
@@ -191,8 +204,8 @@ def run_findings(text: str, look_again: LookAgain | None) -> Iterator[Found]:
 
 
 def may_hold_run(text: str) -> bool:
-    """Could `text` hold a run `run_findings` reads (the shortcut of a text with no trigger)?"""
-    return len(text) >= 20 and _RUN.search(text) is not None
+    """Could `text` hold a run the checks here read (the shortcut of a text with no trigger)?"""
+    return len(text) >= _LONG and bool(runs(text))
 
 
 # --------------------------------------------------------------------------------------------
@@ -204,17 +217,18 @@ _JOINER = lazy(
       |<!--[^>\n]{0,40}-->|<wbr\s*/?>|</?(?:span|b|i|em|strong|code)>                       # markup
       |\\\r?\n[ \t]*|\\n|\r?\n[ \t]*(?:>[ \t]?)*                                          # line breaks
     )(?=[A-Za-z0-9_+/-])""",
-    __import__("re").VERBOSE,
+    re.VERBOSE,
 )
 _MAX_PARTS = 6
 _MAX_JOINED = 600
 
 
+_TOKEN_RUN = lazy(r"[A-Za-z0-9_+/=.-]{0,400}")
+
+
 def _token_end(text: str, at: int) -> int:
-    end = at
-    while end < len(text) and end - at < 400 and text[end] in _TOKEN_CHARS:
-        end += 1
-    return end
+    match = _TOKEN_RUN.match(text, at)
+    return match.end() if match else at
 
 
 def _joined(text: str, start: int) -> tuple[str, list[tuple[int, int]]] | None:
@@ -245,20 +259,24 @@ def _original(pieces: list[tuple[int, int]], offset: int, at_end: bool) -> int:
     return pieces[-1][1]
 
 
-def split_findings(text: str, prefix_starts: Iterable[int], look_again: LookAgain) -> Iterator[Found]:
+def split_findings(text: str, spans: list[tuple[int, int]], prefix_starts: Iterable[int],
+                   look_again: LookAgain) -> Iterator[Found]:
     """Secrets across a joiner, from each candidate token start: a prefix trigger's offset, or a
-    run of 12 or more token characters with a digit that ends at a joiner (a split token's first
-    part, when its prefix is no trigger)."""
+    run of 20 token characters with a digit that ends at a joiner, or a token before a
+    concatenation or markup (`glue_start`): a split token's first part, when its prefix is no
+    trigger."""
     starts = set(prefix_starts)
-    for match in _SHORT_RUN.finditer(text):
-        if any(c.isdigit() for c in match.group()):
-            starts.add(match.start())
+    for start, end in spans:
+        if end < len(text) and text[end] in _JOINER_STARTS and _DIGITS.search(text, start, end):
+            starts.add(start)
     done = -1
     for start in sorted(starts):
         if start < done:
             continue
         end = _token_end(text, start)
-        if end - start < 3 or _JOINER.match(text, end, min(len(text), end + 80)) is None:
+        if end - start < 3 or end >= len(text) or text[end] not in _JOINER_STARTS:
+            continue
+        if _JOINER.match(text, end, min(len(text), end + 80)) is None:
             continue
         joined = _joined(text, start)
         if joined is None:
@@ -271,6 +289,21 @@ def split_findings(text: str, prefix_starts: Iterable[int], look_again: LookAgai
                 done = pieces[-1][1]
 
 
-_SHORT_RUN = lazy(r"(?<![A-Za-z0-9+/_=-])[A-Za-z0-9+/_-]{12,}(?=[\"'`]?[ \t]*(?:[+.&,]|\\?\r?\n|<!--|\\n))")
+_JOINER_STARTS = frozenset("\"'`<\\\r\n")
+# Where a string concatenation or markup starts (swept with the other triggers, in one pass):
+# `"ghp_abc" + "def…"`, `'sk-' . '…'`, `"a" "b"`, `ghp_abc<!---->def…`.
+GLUE_TRIGGERS = ('" +', '"+', "' +", "'+", "` +", "`+", "' .", "'.", '" .', '".', '" "', "' '", '" &', "' &",
+                 "<!--", "<wbr", "<span", "</span")
+
+
+def glue_start(text: str, hit: int) -> int | None:
+    """The start of the token a concatenation or markup at `hit` follows (8 characters or more),
+    or None."""
+    start = hit
+    while start > 0 and hit - start < 200 and text[start - 1] in _TOKEN_CHARS:
+        start -= 1
+    return start if hit - start >= 8 else None
+
+
 # Prefix triggers (lower case) a token starts with: a split check starts at each.
 PREFIX_ENDS = ("_", "-", ".")

@@ -113,37 +113,41 @@ def is_secret_name(name: str) -> bool:
     return last.endswith(("password", "passwd", "token", "secret", "apikey"))
 
 
-def _name_span(text: str, hit: int) -> tuple[int, int]:
+_NAME_TAIL = lazy(r"[A-Za-z0-9_$@.-]{0,80}")
+
+
+def _name_start(text: str, hit: int) -> int:
     start = hit
     while start > 0 and hit - start < 80 and text[start - 1] in _NAME_CHARS:
         start -= 1
-    end = hit
-    while end < len(text) and end - hit < 80 and text[end] in _NAME_CHARS:
-        end += 1
-    # A name does not end in a dot, a dash or a sigil (`token.` ends a sentence).
-    while end > hit and text[end - 1] in ".-$@":
-        end -= 1
     while start < hit and text[start] in ".-":
         start += 1
-    return start, end
+    return start
 
 
 def named_value(text: str, hit: int) -> tuple[str, int, int] | None:
     """At a trigger: the random-looking literal given to the secret-named thing around it."""
-    start, end = _name_span(text, hit)
-    if end <= hit or not is_secret_name(text[start:end]):
+    tail = _NAME_TAIL.match(text, hit)
+    end = tail.end() if tail else hit
+    # A name does not end in a dot, a dash or a sigil (`token.` ends a sentence).
+    while end > hit and text[end - 1] in ".-$@":
+        end -= 1
+    if end <= hit:
         return None
+    # What follows the name first (cheap, and most trigger hits stop here), then the name.
     match = _BETWEEN.match(text, end, min(len(text), end + 400))
     if match is None:
+        return None
+    start = _name_start(text, hit)
+    if not is_secret_name(text[start:end]):
         return None
     group = "quoted" if match.group("quoted") is not None else "bare"
     value = match.group(group)
     op = match.group("op")
     if group == "bare" and op in ("(", ",", " ", "\t", "=="):
         return None  # `check_password(user_input)`, prose: only a literal is a value there
-    if op == ">" and not text.startswith(f"</{text[start:end].lstrip('<')}", match.end()):
-        if group == "bare":
-            return None  # `<password>x</password>` only, not `token > limit`
+    if op == ">" and group == "bare" and not text.startswith("</", match.end()):
+        return None  # `<password>x</password>`, not `token > limit`
     if not looks_random(value.rstrip(".,;:!?")):
         return None
     return ("secret-assignment", *match.span(group))

@@ -731,6 +731,8 @@ def _named_value(text: str, hit: int) -> Iterable[tuple[str, int, int]]:
 
 def _is_prefix_trigger(trigger: str) -> bool:
     """A trigger a token starts with (`ghp_`, `sk-`, `hvs.`, `akia`): a split check starts there."""
+    if len(trigger) < 3 or not trigger[0].isalnum():
+        return False  # `--`, `-u`, `://`: an option or a URL, not a token's start
     return trigger.endswith(encoded.PREFIX_ENDS) or trigger in ("akia", "asia", "aiza", "eyj", "xox", "dapi", "akcp")
 
 
@@ -752,14 +754,19 @@ def _pattern_findings(text: str, hits: Iterable[tuple[int, str]], nested: bool =
             place_hits.append((at, trigger))
         if trigger in _PREFIX_TRIGGERS:
             prefix_starts.append(at)
+        elif trigger in _GLUE_TRIGGERS:
+            glued = encoded.glue_start(text, at)
+            if glued is not None:
+                prefix_starts.append(glued)
     # After the patterns': of two generic findings of one span, the first one's kind is kept.
     for at, trigger in place_hits:
         for place_finder in _PLACE_TRIGGERS[trigger]:
             for kind, start, end in place_finder(text, at):
                 yield SecretFinding(kind, start, end)
+    runs = encoded.runs(text)
     places = (credential_files.pgpass_findings(text),
-              encoded.run_findings(text, None if nested else _look_again),
-              () if nested else encoded.split_findings(text, prefix_starts, _look_again))
+              encoded.run_findings(text, runs, None if nested else _look_again),
+              () if nested else encoded.split_findings(text, runs, prefix_starts, _look_again))
     for found in places:
         for kind, start, end in found:
             yield SecretFinding(kind, start, end)
@@ -877,7 +884,8 @@ _DS_AWS_TRIGGER = "aws"
 _DS_TRIGGERS = frozenset(_DS_FORMAT_TRIGGERS + _DS_KEYWORD_TRIGGERS + (_DS_AWS_TRIGGER,))
 _OWN_TRIGGERS = _own_triggers()
 _PLACE_TRIGGERS = _place_triggers()
-_ALL_TRIGGERS = tuple(sorted(_DS_TRIGGERS | set(_OWN_TRIGGERS) | set(_PLACE_TRIGGERS)))
+_GLUE_TRIGGERS = frozenset(encoded.GLUE_TRIGGERS)
+_ALL_TRIGGERS = tuple(sorted(_DS_TRIGGERS | set(_OWN_TRIGGERS) | set(_PLACE_TRIGGERS) | _GLUE_TRIGGERS))
 _PREFIX_TRIGGERS = frozenset(trigger for trigger in _ALL_TRIGGERS if _is_prefix_trigger(trigger))
 # The keyword plugin's forms (those it uses on a line of no known file type), each by what must
 # follow the word: an assignment or comparison (`password = x`, `password: x`, `password != "x"`,
