@@ -49,6 +49,7 @@ _SECRET_COLUMN = lazy(r"(?i)(?:^|[\s_-])(?:password|passwd|pwd|passphrase|secret
 _HEADER_NAME = lazy(r"^(?:[A-Za-z][A-Za-z0-9 _\-./#]{0,39})?$")
 _NOT_A_HEADER = lazy(r"[(){}\[\]=:;<>]")  # code, JSON, prose with a colon: no header row
 _MAX_ROWS = 200
+_FOLDED_ROW = lazy(r"\|[ \t]+(?=\|)")
 
 
 def _cells(line: str, separator: str) -> list[tuple[int, int]]:
@@ -73,15 +74,43 @@ def _cells(line: str, separator: str) -> list[tuple[int, int]]:
     return spans
 
 
+def _row_bounds(text: str, at: int) -> tuple[int, int]:
+    """A table row's bounds: a line, or a piece of one between "; " (how a stored line folds its
+    line breaks: omp.memory.neutralise)."""
+    start, stop = _line_bounds(text, at)
+    fold = text.rfind("; ", start, at)
+    start = start if fold < 0 else fold + 2
+    fold = text.find("; ", at, stop)
+    return start, stop if fold < 0 else fold
+
+
 def table_findings(text: str, hit: int) -> Iterator[Found]:
     """At a secret word in a header row: every cell under each secret column, row after row."""
-    start, stop = _line_bounds(text, hit)
+    start, stop = _row_bounds(text, hit)
+    if stop - start > 2000:
+        return
+    # "here is the file: User name,Password,…": the header starts after the prose.
+    lead = text.rfind(": ", start, hit)
+    start = start if lead < 0 else lead + 2
     header = text[start:stop]
-    if len(header) > 2000 or _NOT_A_HEADER.search(header):
+    if _NOT_A_HEADER.search(header):
         return
     separator = next((s for s in (",", "\t", "|") if header.count(s) >= (2 if s == "|" else 1)), None)
     if separator is None:
         return
+    if separator == "|" and not header.lstrip().startswith("|"):
+        start += header.index("|")  # "Deploy with | host | password |": the table starts at its pipe
+        header = text[start:stop]
+    folded: list[tuple[int, int]] = []
+    if separator == "|":
+        # "| h | password | |---|---| | v | pw |": a table whose rows were folded onto one line.
+        joints = [(start + m.start() + 1, start + m.end()) for m in _FOLDED_ROW.finditer(header)]
+        if joints:
+            row_starts = [b for _, b in joints]
+            row_stops = [a for a, _ in joints[1:]] + [stop]
+            folded = list(zip(row_starts, row_stops))
+            stop = joints[0][0]
+            header = text[start:stop]
     columns = _cells(header, separator)
     if len(columns) < 2:
         return
@@ -93,23 +122,39 @@ def table_findings(text: str, hit: int) -> Iterator[Found]:
                       and "id" not in name.lower().split()]
     if not secret_columns:
         return
-    line_start = stop + 1
+    for a, b in folded:
+        yield from _row_findings(text, a, b, separator, len(columns), secret_columns)
+    if folded:
+        stop = folded[-1][1]
+    line_start = _next_row(text, stop)
     for _ in range(_MAX_ROWS):
         if line_start >= len(text):
             return
-        _, line_stop = _line_bounds(text, line_start)
+        _, line_stop = _row_bounds(text, line_start)
         row = text[line_start:line_stop]
         if separator == "|" and set(row.strip()) <= set("|-: "):
-            line_start = line_stop + 1  # a Markdown table's rule line
+            line_start = _next_row(text, line_stop)  # a Markdown table's rule line
             continue
-        cells = _cells(row, separator)
-        if len(cells) != len(columns):
+        if len(_cells(row, separator)) != len(columns):
             return  # the table ended
-        for index in secret_columns:
-            a, b = cells[index]
-            if b - a >= 4 and not _is_placeholder(row[a:b]):
-                yield ("credentials-table", line_start + a, line_start + b)
-        line_start = line_stop + 1
+        yield from _row_findings(text, line_start, line_stop, separator, len(columns), secret_columns)
+        line_start = _next_row(text, line_stop)
+
+
+def _row_findings(text: str, start: int, stop: int, separator: str, width: int,
+                  secret_columns: list[int]) -> Iterator[Found]:
+    row = text[start:stop].rstrip(" \t")
+    cells = _cells(row, separator)
+    if len(cells) != width or (separator == "|" and set(row.strip()) <= set("|-: ")):
+        return
+    for index in secret_columns:
+        a, b = cells[index]
+        if b - a >= 4 and not _is_placeholder(row[a:b]):
+            yield ("credentials-table", start + a, start + b)
+
+
+def _next_row(text: str, stop: int) -> int:
+    return stop + (2 if text.startswith("; ", stop) else 1)
 
 
 TABLE_TRIGGERS = ("password", "secret access key", "secret", "token", "api key", "api_key", "passwd")
@@ -190,6 +235,10 @@ def netrc_finding(text: str, hit: int) -> Iterator[Found]:
 
 _PGPASS_PORT = lazy(r":(?:\d{2,5}|\*):")
 _PGPASS_LINE = lazy(r"[ \t]*[^\s:#]{1,200}:(?:\d{2,5}|\*):[^\s:]{1,200}:[^\s:]{1,200}:(?P<secret>(?:\\:|[^\s])+)[ \t]*\r?$")
+
+
+def may_hold_pgpass(text: str) -> bool:
+    return _PGPASS_PORT.search(text) is not None
 
 
 def pgpass_findings(text: str) -> Iterator[Found]:

@@ -96,6 +96,10 @@ def _vendor(text: str, start: int, end: int) -> Found | None:
         return ("twilio-key", start, end)
     if run.startswith("key-") and len(run) == 36 and all(c in _HEX for c in run[4:]):
         return ("mailgun-key", start, end)
+    if 36 <= len(run) <= 37 and run[32:35] == "-us" and run[35:].isdigit() and all(c in _HEX for c in run[:32]):
+        return ("mailchimp-key", start, end)
+    if len(run) == 50 and run[32] == run[41] == "-" and all(c in _HEX for c in run.replace("-", "")):
+        return ("mailgun-key", start, end)  # Mailgun's newer keys: 32-8-8 hex
     if 23 <= len(run) <= 28 and run[0] in "MNO" and end < len(text) and text[end] == ".":
         tail = _DISCORD_TAIL.match(text, end, min(len(text), end + 60))
         decoded = _b64decode(run) if tail else None
@@ -122,6 +126,10 @@ def _whole_line(text: str, start: int, end: int) -> bool:
     return starts and (end == len(text) or text[end] in "\r\n\"'" or text.startswith("\\n", end))
 
 
+def _ends_line(text: str, end: int) -> bool:
+    return end == len(text) or text[end] in "\r\n" or text.startswith("\\n", end)
+
+
 def _between_lines(text: str, end: int, start: int) -> bool:
     gap = text[end:start]
     return gap.strip(" \t\r") in ("\n", "\\n")
@@ -130,8 +138,12 @@ def _between_lines(text: str, end: int, start: int) -> bool:
 def _pem_body(text: str, lines: list[tuple[int, int]]) -> Found | None:
     """A run of base64 lines: a private key's body when an END line closes it or it decodes to a
     private key's structure."""
-    widths = {end - start for start, end in lines[:-1]}
-    if len(lines) < 3 or len(widths) != 1 or widths.pop() not in _PEM_WIDTHS:
+    # Every line but the last is as wide as the format's (the first may be a line's tail: a
+    # body pasted after "here it is: ").
+    widths = {end - start for start, end in lines[1:-1]}
+    if len(lines) < 3 or len(widths) != 1 or (width := widths.pop()) not in _PEM_WIDTHS:
+        return None
+    if lines[0][1] - lines[0][0] > width:
         return None
     last_end = lines[-1][1]
     closing = _PEM_END.match(text, last_end, min(len(text), last_end + 80))
@@ -187,8 +199,8 @@ def run_findings(text: str, spans: list[tuple[int, int]], look_again: LookAgain 
         if found is not None:
             yield found
             continue
-        if _whole_line(text, start, end):
-            if lines and not _between_lines(text, lines[-1][1], start):
+        if _whole_line(text, start, end) or _ends_line(text, end):
+            if lines and not (_between_lines(text, lines[-1][1], start) and _whole_line(text, start, end)):
                 body = _pem_body(text, lines)
                 if body is not None:
                     yield body
@@ -303,6 +315,20 @@ def glue_start(text: str, hit: int) -> int | None:
     while start > 0 and hit - start < 200 and text[start - 1] in _TOKEN_CHARS:
         start -= 1
     return start if hit - start >= 8 else None
+
+
+def partial_token(text: str, hit: int, prefix: str) -> Found | None:
+    """A vendor's prefix followed by 16 or more random-looking characters: a token, or the head
+    of one cut off (a sentence cut at a line break, a wrapped line), which is a leak too."""
+    from omp.safety.named_values import looks_random
+
+    if hit > 0 and (text[hit - 1].isalnum() or text[hit - 1] in "_-"):
+        return None
+    end = _token_end(text, hit + len(prefix))
+    tail = text[hit + len(prefix):end].rstrip(".-")
+    if len(tail) < 16 or not looks_random(tail, 16):
+        return None
+    return ("partial-token", hit, hit + len(prefix) + len(tail))
 
 
 # Prefix triggers (lower case) a token starts with: a split check starts at each.

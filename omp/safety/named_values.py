@@ -35,7 +35,7 @@ _KEY_QUALIFIERS = frozenset({
     "storage", "shared", "sas", "consumer", "developer", "admin", "root", "write", "deploy", "x",
 })
 # Words after the credential word that still name the credential itself (`api_key_value`).
-_TRAILING = frozenset({"value", "str", "string", "b64", "base64", "raw", "plain", "text", "literal"})
+_TRAILING = frozenset({"value", "str", "string", "b64", "base64", "raw", "plain", "text", "literal", "base"})
 # Triggers: where one of these stands, a name could end in a credential word (lower case, as the
 # text is searched).
 TRIGGERS = ("password", "passwd", "passphrase", "pwd", "pass", "secret", "token", "credential", "key", "passcode")
@@ -84,12 +84,22 @@ def looks_random(value: str, minimum: int = 10) -> bool:
     upper = any(c.isupper() for c in value)
     digit = any(c.isdigit() for c in value)
     symbol = any(not c.isalnum() for c in value)
-    if not (digit or (symbol and upper and lower)):
+    if not (digit or (symbol and upper and lower) or _random_case(value)):
         return False  # snake_case_words, CamelCaseName, kebab-case-name
     if sum((lower, upper, digit, symbol)) < 2:
         return False
     # A random string's entropy grows with its length (a 10-character one has at most 3.3 bits).
     return entropy(value) >= min(3.0, math.log2(len(value)) * 0.8)
+
+
+def _random_case(value: str) -> bool:
+    """Letters in random case ("UzhVwsXHBfIFosRebQlujyl"): long, and about as many capitals as
+    small letters, where a CamelCaseName has one capital a word."""
+    letters = [c for c in value if c.isalpha()]
+    if len(value) < 16 or len(letters) < 16:
+        return False
+    upper = sum(c.isupper() for c in letters) / len(letters)
+    return 0.25 <= upper <= 0.75
 
 
 def name_words(name: str) -> list[str]:

@@ -754,6 +754,9 @@ def _pattern_findings(text: str, hits: Iterable[tuple[int, str]], nested: bool =
             place_hits.append((at, trigger))
         if trigger in _PREFIX_TRIGGERS:
             prefix_starts.append(at)
+            partial = encoded.partial_token(text, at, trigger)
+            if partial is not None:
+                yield SecretFinding(*partial)
         elif trigger in _GLUE_TRIGGERS:
             glued = encoded.glue_start(text, at)
             if glued is not None:
@@ -1161,10 +1164,11 @@ def find_secrets(text: str) -> list[SecretFinding]:
 def _find_secrets(text: str, nested: bool = False) -> list[SecretFinding]:
     lowered = _lowered(text)
     hits = _trigger_hits(lowered)
-    if not hits and _PEM_MARK not in text and not encoded.may_hold_run(text):
+    if (not hits and _PEM_MARK not in text and not encoded.may_hold_run(text)
+            and not credential_files.may_hold_pgpass(text)):
         # Nothing can be found: every own pattern and every detect-secrets segment starts at a
-        # trigger, the PEM scan at its mark, and the encoded rules at a run of 20 token
-        # characters. Most texts redacted (a tool request's command, a title) end here, without
+        # trigger, the PEM scan at its mark, the encoded rules at a run of 20 token
+        # characters and the `.pgpass` rule at a `:port:` field. Most texts redacted (a tool request's command, a title) end here, without
         # the generators, sorts and merges below.
         return []
     own = sorted(_pattern_findings(text, hits, nested), key=lambda f: f.start)
