@@ -37,8 +37,11 @@ def _line_bounds(text: str, at: int) -> tuple[int, int]:
 
 def _is_placeholder(value: str) -> bool:
     value = value.strip().strip("\"'`")
+    bare = value.rstrip(".,;")
+    if "…" in value or not any(c.isalnum() for c in value):
+        return True  # "password …", documentation
     return (not value or value[0] in "$<{%*" or value.lower() in ("none", "null", "xxx", "changeme", "redacted")
-            or value.startswith("[REDACTED"))
+            or value.startswith("[REDACTED") or (bare.isalpha() and bare.isupper() and len(bare) <= 10))  # PW, PASSWORD
 
 
 # --------------------------------------------------------------------------------------------
@@ -46,9 +49,10 @@ def _is_placeholder(value: str) -> bool:
 
 _SECRET_COLUMN = lazy(r"(?i)(?:^|[\s_-])(?:password|passwd|pwd|passphrase|secret(?:[\s_-]*access)?[\s_-]*key|secret|token"
                       r"|api[\s_-]*key|private[\s_-]*key|auth[\s_-]*token|access[\s_-]*token|credentials?)$")
-_HEADER_NAME = lazy(r"^(?:[A-Za-z][A-Za-z0-9 _\-./#]{0,39})?$")
+_HEADER_NAME = lazy(r"^[A-Za-z][A-Za-z0-9_\-./#]*(?: [A-Za-z0-9_\-./#]+){0,3}$")  # a name: four words at most
 _NOT_A_HEADER = lazy(r"[(){}\[\]=:;<>]")  # code, JSON, prose with a colon: no header row
 _MAX_ROWS = 200
+_RULE_LINE = lazy(r"[ \t]*\|?[ \t]*:?-{3,}:?[ \t]*\|")
 _FOLDED_ROW = lazy(r"\|[ \t]+(?=\|)")
 
 
@@ -115,8 +119,12 @@ def table_findings(text: str, hit: int) -> Iterator[Found]:
     if len(columns) < 2:
         return
     names = [header[a:b] for a, b in columns]
-    # A header is names, not values or code: `password,secret = get()` is not one.
-    if not all(_HEADER_NAME.match(name) for name in names):
+    # A header is names, not values or code: `password,secret = get()` is not one, nor a line of
+    # a list (`"find_secrets",`: an empty last name).
+    if not all(name and _HEADER_NAME.match(name) for name in names):
+        return
+    # A Markdown table's header is followed by its rule line (`|---|---|`).
+    if separator == "|" and not folded and not _RULE_LINE.match(text, _next_row(text, stop)):
         return
     secret_columns = [i for i, name in enumerate(names) if _SECRET_COLUMN.search(name.strip())
                       and "id" not in name.lower().split()]
@@ -167,8 +175,8 @@ TABLE_TRIGGERS = ("password", "secret access key", "secret", "token", "api key",
 # `client-key-data:`, a service-account key's `private_key_id`, `aws_session_token`,
 # `client-secret:`/`id-token:`/`refresh-token:` (a kubeconfig's OIDC provider).
 _KEYED_RE = lazy(
-    r"(?i)(?P<key>_auth|_authtoken|_password|client-key-data|private_key_id|id-token|refresh-token|identitytoken"
-    r"|registrytoken)[\"']?[ \t]*[:=][ \t]*[\"']?(?P<secret>[^\s\"',;]{6,8192})"
+    r"(?P<key>_auth|_authToken|_password|client-key-data|private_key_id|id-token|refresh-token|(?i:identitytoken)"
+    r"|(?i:registrytoken))[\"']?[ \t]*[:=][ \t]*[\"']?(?P<secret>[^\s\"',;()]{6,8192})"
 )
 KEYED_TRIGGERS = ("_auth", "_password", "client-key-data", "private_key_id", "id-token", "refresh-token",
                   "identitytoken", "registrytoken")

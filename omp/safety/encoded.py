@@ -225,7 +225,7 @@ def may_hold_run(text: str) -> bool:
 
 _TOKEN_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-+/=.")
 _JOINER = lazy(
-    r"""(?:["'`][ \t]*(?:\+|\.|\.\.|&|\|\||,|~)?[ \t]*(?:\\?\r?\n[ \t]*(?:\+|\.|&)?[ \t]*)?["'`]  # "a" + "b", 'a' . 'b'
+    r"""(?:["'`][ \t]*(?:\+|\.|\.\.|&|\|\||~)?[ \t]*(?:\\?\r?\n[ \t]*(?:\+|\.|&)?[ \t]*)?["'`]  # "a" + "b", 'a' . 'b'
       |<!--[^>\n]{0,40}-->|<wbr\s*/?>|</?(?:span|b|i|em|strong|code)>                       # markup
       |\\\r?\n[ \t]*|\\n|\r?\n[ \t]*(?:>[ \t]?)*                                          # line breaks
     )(?=[A-Za-z0-9_+/-])""",
@@ -295,6 +295,8 @@ def split_findings(text: str, spans: list[tuple[int, int]], prefix_starts: Itera
             continue
         window, pieces = joined
         first_joint = pieces[0][1] - pieces[0][0]
+        if any(b == first_joint and kind != "partial-token" for kind, a, b in look_again(window[:first_joint])):
+            continue  # the token was whole before the joiner ("ghp_…\nnext line" is not one token)
         for kind, a, b in look_again(window):
             if a < first_joint < b:
                 yield (kind, _original(pieces, a, False), _original(pieces, b, True))

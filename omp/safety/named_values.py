@@ -26,7 +26,7 @@ from omp.lazyre import lazy
 # split). "key" counts only after a word that makes it a credential (`api_key`, `signingKey`):
 # `primary_key`, `sort_key`, `cache_key` are not.
 _SECRET_WORDS = frozenset({
-    "password", "passwd", "passphrase", "pwd", "pass", "pw", "secret", "secrets", "token", "tokens", "credential",
+    "password", "passwd", "passphrase", "pwd", "pass", "pw", "secret", "secrets", "token", "credential",
     "credentials", "apikey", "privatekey", "secretkey", "accesskey", "authtoken", "accesstoken", "passcode",
 })
 _KEY_QUALIFIERS = frozenset({
@@ -34,12 +34,16 @@ _KEY_QUALIFIERS = frozenset({
     "master", "license", "licence", "subscription", "app", "application", "session", "hmac", "jwt", "webhook",
     "storage", "shared", "sas", "consumer", "developer", "admin", "root", "write", "deploy", "x",
 })
+_GLUED_TOKENS = frozenset({"apitoken", "authtoken", "accesstoken", "refreshtoken", "bottoken", "bearertoken",
+                           "sessiontoken", "idtoken", "usertoken", "apptoken", "deploytoken"})
 # Words after the credential word that still name the credential itself (`api_key_value`).
 _TRAILING = frozenset({"value", "str", "string", "b64", "base64", "raw", "plain", "text", "literal", "base"})
 # Triggers: where one of these stands, a name could end in a credential word (lower case, as the
 # text is searched).
 TRIGGERS = ("password", "passwd", "passphrase", "pwd", "pass", "secret", "token", "credential", "key", "passcode")
 
+_IDENTIFIER = lazy(r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*")
+_FILE_NAME = lazy(r"[\w./-]+\.[A-Za-z]{1,5}")
 _NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_$@.-")
 _CAMEL = lazy(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 # Between a name and its value: a closing quote or bracket of the name, a type annotation
@@ -51,7 +55,7 @@ _BETWEEN = lazy(
     (?P<op>:=|=>|==|=|:|<-|\(|,|>|[ \t])[ \t]*
     (?:new[ \t]+String\([ \t]*|[A-Za-z_][\w.]*\([ \t]*(?=["'`]))?
     (?:[rbuRBU]|@|\$)?
-    (?:(?P<q>\\?["'`])(?P<quoted>[^"'`\s\\]{8,300})(?P=q)|(?P<bare>[^\s"'`,;<>(){}\[\]]{8,300}))
+    (?:(?P<q>\\?["'`])(?P<quoted>[^"'`\s\\]{8,300})(?P=q)|(?P<bare>[^\s"'`,;<>(){}\[\]\\]{8,300}))
     """,
     re.VERBOSE,
 )
@@ -86,6 +90,8 @@ def looks_random(value: str, minimum: int = 10) -> bool:
     symbol = any(not c.isalnum() for c in value)
     if not (digit or (symbol and upper and lower) or _random_case(value)):
         return False  # snake_case_words, CamelCaseName, kebab-case-name
+    if not digit and not _random_case(value) and (_IDENTIFIER.fullmatch(value) or _FILE_NAME.fullmatch(value)):
+        return False  # `collections.Counter`, `_ModelPass`, `bench/README.md`: a name, not a value
     if sum((lower, upper, digit, symbol)) < 2:
         return False
     # A random string's entropy grows with its length (a 10-character one has at most 3.3 bits).
@@ -99,7 +105,9 @@ def _random_case(value: str) -> bool:
     if len(value) < 16 or len(letters) < 16:
         return False
     upper = sum(c.isupper() for c in letters) / len(letters)
-    return 0.25 <= upper <= 0.75
+    # … and the case changes often (`_TWILIO_TOKEN.search`, `process.env.API_KEY` change it once).
+    changes = sum(a.isupper() != b.isupper() for a, b in zip(letters, letters[1:]))
+    return 0.25 <= upper <= 0.75 and changes >= len(letters) // 4
 
 
 def name_words(name: str) -> list[str]:
@@ -119,8 +127,8 @@ def is_secret_name(name: str) -> bool:
         return True
     if last in ("key", "keys"):
         return len(words) > 1 and words[-2] in _KEY_QUALIFIERS
-    # Glued words: "apitoken", "dbpassword", "mysecret" (not "tokenizer", "passage", "keyboard").
-    return last.endswith(("password", "passwd", "token", "secret", "apikey"))
+    # Glued words: "dbpassword", "mysecret", "apitoken" (not "tokenizer", "passage", "tiktoken").
+    return last.endswith(("password", "passwd", "secret", "apikey")) or last in _GLUED_TOKENS
 
 
 _NAME_TAIL = lazy(r"[A-Za-z0-9_$@.-]{0,80}")
@@ -156,6 +164,8 @@ def named_value(text: str, hit: int) -> tuple[str, int, int] | None:
     op = match.group("op")
     if group == "bare" and op in ("(", ",", " ", "\t", "=="):
         return None  # `check_password(user_input)`, prose: only a literal is a value there
+    if match.group("q") and match.group("q").endswith("`") and op not in ("=", ":=", ":"):
+        return None  # "the token `abc123`" in prose is code named, not a value given
     if op == ">" and group == "bare" and not text.startswith("</", match.end()):
         return None  # `<password>x</password>`, not `token > limit`
     if not looks_random(value.rstrip(".,;:!?")):

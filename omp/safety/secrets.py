@@ -1130,7 +1130,8 @@ def _slug(text: str) -> str:
 
 # Kinds that say less than a format match: on an overlap the specific kind names the union.
 _GENERIC_KINDS = frozenset({"password-assignment", "bearer-token", "password-in-prose", "authorization-header",
-                            "cookie", "secret-assignment", "login-credentials", "credential-file", "credentials-table"})
+                            "cookie", "secret-assignment", "login-credentials", "credential-file", "credentials-table",
+                            "partial-token"})
 
 
 def _merge(findings: Iterable[SecretFinding]) -> list[SecretFinding]:
@@ -1172,7 +1173,8 @@ def _find_secrets(text: str, nested: bool = False) -> list[SecretFinding]:
         # the generators, sorts and merges below.
         return []
     own = sorted(_pattern_findings(text, hits, nested), key=lambda f: f.start)
-    covered = _coverage(own)
+    # A token's head (`partial-token`) gives way to what detect-secrets names it by.
+    covered = _coverage([f for f in own if f.kind != "partial-token"])
     extra = [f for f in _detect_secrets_findings(text, lowered, hits) if not covered(f)]
     return _merge(own + extra)
 
