@@ -25,6 +25,11 @@ Secrets are found by two detectors whose findings are merged:
   stay in both lists on purpose: detect-secrets is optional at import time and reports values
   rather than spans, so our pattern is the fallback and gives the span.
 
+Where secrets live, beside these (each a module of its own, wired in by `_pattern_findings`):
+credential files by their layout (`credential_files`), a generated value given to a secret-named
+thing in any syntax (`named_values`), base64 looked at again, headless PEM bodies and split
+tokens (`encoded`), and more vendors' prefixes read off gitleaks' rule set (`vendors`).
+
 Speed: Python's `re` has no multi-pattern search, and a dozen patterns with a leading `\\b`
 each walk the whole text (≈ 30 MB/s apiece). So every pattern names the literal triggers it
 cannot match without ("ghp_", "aws", "://", "password", …); one sweep of an ASCII-lowered copy
