@@ -20,7 +20,7 @@ def _full_path(text: str) -> list[SecretFinding]:
     lowered = secrets._lowered(text)
     hits = secrets._trigger_hits(lowered)
     own = sorted(secrets._pattern_findings(text, hits), key=lambda f: f.start)
-    covered = secrets._coverage(own)
+    covered = secrets._coverage([f for f in own if f.kind != "partial-token"])
     extra = [f for f in secrets._detect_secrets_findings(text, lowered, hits) if not covered(f)]
     return secrets._merge(own + extra)
 

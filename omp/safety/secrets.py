@@ -25,6 +25,11 @@ Secrets are found by two detectors whose findings are merged:
   stay in both lists on purpose: detect-secrets is optional at import time and reports values
   rather than spans, so our pattern is the fallback and gives the span.
 
+Where secrets live, beside these (each a module of its own, wired in by `_pattern_findings`):
+credential files by their layout (`credential_files`), a generated value given to a secret-named
+thing in any syntax (`named_values`), base64 looked at again, headless PEM bodies and split
+tokens (`encoded`), and more vendors' prefixes read off gitleaks' rule set (`vendors`).
+
 Speed: Python's `re` has no multi-pattern search, and a dozen patterns with a leading `\\b`
 each walk the whole text (≈ 30 MB/s apiece). So every pattern names the literal triggers it
 cannot match without ("ghp_", "aws", "://", "password", …); one sweep of an ASCII-lowered copy
@@ -55,6 +60,7 @@ from typing import Any, Callable, Iterable, Iterator
 from msgspec import Struct
 
 from omp.lazyre import LazyPattern, lazy
+from omp.safety import credential_files, encoded, named_values, vendors
 from omp.safety.lookalikes import AS_LATIN, LOOKALIKE_LETTERS
 from omp.substrings import SubstringSet
 
@@ -309,6 +315,7 @@ _VENDOR_TOKENS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
 
 _PATTERNS: tuple[_Pattern, ...] = (
     *(_Pattern(kind, lazy(pattern), triggers) for kind, pattern, triggers in _VENDOR_TOKENS),
+    *(_Pattern(kind, lazy(pattern), triggers, before=before) for kind, pattern, triggers, before in vendors.TOKENS),
     _Pattern("github-token", lazy(r"\bgh[pousr]_[A-Za-z0-9]{30,255}\b"), ("ghp_", "gho_", "ghs_", "ghu_", "ghr_")),
     _Pattern("github-token", lazy(r"\bgithub_pat_[A-Za-z0-9_]{40,255}\b"), ("github_pat_",)),
     _Pattern("anthropic-key", lazy(r"\bsk-ant-[A-Za-z0-9]{2,10}-[A-Za-z0-9_-]{20,}"), ("sk-",)),
@@ -708,13 +715,69 @@ def _own_triggers() -> dict[str, list[_Finder]]:
     return dict(table)
 
 
-def _pattern_findings(text: str, hits: Iterable[tuple[int, str]]) -> Iterator[SecretFinding]:
+# Where secrets live (omp.safety.credential_files, omp.safety.named_values): finders that yield
+# `(kind, start, end)`, run at their triggers like the patterns above.
+_PlaceFinder = Callable[[str, int], Iterable[tuple[str, int, int]]]
+
+
+def _place_triggers() -> dict[str, list[_PlaceFinder]]:
+    table: dict[str, list[_PlaceFinder]] = collections.defaultdict(list)
+    for trigger, finders in credential_files.trigger_table().items():
+        table[trigger].extend(finders)
+    for trigger in named_values.TRIGGERS:
+        table[trigger].append(_named_value)
+    return dict(table)
+
+
+def _named_value(text: str, hit: int) -> Iterable[tuple[str, int, int]]:
+    found = named_values.named_value(text, hit)
+    return () if found is None else (found,)
+
+
+def _is_prefix_trigger(trigger: str) -> bool:
+    """A trigger a token starts with (`ghp_`, `sk-`, `hvs.`, `akia`): a split check starts there."""
+    if len(trigger) < 3 or not trigger[0].isalnum():
+        return False  # `--`, `-u`, `://`: an option or a URL, not a token's start
+    return trigger.endswith(encoded.PREFIX_ENDS) or trigger in ("akia", "asia", "aiza", "eyj", "xox", "dapi", "akcp")
+
+
+def _look_again(text: str) -> list[tuple[str, int, int]]:
+    """Every secret in a decoded or joined text, without decoding or joining it again."""
+    return [(f.kind, f.start, f.end) for f in _find_secrets(text, nested=True)]
+
+
+def _pattern_findings(text: str, hits: Iterable[tuple[int, str]], nested: bool = False) -> Iterator[SecretFinding]:
     yield from _pem_findings(text)
+    prefix_starts = []
+    place_hits = []
     for at, trigger in hits:
         for finder in _OWN_TRIGGERS.get(trigger, ()):
             finding = finder(text, at)
             if finding is not None:
                 yield finding
+        if trigger in _PLACE_TRIGGERS:
+            place_hits.append((at, trigger))
+        if trigger in _PREFIX_TRIGGERS:
+            prefix_starts.append(at)
+            partial = encoded.partial_token(text, at, trigger)
+            if partial is not None:
+                yield SecretFinding(*partial)
+        elif trigger in _GLUE_TRIGGERS:
+            glued = encoded.glue_start(text, at)
+            if glued is not None:
+                prefix_starts.append(glued)
+    # After the patterns': of two generic findings of one span, the first one's kind is kept.
+    for at, trigger in place_hits:
+        for place_finder in _PLACE_TRIGGERS[trigger]:
+            for kind, start, end in place_finder(text, at):
+                yield SecretFinding(kind, start, end)
+    runs = encoded.runs(text)
+    places = (credential_files.pgpass_findings(text),
+              encoded.run_findings(text, runs, None if nested else _look_again),
+              () if nested else encoded.split_findings(text, runs, prefix_starts, _look_again))
+    for found in places:
+        for kind, start, end in found:
+            yield SecretFinding(kind, start, end)
 
 
 # --------------------------------------------------------------------------------------------
@@ -828,7 +891,10 @@ _DS_KEYWORD_TRIGGERS = tuple(
 _DS_AWS_TRIGGER = "aws"
 _DS_TRIGGERS = frozenset(_DS_FORMAT_TRIGGERS + _DS_KEYWORD_TRIGGERS + (_DS_AWS_TRIGGER,))
 _OWN_TRIGGERS = _own_triggers()
-_ALL_TRIGGERS = tuple(sorted(_DS_TRIGGERS | set(_OWN_TRIGGERS)))
+_PLACE_TRIGGERS = _place_triggers()
+_GLUE_TRIGGERS = frozenset(encoded.GLUE_TRIGGERS)
+_ALL_TRIGGERS = tuple(sorted(_DS_TRIGGERS | set(_OWN_TRIGGERS) | set(_PLACE_TRIGGERS) | _GLUE_TRIGGERS))
+_PREFIX_TRIGGERS = frozenset(trigger for trigger in _ALL_TRIGGERS if _is_prefix_trigger(trigger))
 # The keyword plugin's forms (those it uses on a line of no known file type), each by what must
 # follow the word: an assignment or comparison (`password = x`, `password: x`, `password != "x"`,
 # `password <- "x"`), or quotes and a semicolon (`private_key "x";`); or, before the word, a
@@ -1069,7 +1135,8 @@ def _slug(text: str) -> str:
 
 # Kinds that say less than a format match: on an overlap the specific kind names the union.
 _GENERIC_KINDS = frozenset({"password-assignment", "bearer-token", "password-in-prose", "authorization-header",
-                            "cookie"})
+                            "cookie", "secret-assignment", "login-credentials", "credential-file", "credentials-table",
+                            "partial-token"})
 
 
 def _merge(findings: Iterable[SecretFinding]) -> list[SecretFinding]:
@@ -1100,16 +1167,19 @@ def find_secrets(text: str) -> list[SecretFinding]:
     return _find_secrets(text)
 
 
-def _find_secrets(text: str) -> list[SecretFinding]:
+def _find_secrets(text: str, nested: bool = False) -> list[SecretFinding]:
     lowered = _lowered(text)
     hits = _trigger_hits(lowered)
-    if not hits and _PEM_MARK not in text:
+    if (not hits and _PEM_MARK not in text and not encoded.may_hold_run(text)
+            and not credential_files.may_hold_pgpass(text)):
         # Nothing can be found: every own pattern and every detect-secrets segment starts at a
-        # trigger, and the PEM scan at its mark. Most texts redacted (a tool request's command,
-        # a title) end here, without the generators, sorts and merges below.
+        # trigger, the PEM scan at its mark, the encoded rules at a run of 20 token
+        # characters and the `.pgpass` rule at a `:port:` field. Most texts redacted (a tool request's command, a title) end here, without
+        # the generators, sorts and merges below.
         return []
-    own = sorted(_pattern_findings(text, hits), key=lambda f: f.start)
-    covered = _coverage(own)
+    own = sorted(_pattern_findings(text, hits, nested), key=lambda f: f.start)
+    # A token's head (`partial-token`) gives way to what detect-secrets names it by.
+    covered = _coverage([f for f in own if f.kind != "partial-token"])
     extra = [f for f in _detect_secrets_findings(text, lowered, hits) if not covered(f)]
     return _merge(own + extra)
 
