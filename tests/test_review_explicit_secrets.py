@@ -1,0 +1,146 @@
+"""The explicit pass never stores a secret, whole or in part (SPEC §5.3, §6.1; issue 32).
+
+Each case is a user's request that holds a credential — a URL's password, a token, a password
+told in prose — with a sign inside it (`!`, `.`, `?`, `;`, `#`, `&`, a non-ASCII letter) where
+a sentence used to be cut. Each runs through the real review (`omp memory-review`, the
+`offline` reviewer: the explicit pass alone), and no file under `.omp/` or `.github/` may hold
+the secret or any 8-character part of its value. The ordinary requests next to them are still
+proposed, whole.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from review_support import FakeReviewer, assistant, pending_lines, review, user, write_session
+
+GHP = "ghp_A1b2C3d4E5F6g7H8i9J0!k1L2m3N4o5P6q7R8"
+GHP_DE = "ghp_Zz9Yy8Xx7Ww6Vv5Uu4!Tt3Ss2Rr1Qq0Pp9Oo"
+
+# (id, the user's message, the secret value that must never be stored)
+SECRETS: list[tuple[str, str, str]] = [
+    # English
+    ("en-url-bang", "From now on connect with postgres://app:S3cr3t!x9@db:5432/app", "S3cr3t!x9"),
+    ("en-token-bang", f"Remember: the token is {GHP}", GHP),
+    ("en-prose-slash", "From now on log in with admin / Hunter2!Pw", "Hunter2!Pw"),
+    ("en-prose-question", "From now on log in to staging as admin with Xq7?mZ2pLw, thanks.", "Xq7?mZ2pLw"),
+    ("en-url-semicolon", "Always deploy through redis://:Kp9;vT4xQe@cache.internal:6379/0 from now on.", "Kp9;vT4xQe"),
+    ("en-prose-hash", "Remember that the admin password is Zr8#kW3nQp for the test box.", "Zr8#kW3nQp"),
+    ("en-url-amp", "From now on use amqp://bus:Hq4&zY8!mN@mq:5672/ for the queue", "Hq4&zY8!mN"),
+    ("en-key-bang", "Remember that the API key is sk-proj-Ab12Cd34!Ef56Gh78Ij90Kl12Mn34 for the bot.",
+     "sk-proj-Ab12Cd34!Ef56Gh78Ij90Kl12Mn34"),
+    ("en-url-unicode", "Going forward push with https://deploy:Pässwörd!92x@git.example.com/repo.git please",
+     "Pässwörd!92x"),
+    ("en-passphrase-dots", "From now on the ssh passphrase is Mv5.qR8.zT3!Lk", "Mv5.qR8.zT3!Lk"),
+    ("en-creds-question", "Remember that our creds are admin/Gf7!kP2?wQ", "Gf7!kP2?wQ"),
+    ("en-user-password", "From now on sign in with user: admin password: Wd9!xL4#qR", "Wd9!xL4#qR"),
+    ("en-slack-bang", "From now on post with the token xoxb-1234567890-Ab!Cd3Ef5Gh7Ij9", "xoxb-1234567890-Ab!Cd3Ef5Gh7Ij9"),
+    ("en-never-question", "Never log in with root:Tq4?Lm8!Zx on prod", "Tq4?Lm8!Zx"),
+    # German
+    ("de-url-bang", "Ab sofort: verbinde dich mit postgres://app:Gehe1m!99x@db:5432/app", "Gehe1m!99x"),
+    ("de-prose-hash", "Merk dir: das Passwort ist Xk9#pQ2!zz", "Xk9#pQ2!zz"),
+    ("de-prose-question", "Ab sofort: melde dich mit admin / Sonne7?Regen4 an.", "Sonne7?Regen4"),
+    ("de-token-bang", f"Merk dir bitte: der Token lautet {GHP_DE}", GHP_DE),
+    # Spanish
+    ("es-url-bang", "A partir de ahora conéctate con mysql://root:Clave!2024x@10.0.0.5/app", "Clave!2024x"),
+    ("es-prose-question", "Recuerda que la contraseña es Ma9!drid?77", "Ma9!drid?77"),
+    ("es-url-amp", "De ahora en adelante usa amqp://cola:Ro5&sa!9Tq@mq/ para la cola", "Ro5&sa!9Tq"),
+    # French
+    ("fr-url-bang", "Désormais, connecte-toi avec postgres://app:Mdp!Fr4nce@db/app", "Mdp!Fr4nce"),
+    ("fr-prose-at", "Retiens que le mot de passe est Cr0iss@nt!9z", "Cr0iss@nt!9z"),
+    ("fr-url-unicode", "À l'avenir, pousse avec https://bot:Éclair!7çà@git.example.fr/depot.git", "Éclair!7çà"),
+    # Portuguese
+    ("pt-url-bang", "De agora em diante use postgres://app:S3nhaF0rte!1@db/app", "S3nhaF0rte!1"),
+    ("pt-prose-hash", "Lembre-se de que a senha é Bz7!qW3#xP", "Bz7!qW3#xP"),
+    # Chinese
+    ("zh-url-bang", "以后连接数据库用 postgres://app:Mi4Ma!88x@db:5432/app", "Mi4Ma!88x"),
+    ("zh-prose-hash", "记住：密码是 Xk9#pQ2!zzQ，不要改。", "Xk9#pQ2!zzQ"),
+    # Japanese
+    ("ja-url-bang", "今後は postgres://app:Hi5Mitsu!9x@db/app で接続してください", "Hi5Mitsu!9x"),
+    ("ja-prose-question", "覚えておいて：パスワードは Tk7?yO3!kyo です", "Tk7?yO3!kyo"),
+]
+
+# (id, the user's message, what the pending rule must read)
+ORDINARY: list[tuple[str, str, str]] = [
+    ("en-pnpm-bang", "From now on use pnpm! It's faster.", "Use pnpm"),
+    ("en-url-query", "Remember that the API docs live at https://docs.example.com/api?v=2&lang=en. Thanks!",
+     "The API docs live at https://docs.example.com/api?v=2&lang=en"),
+    ("en-env-password", "Never commit the .env file, it holds the DB password.", "Never commit the .env file, it holds the DB password"),
+    ("en-key-path", "Remember that the deploy key is ~/.ssh/id_ed25519 on CI.", "The deploy key is ~/.ssh/id_ed25519 on CI"),
+    ("en-token-variable", "From now on read the token from $GITHUB_TOKEN!", "Read the token from $GITHUB_TOKEN"),
+    ("de-pnpm-bang", "Ab sofort nutze pnpm! Das ist schneller.", "Ab sofort nutze pnpm"),
+    ("zh-pnpm-bang", "以后都用pnpm!谢谢", "都用pnpm"),
+    ("ja-sentence-ends", "今後は pnpm を使ってください！ありがとう。", "Pnpm を使ってください"),
+    ("es-password-manager", "A partir de ahora usa el gestor de contraseñas para la clave del servidor.",
+     "Usa el gestor de contraseñas para la clave del servidor"),
+]
+
+
+@pytest.fixture
+def fake(tmp_path: Path) -> FakeReviewer:
+    return FakeReviewer(tmp_path / "fake")
+
+
+def _written(project: Path) -> str:
+    """Every file omp may write in the project: `.omp/` and `.github/`, read whole."""
+    texts = []
+    for folder in (project / ".omp", project / ".github"):
+        if folder.is_dir():
+            texts += [path.read_bytes().decode("utf-8", "replace") for path in folder.rglob("*") if path.is_file()]
+    return "\n".join(texts)
+
+
+def _parts(secret: str, size: int = 8) -> list[str]:
+    """The secret and each of its `size`-character parts."""
+    return [secret] + [secret[i:i + size] for i in range(len(secret) - size + 1)]
+
+
+def _review(project: Path, fake: FakeReviewer, *messages: str) -> dict[str, Any]:
+    events = []
+    for text in messages:
+        events += [user(text), assistant("Noted.")]
+    # Enough messages that the session is not trivial even when nothing in it may be proposed.
+    events += [user("what does this regex do?"), assistant("It matches dates.")]
+    session = write_session(project, events)
+    done = review(project, fake.env("offline"), "--session", session)
+    assert done.returncode == 0, done.stdout + done.stderr
+    out: dict[str, Any] = done.json()
+    assert out["ran"] is True, out
+    return out
+
+
+@pytest.mark.parametrize(("message", "secret"), [case[1:] for case in SECRETS], ids=[case[0] for case in SECRETS])
+def test_no_part_of_a_secret_in_a_request_is_ever_stored(project: Path, fake: FakeReviewer, message: str, secret: str) -> None:
+    out = _review(project, fake, message)
+    written = _written(project)
+    leaked = [part for part in _parts(secret) if part.lower() in written.lower()]
+    assert leaked == [], (leaked, pending_lines(project))
+    assert pending_lines(project) == []
+    # Refused as a secret, counted, never shown.
+    refused = [r for r in out["rejected"] if "contains a secret" in r["reason"] and r["source"] == "explicit"]
+    assert refused and out["summary"]["secrets_rejected"] >= 1, out
+    assert all(part not in str(out) for part in _parts(secret))
+
+
+def test_the_table_spans_the_signs_and_languages_it_promises() -> None:
+    assert len(SECRETS) >= 25
+    for sign in "!.?;#&":
+        assert any(sign in secret for _, _, secret in SECRETS), sign
+    assert any(not secret.isascii() for _, _, secret in SECRETS)
+    assert {case[0][:2] for case in SECRETS} >= {"en", "de", "es", "fr", "pt", "zh", "ja"}
+
+
+@pytest.mark.parametrize(("message", "rule"), [case[1:] for case in ORDINARY], ids=[case[0] for case in ORDINARY])
+def test_ordinary_requests_next_to_them_are_still_proposed_whole(project: Path, fake: FakeReviewer, message: str, rule: str) -> None:
+    _review(project, fake, message)
+    assert pending_lines(project) == [f"- [ ] {rule}"]
+
+
+def test_a_secret_in_one_sentence_does_not_cost_the_rule_beside_it(project: Path, fake: FakeReviewer) -> None:
+    out = _review(project, fake, "From now on use pnpm! Also remember that the staging password is Hunter2!Pw9")
+    assert pending_lines(project) == ["- [ ] Use pnpm"]
+    assert not any(part in _written(project) for part in _parts("Hunter2!Pw9"))
+    assert out["summary"]["secrets_rejected"] >= 1
