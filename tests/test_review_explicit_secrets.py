@@ -10,11 +10,15 @@ proposed, whole.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 import pytest
 
+from omp.intents import Request
+from omp.memory.items import RejectionCode
+from omp.review import explicit
 from review_support import FakeReviewer, assistant, pending_lines, review, user, write_session
 
 GHP = "ghp_A1b2C3d4E5F6g7H8i9J0!k1L2m3N4o5P6q7R8"
@@ -144,3 +148,81 @@ def test_a_secret_in_one_sentence_does_not_cost_the_rule_beside_it(project: Path
     assert pending_lines(project) == ["- [ ] Use pnpm"]
     assert not any(part in _written(project) for part in _parts("Hunter2!Pw9"))
     assert out["summary"]["secrets_rejected"] >= 1
+
+
+# ---------------------------------------------------------------------------------------------
+# the second lines, where the detector finds nothing
+
+
+@dataclass
+class Msg:
+    origin: str
+    text: str
+    seq: int = 0
+
+
+@pytest.fixture
+def blind(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A detector that finds nothing: what the explicit pass must still refuse on its own."""
+    monkeypatch.setattr(explicit, "find_secrets", lambda _text: [])
+
+
+def _refusals(text: str) -> tuple[list[str], list[str]]:
+    found = explicit.scan([Msg("user", text)])
+    return [p.text for p in found.proposals], [r.reason for r in found.rejected if r.code == RejectionCode.SECRET]
+
+
+@pytest.mark.parametrize("message", [
+    "From now on log in with admin / Hunter2!Pw",
+    "Remember that our creds are admin/Gf7!kP2?wQ",
+    "From now on sign in with user: admin password: Wd9xL4qRtz",
+    "Never log in with root:Tq4?Lm8!Zx on prod",
+    "Ab sofort: melde dich mit admin / Sonne7?Regen4 an.",
+    "Recuerda que la contraseña es Ma9!drid?77",
+    "Retiens que le mot de passe est Cr0iss@nt!9z",
+    "Lembre-se de que a senha é Bz7!qW3#xP",
+    "以后登录用 admin/Xk9pQ2zzLm",
+    "覚えておいて：パスワードは Tk7?yO3!kyo です",
+])
+def test_a_password_told_in_prose_is_refused_though_the_detector_sees_none(blind: None, message: str) -> None:
+    proposed, refused = _refusals(message)
+    assert proposed == [] and refused and all("password-in-rule" in reason for reason in refused), (proposed, refused)
+
+
+@pytest.mark.parametrize(("message", "rule"), [
+    ("Never commit the API key to git.", "Never commit the API key to git"),
+    ("From now on rotate the deploy key every 90 days.", "Rotate the deploy key every 90 days"),
+    ("Always sign commits with the key id_ed25519.", "Always sign commits with the key id_ed25519"),
+    ("Remember that the token lives in ~/.config/gh/hosts.yml.", "The token lives in ~/.config/gh/hosts.yml"),
+    ("From now on keep every password in 1Password.", "Keep every password in 1Password"),
+    ("Ab sofort: das Passwort steht im Tresor.", "Das Passwort steht im Tresor"),
+    ("From now on log in with the Python3 launcher.", "Log in with the Python3 launcher"),
+])
+def test_a_rule_about_credentials_without_one_is_still_proposed(blind: None, message: str, rule: str) -> None:
+    assert _refusals(message) == ([rule], [])
+
+
+def test_a_rule_cut_out_of_a_longer_token_is_refused_though_the_detector_sees_none(
+        blind: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Whatever cut it (a grammar pattern that splits at a sign), a rule that keeps only a part of
+    a run without whitespace is not stored: its other part may be the rest of a password."""
+    message = "From now on connect with postgres://app:S3cr3t!x9@db:5432/app"
+
+    def cutting(text: str) -> Iterator[Request]:
+        yield Request("directive", "Connect with postgres://app:S3cr3t", "From now on connect with postgres://app:S3cr3t!")
+
+    monkeypatch.setattr(explicit, "requests_in", cutting)
+    proposed, refused = _refusals(message)
+    assert proposed == [] and refused == ["explicit (user message #0): contains a secret (cut-token)"]
+
+
+def test_a_rule_that_only_drops_the_sign_after_a_word_is_whole(blind: None) -> None:
+    assert _refusals("From now on use pnpm! It's faster.") == (["Use pnpm"], [])
+    assert _refusals("Remember that the docs live at docs/api.md.") == (["The docs live at docs/api.md"], [])
+
+
+def test_a_long_evidence_is_clipped_between_words_never_inside_one() -> None:
+    token = "postgres://app:S3cr3t!x9@db:5432/app"
+    assert explicit._clip(f"connect with {token} now", 30) == "connect with"
+    assert explicit._clip("以后都用pnpm。谢谢", 6) == "以后都用"
+    assert explicit._clip("short enough", 30) == "short enough"

@@ -244,20 +244,18 @@ def _password_in_rule(text: str) -> bool:
 
 
 def _random_looking(word: str) -> bool:
-    """A password's look: letters mixed with digits and signs, or with both cases and digits, or
-    with digits in many places; not a word, a path, a version or an address ("id_ed25519",
-    "utf8mb4", "v1.2.3", "${TOKEN}")."""
-    if len(word) < 6 or word.startswith(("$", "%", "<", "{")):
+    """A password's look: letters mixed with digits and signs, with both cases and a digit inside,
+    or with digits in many places; not a word, a name, a path, a version or an address
+    ("Python3", "1Password", "id_ed25519", "utf8mb4", "v1.2.3", "~/.ssh/id_rsa", "${TOKEN}")."""
+    if len(word) < 6 or word.startswith(("$", "%", "<", "{")) or not any(c.isalpha() for c in word):
         return False
-    letters = any(c.isalpha() for c in word)
     digits = any(c.isdigit() for c in word)
     signs = any(not c.isalnum() and c not in _ORDINARY_SIGNS for c in word)
     cases = any(c.isupper() for c in word) and any(c.islower() for c in word)
+    inner = any(c.isdigit() for c in word.strip("0123456789")) or any(a.islower() and b.isupper() for a, b in zip(word, word[1:]))
     changes = sum(1 for a, b in zip(word, word[1:]) if (a.isalpha() and b.isdigit()) or (a.isdigit() and b.isalpha()))
-    if not letters:
-        return False
     token = len(word) >= 16 and digits and "/" not in word and "." not in word  # not a path nor a file's name
-    return (signs and (digits or cases)) or (digits and cases) or changes >= 4 or token
+    return (signs and (digits or cases)) or (digits and cases and inner) or changes >= 4 or token
 
 
 def _clip(text: str, limit: int) -> str:
