@@ -10,6 +10,7 @@ proposed, whole.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterator
@@ -226,3 +227,26 @@ def test_a_long_evidence_is_clipped_between_words_never_inside_one() -> None:
     assert explicit._clip(f"connect with {token} now", 30) == "connect with"
     assert explicit._clip("以后都用pnpm。谢谢", 6) == "以后都用"
     assert explicit._clip("short enough", 30) == "short enough"
+
+
+CORPUS = Path(__file__).resolve().parent.parent / "omp" / "data" / "eval" / "corpus.jsonl"
+
+
+def test_no_ordinary_request_of_the_eval_corpus_is_refused_as_a_secret() -> None:
+    """The figure in docs/explicit-requests-and-eval.md: every request the corpus's user messages
+    make, outside its `secret` cases, is still proposed (none refused as a secret); every
+    `secret` case's request is refused."""
+    ordinary = refused = secret_cases = 0
+    for line in CORPUS.read_text(encoding="utf-8").splitlines():
+        case = json.loads(line)
+        said = [Msg("user", m["content"], n) for n, m in enumerate(case["messages"]) if m["role"] == "user"]
+        found = explicit.scan(said)
+        withheld = [r for r in found.rejected if r.code == RejectionCode.SECRET]
+        if case["category"] == "secret":
+            secret_cases += 1
+            assert found.proposals == [], case["id"]
+            continue
+        ordinary += len(found.proposals)
+        refused += len(withheld)
+        assert withheld == [], (case["id"], [r.reason for r in withheld])
+    assert ordinary >= 200 and refused == 0 and secret_cases >= 8, (ordinary, secret_cases)
