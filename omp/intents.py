@@ -179,12 +179,15 @@ def _mask(text: str) -> str:
 # 2. sentences
 
 _LIST_MARK = lazy(r"^(?:[-*•+]\s+|\d{1,3}[.)]\s+|[a-z][.)]\s+|\(\d{1,3}\)\s+|[①-⑳]\s*)")
-# After . ! ? (but not inside "e.g." or a version number), and after CJK sentence ends. Each
-# match starts at the punctuation, so that the search skips to it (a pattern that starts with a
-# lookbehind is tried at every character, five times slower): a sentence ends one after a
-# match's start.
+# After . ! ? and whitespace (but not inside "e.g." or a version number), after CJK sentence
+# ends, and after ! ? right before a Chinese or Japanese character. Never inside a token (a run
+# without whitespace: a URL, a path, a password): "postgres://app:S3cr3t!x9@db" is one word, and
+# a sentence cut at its "!" would make a rule of half a secret. Each match starts at the
+# punctuation, so that the search skips to it (a pattern that starts with a lookbehind is tried
+# at every character, five times slower): a sentence ends one after a match's start.
 _SENTENCE_END = lazy(
-    r"[.!?。！？](?:(?<![.\s][a-z]\.)(?<!\be\.g\.)(?<!\bi\.e\.)(?<=[.!?])\s+(?=\S)|(?<=[。！？!?])(?=\S))")
+    r"[.!?。！？](?:(?<![.\s][a-z]\.)(?<!\be\.g\.)(?<!\bi\.e\.)(?<=[.!?])\s+(?=\S)|(?<=[。！？])(?=\S)"
+    r"|(?<=[!?])(?=[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff]))")
 
 
 def sentences(line: str) -> Iterator[str]:

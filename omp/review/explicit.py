@@ -19,21 +19,34 @@ an attempt, and is not reported; tool output is always reported.
 
 Explicit requests win over the model: a model item about the same subject as an explicit one
 is dropped in favour of the user's own words.
+
+A request never carries a secret, whole or in part (SPEC §6.1). The message's secrets are found
+on the **whole message**, before anything is cut, and a request whose rule or evidence overlaps
+or touches one is rejected as a secret (counted, never shown). Two rules hold even where the
+detector finds nothing: a rule never keeps a part of a longer token (a run without whitespace:
+a URL, a path, a password) — half of "postgres://app:S3cr3t!x9@db" is refused, not stored —
+and a rule in which a random-looking word follows a credential word ("log in with admin /
+Hunter2!Pw", "Passwort: Xk9#pQ2!zz", "密码是…") is refused. The safety filter's check on exactly
+the text that would be stored (omp.review.filters) stays as the second line.
 """
 
 from __future__ import annotations
 
+import bisect
+import collections
+import re
 from typing import Iterable
 
 from msgspec import Struct, field
 
-from omp.intents import FOREIGN_STEMS, find_request, requests_in, requests_in_foreign
+from omp.intents import FOREIGN_STEMS, Request, find_request, requests_in, requests_in_foreign
+from omp.lazyre import lazy
 from omp.memory.items import ItemKind, RejectionCode
 from omp.memory.neutralise import neutralise_line
 from omp.review.answer import (
     LIMITS, MAX_CHARS, MessageLike, Proposal, Rejection, fold_for_evidence, one_line, same_sentence, significant_words,
 )
-from omp.safety.secrets import redact
+from omp.safety.secrets import SecretFinding, find_secrets, redact
 
 MAX_EXPLICIT = 20  # explicit items one review proposes (SPEC §5.3), whatever their kind
 _NOT_FROM_USER = {"tool": "tool output", "assistant": "assistant text"}
@@ -49,6 +62,8 @@ class ExplicitScan(Struct):
     # Seqs of the user messages that ask, in so many words (before duplicates and limits): the
     # packet must carry them (SessionIndexer.index), and each message is asked once.
     asking: set[int] = field(default_factory=set)
+    # Requests withheld for a secret, by kind (added to the review's count of secrets rejected).
+    secrets: collections.Counter[str] = field(default_factory=collections.Counter)
 
 
 def parse_request(sentence: str) -> tuple[ItemKind, str] | None:
@@ -76,6 +91,7 @@ def scan(messages: Iterable[MessageLike]) -> ExplicitScan:
         requests = list(requests_in(message.text))
         if requests:
             result.asking.add(seq)
+        said = _Said(message.text) if requests else None
         for request in requests:
             kind, text = ItemKind(request.kind), request.text
             key = (kind, fold_for_evidence(text))
@@ -83,6 +99,13 @@ def scan(messages: Iterable[MessageLike]) -> ExplicitScan:
                 continue
             seen.add(key)
             where = f"explicit (user message #{seq})"
+            withheld = said.secret_kinds(request) if said is not None else []
+            if withheld:
+                # Before any other check: a too-long request holding a secret is counted as one.
+                result.secrets.update(withheld)
+                result.rejected.append(Rejection(
+                    where, kind, RejectionCode.SECRET, f"{where}: contains a secret ({', '.join(withheld)})", "explicit"))
+                continue
             limit_key = "directive.text" if kind is ItemKind.DIRECTIVE else "forget.target"
             if len(text) > MAX_CHARS[limit_key]:
                 result.rejected.append(Rejection(
@@ -94,10 +117,157 @@ def scan(messages: Iterable[MessageLike]) -> ExplicitScan:
                     where, kind, RejectionCode.OVER_LIMIT,
                     f"{where}: over the limit of {MAX_EXPLICIT} explicit requests per review", "explicit"))
                 continue
-            evidence = one_line(request.sentence)[: MAX_CHARS["evidence"]]
+            evidence = _clip(one_line(request.sentence), MAX_CHARS["evidence"])
             result.proposals.append(Proposal(kind=kind, where=where, source="explicit", evidence=evidence, text=text))
     result.rejected.extend(_foreign_rejections(foreign, result.proposals))
     return result
+
+
+# ---------------------------------------------------------------------------------------------
+# secrets in a request (SPEC §6.1)
+
+# A token: a run without whitespace, which a Chinese, Japanese or Korean character or a
+# fullwidth sign also ends (those scripts put no spaces between words: "以后都用pnpm" holds the
+# token "pnpm", "密码是Xk9#pQ2" the token "Xk9#pQ2").
+_WIDE = "\u1100-\u11ff\u2e80-\u2fff\u3000-\u303f\u3040-\u30ff\u3100-\u31ff\u3400-\u9fff\uac00-\ud7af\uf900-\ufaff\uff00-\uffef"
+_TOKEN = lazy(rf"[^\s{_WIDE}]+")
+_LAST_TOKEN = lazy(rf"[^\s{_WIDE}]+$")
+# The words that announce a credential, in the seven languages of SPEC §5.3. A list is only the
+# second line here (the detector on the whole message is the first): it catches a password told
+# in prose, which has no shape of its own, when the detector does not.
+_LATIN_CREDENTIAL = (
+    r"pass(?:words?|wd|phrase|code)|pwd?|tokens?|(?:api[ _-]?)?keys?|secrets?|log[ -]?ins?|sign[ -]?in|creds|credentials?"
+    r"|auth|passwort|kennwort|zugangsdaten|schlüssel|anmelden|anmeldung|melde dich|meldet euch|melden sie sich|einloggen"
+    r"|logg? dich|geheimnis|contraseña|clave|credenciales|secreto"
+    r"|iniciar sesión|inicia sesión|mot de passe|mdp|identifiants|clé|clef|jeton|connexion|connecte-toi|se connecter"
+    r"|senha|chave|credenciais|segredo|entrar|acesso")
+_CREDENTIAL_WORD = lazy(
+    rf"(?<![^\W\d_])(?:{_LATIN_CREDENTIAL})(?![^\W\d_])"
+    r"|密码|口令|令牌|密钥|秘钥|凭证|凭据|登录|登陆|账号|パスワード|暗証番号|トークン|秘密鍵|鍵|キー|シークレット|ログイン|認証情報|資格情報",
+    re.I)
+CREDENTIAL_REACH = 8  # tokens after a credential word in which a password may stand
+# Signs found in ordinary words, paths, addresses and versions ("pre-commit", "~/.ssh/id_ed25519",
+# "me@example.com", "v1.2"); any other sign inside a word is a password's.
+_ORDINARY_SIGNS = set("-_./:~@+'’")
+_EDGE_SIGNS = ".,;:!?)]}>\"'`’”»(<[{“«"
+
+
+def _lowered(text: str) -> str:
+    """A lower-case copy with the same offsets (str.lower can lengthen a few characters)."""
+    lowered = text.lower()
+    return lowered if len(lowered) == len(text) else "".join(c.lower() if len(c.lower()) == 1 else c for c in text)
+
+
+def _core(token: str) -> str:
+    """A token without the signs at its ends ("pnpm!" → "pnpm"): what a rule keeps of it."""
+    start, end = 0, len(token)
+    while start < end and not token[start].isalnum():
+        start += 1
+    while end > start and not token[end - 1].isalnum():
+        end -= 1
+    return token[start:end]
+
+
+class _Said:
+    """A user message's tokens and secrets, to tell whether a request found in it keeps a secret
+    or a part of a token. Built only for a message that asks something (few do)."""
+
+    def __init__(self, text: str) -> None:
+        self.text = _lowered(text)
+        self.findings: list[SecretFinding] = find_secrets(text)  # on the whole message, before any cut
+        self.starts: list[int] = []
+        self.ends: list[int] = []
+        self.by_core: dict[str, list[int]] = {}
+        for index, match in enumerate(_TOKEN.finditer(self.text)):
+            self.starts.append(match.start())
+            self.ends.append(match.end())
+            self.by_core.setdefault(_core(match.group(0)), []).append(index)
+
+    def secret_kinds(self, request: Request) -> list[str]:
+        """Why `request` may not be proposed: the kinds of the secrets it touches, "cut-token"
+        when its rule keeps a part of a longer token, "password-in-rule" when a random-looking
+        word follows a credential word. Empty when it may."""
+        kinds: list[str] = []
+        for piece, whole_only in ((request.text, True), (request.sentence, False)):
+            for token in _TOKEN.findall(_lowered(piece)):
+                for kind in self._token_kinds(token, whole_only):
+                    if kind not in kinds:
+                        kinds.append(kind)
+        if not kinds and _password_in_rule(request.text):
+            kinds.append("password-in-rule")
+        return kinds
+
+    def _token_kinds(self, token: str, whole_only: bool) -> list[str]:
+        core = _core(token)
+        if not core:
+            return []  # a dash, a slash: nothing of a secret
+        whole = [i for i in self.by_core.get(core, ()) if token in self.text[self.starts[i]:self.ends[i]]]
+        clean = [i for i in whole if not self._touched(i)]
+        if clean:
+            return []  # the token as the user wrote it, away from any secret
+        touched = [kind for i in whole for kind in self._touched(i)]
+        parts = self._parts(token)
+        touched += [kind for i in parts for kind in self._touched(i)]
+        if touched:
+            return touched
+        if parts and not whole and whole_only:
+            return ["cut-token"]  # "postgres://app:S3cr3t" out of "postgres://app:S3cr3t!x9@db"
+        return []  # not found as it is (a rule put together): the stored-text check judges it
+
+    def _parts(self, token: str) -> list[int]:
+        """The message's tokens that hold `token` inside them, as a part."""
+        found: list[int] = []
+        at = self.text.find(token)
+        while at >= 0:
+            index = bisect.bisect_right(self.starts, at) - 1
+            if index >= 0 and self.ends[index] >= at + len(token) and index not in found:
+                found.append(index)
+            at = self.text.find(token, at + 1)
+        return found
+
+    def _touched(self, index: int) -> list[str]:
+        """The kinds of the secrets that overlap or touch token `index`."""
+        start, end = self.starts[index], self.ends[index]
+        return [f.kind for f in self.findings if f.start <= end and f.end >= start]
+
+
+def _password_in_rule(text: str) -> bool:
+    """Does a random-looking word follow a credential word in the rule ("log in with admin /
+    Hunter2!Pw", "the token is x9Kq…", "密码是Xk9#pQ2")? A password told in prose has no shape
+    the detector knows; here, its neighbour gives it away."""
+    for match in _CREDENTIAL_WORD.finditer(text):
+        following = _TOKEN.finditer(text, match.end())
+        for _, token in zip(range(CREDENTIAL_REACH), following):
+            if _random_looking(token.group(0).strip(_EDGE_SIGNS)):
+                return True
+    return False
+
+
+def _random_looking(word: str) -> bool:
+    """A password's look: letters mixed with digits and signs, with both cases and a digit inside,
+    or with digits in many places; not a word, a name, a path, a version or an address
+    ("Python3", "1Password", "id_ed25519", "utf8mb4", "v1.2.3", "~/.ssh/id_rsa", "${TOKEN}")."""
+    if len(word) < 6 or word.startswith(("$", "%", "<", "{")) or not any(c.isalpha() for c in word):
+        return False
+    digits = any(c.isdigit() for c in word)
+    signs = any(not c.isalnum() and c not in _ORDINARY_SIGNS for c in word)
+    cases = any(c.isupper() for c in word) and any(c.islower() for c in word)
+    inner = any(c.isdigit() for c in word.strip("0123456789")) or any(a.islower() and b.isupper() for a, b in zip(word, word[1:]))
+    changes = sum(1 for a, b in zip(word, word[1:]) if (a.isalpha() and b.isdigit()) or (a.isdigit() and b.isalpha()))
+    token = len(word) >= 16 and digits and "/" not in word and "." not in word  # not a path nor a file's name
+    return (signs and (digits or cases)) or (digits and cases and inner) or changes >= 4 or token
+
+
+def _clip(text: str, limit: int) -> str:
+    """`text` cut to `limit` characters, never inside a token: a long evidence keeps whole words."""
+    if len(text) <= limit:
+        return text
+    clipped = text[:limit]
+    if _TOKEN.match(text, limit):
+        partial = _LAST_TOKEN.search(clipped)
+        if partial is not None:
+            clipped = clipped[:partial.start()]
+    return clipped.rstrip()
 
 
 class _Foreign(Struct, frozen=True):

@@ -309,7 +309,7 @@ def _run_claimed(ctx: ReviewContext, held: claims.Claim, events: Path, found: Ex
     queue.remove(ctx.paths, session_id)
     summary = ReviewSummary(
         items=tuple(results), explicit=len(found.proposals), proposed_by_model=len(model_pass.proposals),
-        secrets_rejected=sum(screened.secrets.values()), pruned_notes=pruned, messages=found.messages,
+        secrets_rejected=sum(screened.secrets.values()) + sum(found.secrets.values()), pruned_notes=pruned, messages=found.messages,
         cursor_from=held.start_cursor, cursor_to=done_at, block_error=block_error, model_skipped=model_skipped,
     )
     rejected += [_store_rejection(item) for item in results if item.status == "rejected"]
