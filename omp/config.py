@@ -373,7 +373,7 @@ def prepare_trust_review(project: ProjectPaths) -> Review:
     for name, key in KEYS.items():
         if name in data and data[name] is not None:
             value = stored_value(key, data[name], project.config, "project")
-            shown.append((name, visible(str(value))))
+            shown.append((name, visible(str(value), keep="")))  # one line: no faked ones
     return Review(layer.trust, visible(layer.raw.decode("utf-8")), shown, layer.raw)
 
 

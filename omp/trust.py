@@ -30,6 +30,7 @@ from __future__ import annotations
 import contextlib
 import os
 import time
+import unicodedata
 from pathlib import Path
 from typing import Any, Callable, Literal, NamedTuple
 
@@ -225,6 +226,48 @@ def directives_verdict(project: ProjectPaths, raw: bytes | None, global_paths: G
     return not problem and core_settings.directives_trusted(projects, project.root, raw)
 
 
+def directives_reason(project: ProjectPaths, raw: bytes | None, global_paths: GlobalPaths | None = None) -> str | None:
+    """Why these bytes of the directives file are not trusted, in words; None when they are."""
+    if raw is None:
+        return None
+    projects, problem = _trusted_digests(global_paths or GlobalPaths.current())
+    if problem:
+        return f"no trust can be read ({problem})"
+    if core_settings.directives_trusted(projects, project.root, raw):
+        return None
+    entry = projects.get(project_key(project.root))
+    if isinstance(entry, dict) and entry.get(DIRECTIVES_DIGEST):
+        return "it changed since omp wrote it or you approved it (a pull, a merge or a hand edit)"
+    return ("omp did not write it on this machine and you never approved it (committed to the repository, "
+            "or migrated from .oh-my-copilot)")
+
+
+class DirectivesNotTrusted(OmpError):
+    """A write of the active directives file refused: it holds bytes nobody here approved, and
+    rewriting them would record them as trusted (SPEC §3.1: no write of omp's launders them)."""
+
+
+def refuse_directives_write(project: ProjectPaths, read: bytes | None, global_paths: GlobalPaths | None = None) -> None:
+    """Raise DirectivesNotTrusted unless omp may rewrite the directives file: what is on disk now
+    is trusted, and is what the caller read (`read`) and built its change from. Call under the
+    project lock, right before writing."""
+    path = project.directives
+    try:
+        now = read_regular(path)
+    except OSError as exc:
+        raise DirectivesNotTrusted(f"{path} is not a regular file, so omp will not change it",
+                                   "replace it with a regular file (or remove it)") from exc
+    reason = directives_reason(project, now, global_paths)
+    if reason is not None:
+        raise DirectivesNotTrusted(
+            f"{path} is not trusted, so omp will not change it: {reason}. Writing it would make every "
+            "directive in it trusted, ones you have never seen included; nothing was changed",
+            f"review it, then run: {FIX} (or delete the file and add your directives again)")
+    if now != read:
+        raise DirectivesNotTrusted(f"{path} changed while omp was working on it; nothing was changed",
+                                   "run the command again")
+
+
 def forget(project: ProjectPaths, global_paths: GlobalPaths | None = None) -> bool:
     """Withdraw trust from this project's config. Returns False when none was recorded."""
     global_paths = global_paths or GlobalPaths.current()
@@ -254,14 +297,41 @@ class Review(NamedTuple):
     raw: bytes
 
 
-def visible(text: str) -> str:
-    """Control characters (an escape sequence could hide a line on a terminal) shown as \\xNN."""
+# Categories that draw nothing, or not what they are: controls (Cc: an escape sequence can erase
+# the line above), format characters (Cf: bidirectional overrides and isolates that reorder
+# what you read, zero-width spaces and joiners, tags that spell hidden ASCII), surrogates,
+# private use and unassigned code points, and every separator but the plain space.
+_HIDDEN_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp", "Zs"})
+# A second line, for what draws nothing although its category is a letter, a mark or a symbol:
+# Unicode's Default_Ignorable_Code_Point letters and marks (the combining grapheme joiner,
+# the Hangul fillers, Khmer's inherent vowels, the Mongolian and the other variation selectors,
+# the whole tag block) and the blank-looking Braille pattern.
+_BLANK_RANGES = ((0x034F, 0x034F), (0x115F, 0x1160), (0x17B4, 0x17B5), (0x180B, 0x180F), (0x2800, 0x2800),
+                 (0x3164, 0x3164), (0xFE00, 0xFE0F), (0xFFA0, 0xFFA0), (0xE0000, 0xE0FFF))
+
+
+def hidden(ch: str) -> bool:
+    """Does this character draw nothing (or not itself) on a terminal?"""
+    if ch != " " and unicodedata.category(ch) in _HIDDEN_CATEGORIES:
+        return True
+    code = ord(ch)
+    return any(low <= code <= high for low, high in _BLANK_RANGES)
+
+
+def visible(text: str, keep: str = "\n\t") -> str:
+    """`text` with every character that draws nothing, or not itself, shown by its code:
+    controls as `\\xNN` (`\\x1b`), the rest as `<U+202E>`. `keep`: the characters that stay as
+    they are (a file's line breaks and tabs; pass "" for one line of text, such as a directive)."""
     out = []
-    for ch in text:
-        if ch in "\n\t" or (ch >= " " and ch != "\x7f" and not ("\x80" <= ch <= "\x9f")):
+    for index, ch in enumerate(text):
+        if ch == "\r" and "\n" in keep and text[index + 1:index + 2] == "\n":
+            out.append(ch)  # a Windows line end; a lone carriage return could overwrite the line
+        elif ch in keep or not hidden(ch):
             out.append(ch)
-        else:
+        elif ord(ch) < 0x100 and unicodedata.category(ch) == "Cc":
             out.append(f"\\x{ord(ch):02x}")
+        else:
+            out.append(f"<U+{ord(ch):04X}>")
     return "".join(out)
 
 
@@ -286,6 +356,7 @@ def approve_directives(project: ProjectPaths, raw: bytes) -> None:
 
 __all__ = [
     "DIRECTIVES_DIGEST",
+    "DirectivesNotTrusted",
     "DirectivesTrust",
     "FIX",
     "LayerTrust",
@@ -295,11 +366,14 @@ __all__ = [
     "approve_directives",
     "check",
     "forget",
+    "hidden",
     "ignored_notice",
     "read_project_layer",
     "read_regular",
     "record",
     "record_directives",
+    "directives_reason",
     "directives_verdict",
+    "refuse_directives_write",
     "visible",
 ]

@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
+from helpers import run_omp
 from memory_support import pending_labels, pm, propose, snapshot, write_json
 
 from omp.fsio import CorruptFileError
@@ -119,6 +120,8 @@ def test_a_legacy_list_of_strings_is_read_and_written_back_as_version_2(project:
     store = project / ".omp" / "project-memory.json"
     write_json(store, ["Use tabs", "Keep it simple"])
     assert [d.text for d in read_directives(store)] == ["Use tabs", "Keep it simple"]
+    # A file omp did not write is trusted first (omp.trust): a write would launder it otherwise.
+    assert run_omp(["trust", "--yes", "--root", str(project)]).returncode == 0
     assert pm(project, "add-directive", "Write tests first").returncode == 0
     data = json.loads(store.read_text())
     assert data["version"] == 2

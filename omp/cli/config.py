@@ -49,7 +49,8 @@ def get_cmd(key: str | None, as_json: bool, show_origin: bool, root: Path | None
         return
     for setting in chosen:
         line = f"{setting.key}={format_value(setting.value)}"
-        click.echo(f"{setting.origin}\t{line}" if show_origin else line)
+        # --show-origin is for a person reading where values came from: nothing in it is invisible.
+        click.echo(f"{setting.origin}\t{trust_lib.visible(line, keep='')}" if show_origin else line)
 
 
 @cli.command("set", context_settings={"ignore_unknown_options": True})

@@ -11,6 +11,7 @@ from omp.cli.render import echo_json
 from omp.doctor import diagnose
 from omp.errors import UsageError
 from omp.paths import ProjectPaths
+from omp.trust import visible
 
 
 @click.command("doctor")
@@ -32,8 +33,9 @@ def cli(deep: bool, as_json: bool, root: Path | None) -> int:
     else:
         width = max(len(check.name) for check in report.checks)
         for check in report.checks:
-            click.echo(f"{check.status:<4}  {check.name:<{width}}  {check.detail}")
+            # Details quote settings and stored text: every invisible character shown by its code.
+            click.echo(f"{check.status:<4}  {check.name:<{width}}  {visible(check.detail, keep='')}")
             if check.fix and check.status != "ok":
-                click.echo(f"{'':<4}  {'':<{width}}  fix: {check.fix}")
+                click.echo(f"{'':<4}  {'':<{width}}  fix: {visible(check.fix, keep='')}")
         click.echo("all good" if report.ok else "something is broken: see the fix lines above")
     return 0 if report.ok else 1

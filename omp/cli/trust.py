@@ -56,7 +56,9 @@ def cli(assume_yes: bool, revoke: bool, root: Path | None) -> int:
             if any(key == "memory-reviewer-command" for key, _ in config_review.settings):
                 click.echo("  (memory-reviewer-command is a program omp will run with your session's transcript)")
     if directives_untrusted:
-        texts = [trust_lib.visible(d.text) for d in dirs.read_directives(project.directives)]
+        # Parsed from the very bytes that will be trusted; one line each (a line break in a
+        # directive could fake a line of this listing), every invisible character by its code.
+        texts = [trust_lib.visible(d.text, keep="") for d in dirs.parse_directives(project.directives, directives_raw)]
         click.echo(f"{project.directives} (not written by omp on this machine): {len(texts)} directive(s) "
                    "every Copilot session here would be told to follow:")
         for text in texts:

@@ -35,7 +35,8 @@ from omp.memory.neutralise import (
     secret_reason,
 )
 from omp.memory.notes import Note
-from omp.fsio import append_jsonl, atomic_write, read_text
+from omp.core.files import read_regular
+from omp.fsio import CorruptFileError, append_jsonl, atomic_write, read_text
 from omp.paths import GlobalPaths, ProjectPaths
 from omp.project import global_lock
 
@@ -60,6 +61,9 @@ class Housekeeping(Struct):
     dismissed_deleted: list[str] = field(default_factory=list)
     adopted: list[str] = field(default_factory=list)  # lines a human added to the checklist
     expired: list[str] = field(default_factory=list)
+    # Ticked items not promoted, because project-memory.json is not trusted (omp.trust): they
+    # stay pending, unticked, until the user has run `omp trust` and promotes them.
+    held_ticked: list[str] = field(default_factory=list)
 
     @property
     def changed_active(self) -> bool:
@@ -80,7 +84,10 @@ class MemoryBatch:
         self.settings: dict[str, Any] = {k: s.value for k, s in config.resolve(paths, self.global_paths).items()}
         self.writer = Writer(within=paths.root)  # replaced by a journaling writer for a review's proposals
         self.housekeeping = Housekeeping()
-        self.directives: list[Directive] = dirs.read_directives(paths.directives)
+        # The bytes the active directives were parsed from: a write is allowed only while the
+        # file still holds them and they are trusted (`save_directives`).
+        self.directives_raw: bytes | None = _read_active(paths.directives)
+        self.directives: list[Directive] = dirs.parse_directives(paths.directives, self.directives_raw)
         self.global_directives: list[Directive] = dirs.read_directives(self.global_paths.directives)
         self.notes: list[Note] = notes_mod.list_notes(paths.notes)
         self.drafts: list[Draft] = drafts_mod.list_drafts(paths.drafts)
@@ -326,12 +333,29 @@ class MemoryBatch:
         kept.extend(f"- [ ] {p.label}" for p in self.pending if p.key not in present)
         return "\n".join(kept) + "\n"
 
+    def check_directives_writable(self) -> None:
+        """Raise trust.DirectivesNotTrusted unless the active directives file may be rewritten:
+        it is absent, or holds the trusted bytes this batch read. Every command that changes
+        (or answers from) the project's directives calls it before changing anything."""
+        trust.refuse_directives_write(self.paths, self.directives_raw, self.global_paths)
+
+    def directives_writable(self) -> bool:
+        try:
+            self.check_directives_writable()
+        except trust.DirectivesNotTrusted:
+            return False
+        return True
+
     def save_directives(self) -> None:
+        # Recording the bytes written as trusted is safe only when what they were built from was
+        # trusted: rewriting a committed or pulled file would launder every entry in it (SPEC §3.1).
+        self.check_directives_writable()
         text = dirs.render_directives(self.directives)
         self.writer.write(self.paths.directives, text)
         # The bytes omp wrote are the ones its block shows (omp.trust): a file a repository
         # committed is not (SPEC §3.1's rule, for the rules every session is told to follow).
         trust.record_directives(self.paths, text.encode("utf-8"), self.global_paths, held=self.paths.lock)
+        self.directives_raw = text.encode("utf-8")
 
     def _rel(self, path: Any) -> str:
         try:
@@ -342,6 +366,14 @@ class MemoryBatch:
 
 # ---------------------------------------------------------------------------------------------
 # Helpers
+
+
+def _read_active(path: Any) -> bytes | None:
+    """The active directives file's bytes (None when absent); not a regular file: CorruptFileError."""
+    try:
+        return read_regular(path)
+    except OSError as exc:
+        raise CorruptFileError(path, "not a regular file") from exc
 
 
 def _forget_target(text: str) -> str:

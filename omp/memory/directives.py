@@ -24,7 +24,7 @@ from typing import Any, Iterator, Literal, Mapping, NamedTuple
 
 
 from omp.core import pending
-from omp.fsio import CorruptFileError, dump_json, iter_jsonl, read_json, read_text
+from omp.fsio import CorruptFileError, decode_text, dump_json, iter_jsonl, parse_json, read_json, read_text
 from omp.memory import dedupe
 
 STORE_VERSION = 2
@@ -64,8 +64,16 @@ class Directive(NamedTuple):
 def read_directives(path: Path) -> list[Directive]:
     """The active directives in `path` ([] when it does not exist)."""
     data = read_json(path, default=None)
-    if data is None:
-        return []
+    return [] if data is None else _directives_in(path, data)
+
+
+def parse_directives(path: Path, raw: bytes | None) -> list[Directive]:
+    """The active directives in `raw`, bytes read from `path` ([] for None: no file). Whoever
+    decides on trust parses the very bytes it hashed, so nothing can be swapped in between."""
+    return [] if raw is None else _directives_in(path, parse_json(path, decode_text(path, raw)))
+
+
+def _directives_in(path: Path, data: Any) -> list[Directive]:
     if isinstance(data, list):
         items: Any = data  # legacy: a plain list of strings
     elif isinstance(data, dict) and isinstance(data.get("directives"), list):

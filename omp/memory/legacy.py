@@ -124,7 +124,8 @@ def _migrate_directives(paths: ProjectPaths, base: Path, counts: dict[str, int])
             merged.append(directive)
     if len(merged) != len(current):
         # Not recorded as trusted (omp.trust): the legacy file may be a repository's as well as
-        # the user's, so the block shows the merged rules once the user has read them (omp trust).
+        # the user's, so the block shows the merged rules once the user has read them (omp trust),
+        # and until then every later write of the file refuses (MemoryBatch.save_directives).
         atomic_write(paths.directives, dirs.render_directives(merged))
         counts["directives"] = len(merged) - len(current)
 

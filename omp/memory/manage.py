@@ -143,6 +143,7 @@ def add_directive(paths: ProjectPaths | None, text: str, scope: Scope = "project
         if scope == "global":
             batch.update_global(add)
         else:
+            batch.check_directives_writable()  # refuse before answering from an untrusted file
             updated = add(list(batch.directives))
             if updated != batch.directives:
                 batch.directives = updated
@@ -224,6 +225,7 @@ def remove_directive(paths: ProjectPaths, number: int, scope: Scope = "project")
         if scope == "global":
             batch.update_global(remove)
         else:
+            batch.check_directives_writable()  # its numbers are those of an untrusted file's entries
             batch.directives = remove(list(batch.directives))
             batch.save_directives()
         for text in change.removed:

@@ -29,7 +29,13 @@ class PromoteOutcome(Struct, frozen=True):
 
 
 def promote_items(batch: MemoryBatch, items: list[PendingItem], scope: Scope, reason: str) -> list[PromoteOutcome]:
-    """Apply approved items to the active store(s) and record the decisions (no queue write)."""
+    """Apply approved items to the active store(s) and record the decisions (no queue write).
+
+    Project scope: refused (trust.DirectivesNotTrusted, nothing changed) while project-memory.json
+    is not trusted. Promoting rewrites that file and records it as trusted, so it would launder
+    the entries nobody approved; and "already active" or a FORGET match would answer from them."""
+    if scope == "project":
+        batch.check_directives_writable()
     outcomes: list[PromoteOutcome] = []
     removed_notes: list[Note] = []
 

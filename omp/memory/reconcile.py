@@ -45,6 +45,12 @@ def reconcile(batch: MemoryBatch) -> None:
         batch.decide(item, "rejected", "removed from pending-directives.md by hand")
         batch.housekeeping.dismissed_deleted.append(item.label)
     ticked = [t for t in _unique(ticked) if t.key not in {p.key for p in batch.pending}]
+    if ticked and not batch.directives_writable():
+        # project-memory.json is not trusted (omp.trust): promoting would launder it. The items
+        # stay pending (unticked) and the user is told; no command or review fails for it.
+        batch.pending.extend(ticked)
+        batch.housekeeping.held_ticked.extend(t.label for t in ticked)
+        ticked = []
     if ticked:
         # Here, not at the top: every memory batch reconciles, few have ticked items (SPEC §12).
 
