@@ -205,7 +205,10 @@ def _case(data: Any, where: str) -> Case:
 
 
 def _read_cases(name: str, text: str) -> Iterator[Case]:
-    for number, line in enumerate(text.splitlines(), start=1):
+    # JSON Lines end a line at "\n" only (SPEC §14): `splitlines()` would also cut at U+2028,
+    # U+0085 and the like, which JSON allows raw inside a string.
+    for number, line in enumerate(text.split("\n"), start=1):
+        line = line.removesuffix("\r")
         if not line.strip() or line.lstrip().startswith("//"):
             continue
         where = f"{name}:{number}"

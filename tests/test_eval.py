@@ -152,3 +152,18 @@ def test_the_text_report_is_a_table_per_category(tmp_path: Path) -> None:
     assert any(line.startswith("| question | 1 | — | 0 |") for line in lines)
     assert "explicit-request recall 100.0%" in result.stdout
     assert "statements: 0" in result.stdout
+
+
+def test_a_corpus_is_read_as_json_lines_a_raw_line_separator_inside_a_string_is_text() -> None:
+    """JSON allows U+2028, U+2029 and U+0085 raw inside a string; only "\\n" ends a JSON Lines
+    record (SPEC §14). `splitlines()` cut such a case in two and stopped the whole run."""
+    from omp.evaluate import _read_cases
+
+    content = "Bitte merken:\u2028wir deployen nur mit make release.\u2029Danke\x85!"
+    case = {"id": "ls", "category": "request", "language": "de", "messages": [{"role": "user", "content": content}],
+            "expect": [{"kind": "directive", "contains": "make release"}]}
+    text = json.dumps(case, ensure_ascii=False) + "\r\n" + json.dumps({**case, "id": "second"}, ensure_ascii=False)
+    assert "\u2028" in text  # raw, not escaped
+    cases = list(_read_cases("ls.jsonl", text))
+    assert [c.id for c in cases] == ["ls", "second"]
+    assert cases[0].messages == (("user", content),)
