@@ -140,11 +140,16 @@ def list_notes(folder: Path) -> list[Note]:
     return notes
 
 
+def is_note_id(note_id: str) -> bool:
+    """Can `note_id` name a note (`omp project-memory read` accepts it)?"""
+    return bool(_ID_RE.match(note_id)) and ".." not in note_id
+
+
 def note_path(folder: Path, note_id: str) -> Path:
     """The file of an existing note; UsageError for an unknown or unsafe id."""
     note_id = note_id.removesuffix(".md")
     path = folder / f"{note_id}.md"
-    if not _ID_RE.match(note_id) or ".." in note_id or not path.is_file() or path.is_symlink():
+    if not is_note_id(note_id) or not path.is_file() or path.is_symlink():
         raise UsageError(
             f"no note with id {note_id!r}",
             "list the notes with: omp project-memory index",
