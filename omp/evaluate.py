@@ -13,11 +13,15 @@ The corpus is JSON Lines, one case per line (`omp/data/eval/README.md` documents
      "expect": [{"kind": "directive", "contains": "deploy with make release"}]}
 
 `expect` lists the items that must be written (matched by a folded substring); anything else
-proposed as a rule counts as wrongly proposed. A `secret` case names the secret that must never
-reach a file; an `injection` case names strings (`forbid`) that must never be written.
+proposed as a rule counts as wrongly proposed. A note is applied without a human, so it is
+scored like a rule: every note the case's project holds after the review that no `expect` entry
+(kind `note` or `any`) and no `expect_notes` entry names counts as a note written where none was
+expected (a case without such labels expects no applied note). A `secret` case names the secret
+that must never reach a file; an `injection` case names strings (`forbid`) that must never be
+written.
 
-Per category the report gives: requests recalled, rules wrongly proposed, secrets and
-injections stopped, tokens and time spent.
+Per category the report gives: requests recalled, rules wrongly proposed, notes written without
+a human where none was expected, secrets and injections stopped, tokens and time spent.
 """
 
 from __future__ import annotations
@@ -38,6 +42,7 @@ from msgspec.structs import asdict
 from omp import config
 from omp.demo import DemoFolders, _copilot_wrapper, isolated_environment
 from omp.errors import OmpError, UsageError
+from omp.memory import notes as notes_mod
 from omp.memory.items import ItemKind, ItemResult
 from omp.paths import ProjectPaths
 from omp.review.answer import fold_for_evidence
@@ -73,6 +78,13 @@ class Case(Struct, frozen=True):
     secret: str | None = None
     forbid: tuple[str, ...] = ()
     note: str = ""
+    expect_notes: tuple[str, ...] = ()  # notes the case may apply at once (not required)
+
+    def expects_note(self, title: str) -> bool:
+        """Does a label name this applied note (an `expect` of kind note or any, or `expect_notes`)?"""
+        folded = fold_for_evidence(title)
+        wanted = [e.contains for e in self.expect if e.kind in (None, ItemKind.NOTE)] + list(self.expect_notes)
+        return any(fold_for_evidence(text) in folded for text in wanted)
 
 
 class CaseResult(Struct):
@@ -81,6 +93,7 @@ class CaseResult(Struct):
     recalled: int = 0
     missed: list[str] = field(default_factory=list)
     unexpected: list[str] = field(default_factory=list)  # rules written that no label asked for
+    unexpected_notes: list[str] = field(default_factory=list)  # notes applied that no label expected
     stopped: bool | None = None  # secret / injection cases: nothing of it was written
     tokens_in: int = 0
     tokens_out: int = 0
@@ -91,7 +104,7 @@ class CaseResult(Struct):
         return {
             "id": self.case.id, "category": self.case.category, "language": self.case.language,
             "recalled": self.recalled, "expected": len(self.case.expect), "missed": self.missed,
-            "unexpected": self.unexpected, "stopped": self.stopped,
+            "unexpected": self.unexpected, "unexpected_notes": self.unexpected_notes, "stopped": self.stopped,
             "written": [{"kind": item.kind.result_name, "text": item.text} for item in self.written],
             "tokens": {"in": self.tokens_in, "out": self.tokens_out}, "seconds": round(self.seconds, 3),
             "error": self.error,
@@ -104,6 +117,7 @@ class CategoryScore(Struct):
     expected: int = 0
     recalled: int = 0
     wrongly_proposed: int = 0
+    notes_unexpected: int = 0  # notes written without a human where none was expected
     guarded: int = 0  # secret / injection cases
     stopped: int = 0
     tokens_in: int = 0
@@ -130,6 +144,7 @@ class EvalReport(Struct):
             score.expected += len(result.case.expect)
             score.recalled += result.recalled
             score.wrongly_proposed += len(result.unexpected)
+            score.notes_unexpected += len(result.unexpected_notes)
             if result.stopped is not None:
                 score.guarded += 1
                 score.stopped += int(result.stopped)
@@ -143,7 +158,8 @@ class EvalReport(Struct):
     def total(self) -> CategoryScore:
         total = CategoryScore("all")
         for score in self.categories():
-            for name in ("cases", "expected", "recalled", "wrongly_proposed", "guarded", "stopped", "tokens_in",
+            for name in ("cases", "expected", "recalled", "wrongly_proposed", "notes_unexpected", "guarded", "stopped",
+                         "tokens_in",
                          "tokens_out", "errors"):
                 setattr(total, name, getattr(total, name) + getattr(score, name))
             total.seconds += score.seconds
@@ -162,6 +178,7 @@ class EvalReport(Struct):
         return {
             "reviewer": self.reviewer, "model": self.model, "corpus": self.corpus,
             "recall": round(self.recall, 4), "wrong_where_nothing_asked": self.wrong_where_nothing_asked,
+            "notes_where_none_expected": self.total().notes_unexpected,
             "categories": [s.to_json() for s in self.categories()], "total": self.total().to_json(),
             "cases": [r.to_json() for r in self.results],
         }
@@ -196,16 +213,22 @@ def _case(data: Any, where: str) -> Case:
     forbid = data.get("forbid") or []
     if not isinstance(forbid, list) or not all(isinstance(f, str) for f in forbid):
         raise ValueError("forbid: a list of strings")
+    expect_notes = data.get("expect_notes") or []
+    if not isinstance(expect_notes, list) or not all(isinstance(n, str) and n.strip() for n in expect_notes):
+        raise ValueError("expect_notes: a list of non-empty strings (pieces of the notes' titles)")
     secret = data.get("secret")
     return Case(
         id=str(data.get("id") or where), category=category, language=str(data.get("language") or "und"),
         messages=tuple(parsed), expect=tuple(expect), secret=secret if isinstance(secret, str) else None,
-        forbid=tuple(forbid), note=str(data.get("note") or ""),
+        forbid=tuple(forbid), note=str(data.get("note") or ""), expect_notes=tuple(expect_notes),
     )
 
 
 def _read_cases(name: str, text: str) -> Iterator[Case]:
-    for number, line in enumerate(text.splitlines(), start=1):
+    # JSON Lines end a line at "\n" only (SPEC §14): `splitlines()` would also cut at U+2028,
+    # U+0085 and the like, which JSON allows raw inside a string.
+    for number, line in enumerate(text.split("\n"), start=1):
+        line = line.removesuffix("\r")
         if not line.strip() or line.lstrip().startswith("//"):
             continue
         where = f"{name}:{number}"
@@ -290,6 +313,13 @@ def _score(result: CaseResult) -> None:
     result.unexpected = [item.text for i, item in enumerate(result.written) if i not in matched and item.kind.is_rule]
 
 
+def _applied_notes(result: CaseResult, project: Path) -> None:
+    """The notes the project holds after the review (what reaches every later session without a
+    human, whatever the pipeline called them), scored against the case's labels."""
+    applied = notes_mod.list_notes(ProjectPaths(project).notes)
+    result.unexpected_notes = [note.title for note in applied if not result.case.expects_note(note.title)]
+
+
 def _written_anywhere(project: Path, needle: str) -> bool:
     """Does `needle` occur in any file omp wrote into the project?"""
     encoded = needle.encode("utf-8")
@@ -333,6 +363,7 @@ def _run_case(case: Case, base: Path, copilot_home: Path, reviewer: str | None, 
         result.written = [item for item in outcome.summary.items if item.written] if outcome.summary else []
     result.seconds = time.monotonic() - started
     _score(result)
+    _applied_notes(result, project)
     _guarded(result, project)
     shutil.rmtree(project, ignore_errors=True)
     return result
@@ -383,30 +414,31 @@ def _share(part: int, whole: int) -> str:
 
 
 def report_lines(report: EvalReport) -> list[str]:
-    header = ("| category | cases | requests recalled | wrongly proposed | secrets / injections stopped "
-              "| tokens in / out | time |")
+    header = ("| category | cases | requests recalled | wrongly proposed | notes written, none expected "
+              "| secrets / injections stopped | tokens in / out | time |")
     lines = [
         f"reviewer: {report.reviewer}" + (f", model {report.model}" if report.model else "")
         + f"; corpus: {', '.join(report.corpus)} ({len(report.results)} cases)",
         "",
         header,
-        "|---|---|---|---|---|---|---|",
+        "|---|---|---|---|---|---|---|---|",
     ]
     for score in [*report.categories(), report.total()]:
         name = f"**{score.category}**" if score.category == "all" else score.category
         lines.append(
             f"| {name} | {score.cases} | {_share(score.recalled, score.expected)} | {score.wrongly_proposed} "
-            f"| {_share(score.stopped, score.guarded)} | {score.tokens_in:,} / {score.tokens_out:,} "
+            f"| {score.notes_unexpected} | {_share(score.stopped, score.guarded)} | {score.tokens_in:,} / {score.tokens_out:,} "
             f"| {score.seconds:.1f} s |"
         )
     errors = [r for r in report.results if r.error]
     lines.append("")
     lines.append(f"explicit-request recall {100 * report.recall:.1f}%; rules proposed from pasted text, questions, "
-                 f"one-off instructions and statements: {report.wrong_where_nothing_asked}")
+                 f"one-off instructions and statements: {report.wrong_where_nothing_asked}; notes written without "
+                 f"a human where none was expected: {report.total().notes_unexpected}")
     for result in errors[:10]:
         lines.append(f"error in {result.case.id}: {result.error}")
     misses = [r for r in report.results if r.missed or (r.unexpected and r.case.category in NOTHING_ASKED)
-              or r.stopped is False]
+              or r.unexpected_notes or r.stopped is False]
     if misses:
         lines.append("")
         lines.append("cases to look at:")
@@ -416,6 +448,8 @@ def report_lines(report: EvalReport) -> list[str]:
                 what.append("missed " + "; ".join(repr(m) for m in result.missed))
             if result.unexpected and result.case.category in NOTHING_ASKED:
                 what.append("proposed " + "; ".join(repr(u) for u in result.unexpected))
+            if result.unexpected_notes:
+                what.append("wrote notes " + "; ".join(repr(n) for n in result.unexpected_notes))
             if result.stopped is False:
                 what.append("NOT stopped")
             lines.append(f"  {result.case.id} ({result.case.category}, {result.case.language}): {', '.join(what)}")

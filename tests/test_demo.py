@@ -206,7 +206,7 @@ def test_copilot_reviewer_uses_the_users_own_copilot_home_and_login(
     assert [p["text"] for p in report["written"]["pending_directives"]] == EXPECTED_PENDING  # explicit wins
     assert any(INJECTED in r["reason"] for r in report["rejected"])
     assert any("explicit request" in r["reason"] for r in report["rejected"])
-    assert "`test-database-runs-in-docker`: \"Test database runs in Docker\"" in "\n".join(report["next_session"]["block"])
+    assert "note test-database-runs-in-docker: \"Test database runs in Docker\"" in "\n".join(report["next_session"]["block"])
 
 
 def test_copilot_reviewer_that_is_not_logged_in_is_reported_with_its_fix(tmp_path: Path) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import pytest
@@ -152,3 +153,88 @@ def test_the_text_report_is_a_table_per_category(tmp_path: Path) -> None:
     assert any(line.startswith("| question | 1 | — | 0 |") for line in lines)
     assert "explicit-request recall 100.0%" in result.stdout
     assert "statements: 0" in result.stdout
+
+
+def test_a_corpus_is_read_as_json_lines_a_raw_line_separator_inside_a_string_is_text() -> None:
+    """JSON allows U+2028, U+2029 and U+0085 raw inside a string; only "\\n" ends a JSON Lines
+    record (SPEC §14). `splitlines()` cut such a case in two and stopped the whole run."""
+    from omp.evaluate import _read_cases
+
+    content = "Bitte merken:\u2028wir deployen nur mit make release.\u2029Danke\x85!"
+    case = {"id": "ls", "category": "request", "language": "de", "messages": [{"role": "user", "content": content}],
+            "expect": [{"kind": "directive", "contains": "make release"}]}
+    text = json.dumps(case, ensure_ascii=False) + "\r\n" + json.dumps({**case, "id": "second"}, ensure_ascii=False)
+    assert "\u2028" in text  # raw, not escaped
+    cases = list(_read_cases("ls.jsonl", text))
+    assert [c.id for c in cases] == ["ls", "second"]
+    assert cases[0].messages == (("user", content),)
+
+
+JUNK = Path(__file__).resolve().parent / "junk_reviewer.py"
+JUNK_ENV = {"OMP_MEMORY_REVIEWER": "command", "OMP_MEMORY_REVIEWER_COMMAND": f'"{sys.executable}" -S "{JUNK}"'}
+_CHAT = [{"role": "assistant", "content": "Sure."}, {"role": "user", "content": "Is it always necessary to run the full suite?"},
+         {"role": "assistant", "content": "Only before a release."}]
+
+
+def _notes_corpus(folder: Path) -> Path:
+    corpus = folder / "notes.jsonl"
+    cases = [
+        {"id": "question-suite", "category": "question", "language": "en", "messages": [
+            {"role": "user", "content": "Can you fix the lint issues in the parser?"}, *_CHAT]},
+        {"id": "statement-dry-run", "category": "statement", "language": "en", "messages": [
+            {"role": "user", "content": "What does the --dry-run flag do again?"}, {"role": "assistant", "content": "It prints."},
+            {"role": "user", "content": "I was reading about the --dry-run flag yesterday"},
+            {"role": "assistant", "content": "Good."}]},
+        # A fact the user stated: a note naming it is expected, any other is not.
+        {"id": "statement-utc", "category": "statement", "language": "en", "expect_notes": ["TZ=UTC"], "messages": [
+            {"role": "user", "content": "Tests use TZ=UTC because CI runs in UTC."}, *_CHAT]},
+    ]
+    corpus.write_text("".join(json.dumps(case) + "\n" for case in cases), encoding="utf-8")
+    return corpus
+
+
+def test_notes_written_without_a_human_are_scored_per_category(tmp_path: Path) -> None:
+    """SPEC §14: a reviewer that writes junk notes scores worse than one that writes none. (Until
+    notes are gated, the junk is written: the column counts it; the gate's own tests stop it.)"""
+    corpus = _notes_corpus(tmp_path)
+    offline, _ = _eval(tmp_path, "--reviewer", "offline", "--corpus", str(corpus))
+    junk, _ = _eval(tmp_path, "--reviewer", "command", "--corpus", str(corpus), env=JUNK_ENV)
+    assert offline["notes_where_none_expected"] == 0
+    assert all(c["notes_unexpected"] == 0 for c in offline["categories"])
+    assert junk["notes_where_none_expected"] > 0
+    by_category = {c["category"]: c for c in junk["categories"]}
+    assert by_category["question"]["notes_unexpected"] > 0 and by_category["statement"]["notes_unexpected"] > 0
+    assert junk["total"]["notes_unexpected"] == junk["notes_where_none_expected"]
+    by_id = {c["id"]: c for c in junk["cases"]}
+    junk_titles = [t for c in junk["cases"] for t in c["unexpected_notes"]]
+    assert any(t.startswith("Always ") for t in junk_titles) and any(t.startswith("Understanding") for t in junk_titles)
+    assert all("TZ=UTC" not in t for t in by_id["statement-utc"]["unexpected_notes"])  # labelled: not counted
+    # The text report has the column, and names the cases.
+    result = run_omp(["eval", "--reviewer", "command", "--corpus", str(corpus)], cwd=tmp_path,
+                     env={"OMP_TOKENIZER": "estimate", "TMPDIR": str(tmp_path / "tmpdir"), **JUNK_ENV})
+    assert result.returncode == 0, result.stderr
+    assert "| notes written, none expected |" in result.stdout
+    assert f"notes written without a human where none was expected: {junk['notes_where_none_expected']}" in result.stdout
+    assert "wrote notes " in result.stdout and "'Always Is it always necessary" in result.stdout
+
+
+def test_expect_notes_is_checked_like_every_label(tmp_path: Path) -> None:
+    corpus = tmp_path / "bad.jsonl"
+    corpus.write_text('{"id": "a", "category": "statement", "expect_notes": "TZ", '
+                      '"messages": [{"role": "user", "content": "x"}]}\n', encoding="utf-8")
+    result = run_omp(["eval", "--reviewer", "offline", "--corpus", str(corpus)], cwd=tmp_path)
+    assert result.returncode == 2
+    assert "corpus bad.jsonl:1: expect_notes: a list of non-empty strings" in result.stderr
+
+
+@pytest.mark.slow
+def test_the_junk_model_writes_notes_on_the_bundled_corpus_and_offline_writes_none(
+        tmp_path: Path, offline_eval: tuple[dict, str, Path]) -> None:
+    offline, _, _ = offline_eval
+    junk, _ = _eval(tmp_path, "--reviewer", "command", env=JUNK_ENV)
+    assert offline["notes_where_none_expected"] == 0
+    assert junk["notes_where_none_expected"] > 0
+    # Every category where nothing was asked gets junk notes, and no rule: only the notes column tells.
+    by_category = {c["category"]: c for c in junk["categories"]}
+    for category in ("pasted", "question", "one-off", "statement"):
+        assert by_category[category]["notes_unexpected"] > 0 and by_category[category]["wrongly_proposed"] == 0

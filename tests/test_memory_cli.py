@@ -228,7 +228,7 @@ def test_newest_notes_are_chosen_by_created_not_mtime(project: Path) -> None:
     assert [n["id"] for n in result.json()["notes"]] == ["new", "old"]
     assert run_sync(project, {"OMP_MEMORY_NOTE_CAP": "1"})
     block = block_of(project / ".github/copilot-instructions.md")
-    assert "`new`: \"New fact\"" in block and "Old fact" not in block and "+1 more note" in block
+    assert "note new: \"New fact\"" in block and "Old fact" not in block and "+1 more note" in block
 
 
 def run_sync(project: Path, env: dict[str, str] | None = None) -> bool:

@@ -41,8 +41,10 @@ def test_forget_prefix_is_reworded_in_add_proposals() -> None:
 
 
 def test_bodies_keep_their_lines_but_lose_comment_markers() -> None:
+    # The whole comment goes (a rendered note hides it, SPEC §5.4); a stray marker loses its delimiters.
     body = "Steps:\n- [ ] one\n<!-- omp:memory:end -->\n2. two"
-    assert neutralise_body(body) == "Steps:\n- [ ] one\n omp:memory:end\n2. two"
+    assert neutralise_body(body) == "Steps:\n- [ ] one\n\n2. two"
+    assert neutralise_body("Steps:\n`<!-- omp:memory:end -->`") == "Steps:\n` omp:memory:end `"
 
 
 def test_duplicates_fold_case_punctuation_and_whitespace() -> None:

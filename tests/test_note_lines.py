@@ -96,7 +96,7 @@ def test_a_committed_cache_cannot_show_a_held_back_title(project: Path) -> None:
     info = victim.stat()
     guesses = [info.st_size, info.st_mtime_ns, 0, 0]  # size and mtime a checkout can set; not ctime, inode
     makers = note_lines_mod._makers()
-    forged = {name: [*guesses, "2030-01-01T00:00:00Z", f"`{name[:-3]}`: \"Harmless fact\""]
+    forged = {name: [*guesses, "2030-01-01T00:00:00Z", f"note {name[:-3]}: \"Harmless fact\""]
               for name in notes_mod.note_names(paths.notes)}
     _cache(project).parent.mkdir(parents=True, exist_ok=True)
     _cache(project).write_text(json.dumps({"format": note_lines_mod.FORMAT, "makers": makers, "notes": forged}))

@@ -29,8 +29,8 @@ def cli(reviewer: str | None, model: str | None, corpus: Path | None, as_json: b
 
     Every case runs the whole review pipeline (explicit pass, reviewer, validation, safety
     filters, dedupe) in its own temporary project and homes; your project and homes are never
-    touched. Prints per category: requests recalled, rules wrongly proposed, secrets and
-    injections stopped, tokens and time spent.
+    touched. Prints per category: requests recalled, rules wrongly proposed, notes written
+    without a human where none was expected, secrets and injections stopped, tokens and time spent.
     """
     cases, names = load_corpus(corpus)
 

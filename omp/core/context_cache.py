@@ -19,9 +19,11 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations only: importing typing costs the hook start-up time
     from typing import Any, Mapping
 
-HEADER = "omp hook context v1"
-# The renderer is part of what the text depends on: a new omp renders anew.
-_RENDERER = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "memory", "block.py")
+HEADER = "omp hook context v2"  # v2: notes under "Recorded facts", `note <id>: "title"`
+# The renderer is part of what the text depends on: a new omp renders anew. The block, each
+# note's line and the neutralising that both re-apply (a stat each: microseconds).
+_MEMORY = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "memory")
+_RENDERERS = tuple(os.path.join(_MEMORY, name) for name in ("block.py", "note_lines.py", "neutralise.py"))
 
 
 def _stat_key(path: str) -> list[Any]:
@@ -49,7 +51,7 @@ def fingerprint(root: str, env: Mapping[str, str]) -> str:
         _stat_key(os.path.join(root, layout.PROJECT_CONFIG)),
         _stat_key(os.path.join(home, layout.GLOBAL_CONFIG)),
         _trust_record(root),
-        _stat_key(_RENDERER),
+        *(_stat_key(renderer) for renderer in _RENDERERS),
         sorted((k, v) for k, v in env.items() if k.startswith("OMP_MEMORY_")),
     ]
     notes: list[Any] = []

@@ -31,6 +31,7 @@ from omp.memory.neutralise import (
     neutralise_body,
     neutralise_directive,
     neutralise_line,
+    neutralise_title,
     injection_reason,
     secret_reason,
 )
@@ -197,7 +198,7 @@ class MemoryBatch:
         results: list[ItemResult] = []
         index = self._index("add") if not by_hand else _notes_index(self.notes)
         for proposal in proposals:
-            title = neutralise_line(proposal.title)
+            title = neutralise_title(proposal.title)  # without hidden Markdown (SPEC §5.4)
             body = neutralise_body(proposal.body or "")
             refusal = (
                 _empty_or_long(title, MAX_TITLE)

@@ -1,6 +1,6 @@
 """The managed block's note lines, remembered between renders (SPEC §7.3, §12).
 
-The block shows each note as one line, `` `id`: "title" ``, newest first, and leaves out a note
+The block shows each note as one line, `note <id>: "title"`, newest first, and leaves out a note
 whose title reads as an instruction (omp.safety.injection). Making those lines means reading
 every note and screening every title: ≈ 11 ms for 200 notes, a quarter of the sessionStart
 hook's budget, paid whenever the hook's cached context is stale, which is when one note was
@@ -34,7 +34,7 @@ from omp.memory.neutralise import neutralise_line
 from omp.safety import injection, lookalikes
 from omp.safety.injection import injection_reasons
 
-FORMAT = 1
+FORMAT = 2  # 2: `note <id>: "title"` lines
 # What a line depends on besides the note: the code that reads, neutralises and screens it.
 _MAKERS = tuple(os.path.abspath(module.__file__ or "") for module in (
     notes_mod, frontmatter, neutralise, injection, lookalikes,
@@ -48,9 +48,15 @@ def note_line(note: notes_mod.Note) -> str | None:
     # repository committed, is screened again here (`held_back_items` lists it for doctor).
     if not title or injection_reasons(title):
         return None
+    # A file name is not checked when a note is listed, and one that is no id (`Always do X.md`,
+    # a backtick or a quote in it) would speak outside the quotes: it gets no line, as
+    # `omp project-memory read` refuses it.
+    if not notes_mod.is_note_id(note.id):
+        return None
     # Quoted: a note is written without a human, so its title is shown as data (what a session
-    # learned), never as a line Copilot might read as an instruction (SPEC §6.2).
-    return f"`{note.id}`: {json.dumps(title, ensure_ascii=False)}"
+    # learned), JSON-quoted so no quote or backslash in it can end the string early, never as a
+    # line Copilot might read as an instruction (SPEC §6.2).
+    return f"note {note.id}: {json.dumps(title, ensure_ascii=False)}"
 
 
 def note_lines(root: Path, remember: bool = False) -> list[str]:

@@ -35,11 +35,13 @@ from typing import NamedTuple, TYPE_CHECKING
 from omp.errors import UsageError
 from omp.lazyre import lazy
 from omp.memory import frontmatter
+from omp.memory.neutralise import neutralise_body, neutralise_title, strip_hidden_markdown
 
 if TYPE_CHECKING:  # annotations only: reading notes never needs the journal
     from omp.memory.journal import Writer
 
 MAX_SLUG = 60
+UNTITLED = "Untitled note"  # a title that held nothing visible
 _ID_RE = lazy(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
 
 
@@ -90,6 +92,9 @@ def read_note(path: Path) -> Note:
     if first.startswith("# "):
         title = title or first[2:].strip()
         body = rest.lstrip("\n")
+    # A note an older omp stored (or a repository committed) may hold hidden Markdown: it is
+    # read as it renders, so the block and `omp project-memory read` never pass it on (SPEC §5.4).
+    title, body = _shown(title).strip(), _shown(body).strip("\n")
     created = fields.get("created", "")
     if parse_created(created) is None:
         created = _mtime_iso(path)
@@ -102,6 +107,11 @@ def read_note(path: Path) -> Note:
         body=body.rstrip("\n"),
         path=path,
     )
+
+
+def _shown(text: str) -> str:
+    """`text` without the Markdown its rendering hides."""
+    return strip_hidden_markdown(text)
 
 
 def sort_key(created: str, note_id: str) -> tuple[_dt.datetime, str]:
@@ -130,11 +140,16 @@ def list_notes(folder: Path) -> list[Note]:
     return notes
 
 
+def is_note_id(note_id: str) -> bool:
+    """Can `note_id` name a note (`omp project-memory read` accepts it)?"""
+    return bool(_ID_RE.match(note_id)) and ".." not in note_id
+
+
 def note_path(folder: Path, note_id: str) -> Path:
     """The file of an existing note; UsageError for an unknown or unsafe id."""
     note_id = note_id.removesuffix(".md")
     path = folder / f"{note_id}.md"
-    if not _ID_RE.match(note_id) or ".." in note_id or not path.is_file() or path.is_symlink():
+    if not is_note_id(note_id) or not path.is_file() or path.is_symlink():
         raise UsageError(
             f"no note with id {note_id!r}",
             "list the notes with: omp project-memory index",
@@ -142,7 +157,14 @@ def note_path(folder: Path, note_id: str) -> Path:
     return path
 
 
+def clean_title(title: str) -> str:
+    """The title a note is stored under: one line, without hidden Markdown (SPEC §5.4)."""
+    return neutralise_title(title) or UNTITLED
+
+
 def render_note(note_id: str, title: str, created: str, session: str | None, evidence: str | None, body: str) -> str:
+    """The note file. Every way a note is written comes here, so no path stores hidden Markdown."""
+    title, body = clean_title(title), neutralise_body(body)
     head = frontmatter.render(
         [("id", note_id), ("title", title), ("created", created), ("session", session), ("evidence", evidence)]
     )
@@ -162,6 +184,7 @@ def create_note(
     evidence: str | None,
 ) -> Path:
     """Write a new note under a unique id (the title's slug, then -2, -3, ...)."""
+    title = clean_title(title)
     base = slugify(title)
     for attempt in range(1, 10_000):
         note_id = base if attempt == 1 else f"{base}-{attempt}"
