@@ -294,7 +294,7 @@ _CONDITION = lazy(
     r"^(?:before|after|when|whenever|if|once|unless|while|prior to|every time|each time|bevor|wenn|nachdem|falls"
     r"|antes de|después de|cuando|si|avant de|après|quand|lorsque|depois de|quando|se)\b[^,;:]{1,160}[,;:]\s*(?P<then>.+)$",
     re.I)
-_CLAUSES = lazy(r"\s*(?:[;:]|\s[—–-]\s|\.\s|,\s*(?:then|and then|and|but|so|y|et|und|e|puis|dann|luego|depois)\s+)\s*")
+_CLAUSES = lazy(r"\s*(?:[;:，；：]|\s[—–-]\s|\.\s|,\s*(?:(?:then|and then|and|but|so|y|et|und|e|puis|dann|luego|depois)\s+)?)\s*")
 
 
 def rule_in(text: str) -> str | None:
