@@ -1073,3 +1073,23 @@ def is_correction(text: str) -> bool:
 def asks_to_keep(text: str) -> bool:
     """A user message the packet must carry whatever the budget: a correction or a request."""
     return is_correction(text) or next(requests_in(text), None) is not None
+
+
+# ---------------------------------------------------------------------------------------------
+# one sentence judged the way the explicit pass judges it (the note gate, omp.review.note_gate)
+
+
+def is_question(sentence: str) -> bool:
+    """A question that is not a polite ask ("Is it always necessary to run the full suite?";
+    not "Could you remember that CI runs on Node 20?")."""
+    return _asks(sentence) and not _polite_question(_mask(sentence))
+
+
+def is_one_off(sentence: str) -> bool:
+    """Does the sentence name this answer, this run, "for now" (in each language)?"""
+    return bool(_ONE_OFF.search(_mask(sentence)))
+
+
+def imperative_cjk(sentence: str) -> bool:
+    """A Chinese or Japanese request or prohibition form ("…してください", "千万不要…")."""
+    return _has_cjk(sentence) and bool(_CJK_IMPERATIVE.search(sentence.strip()))

@@ -102,7 +102,7 @@ def standard_answer(topic: str = "pnpm") -> dict[str, Any]:
     return answer(
         directives=[{"text": f"Use {topic}, not npm, for dependencies",
                      "evidence": f"this project uses {topic} for everything"}],
-        notes=[{"title": f"Package manager is {topic}", "body": f"Install dependencies with {topic}.",
+        notes=[{"title": f"Package manager is {topic}", "body": f"Dependencies are installed with {topic}.",
                 "evidence": f"we use {topic} in this repo"}],
     )
 

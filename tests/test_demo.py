@@ -161,9 +161,11 @@ def test_json_report_and_temporary_folders_removed(tmp_path: Path, user_world: P
 def _fake_model_answer() -> dict:
     return answer(
         directives=[{"text": "Use pnpm in this repo", "evidence": "no, we use pnpm not npm"}],
-        notes=[{"title": "Test database runs in Docker",
-                "body": "Start it with `docker compose up -d db` before `pnpm test` (Postgres 16, port 5432).",
-                "evidence": "Start the test database with `docker compose up -d db`"}],
+        # A fact the user stated (the wiki's "Start the test database with …" is a page's order:
+        # the note gate would not apply it, SPEC §5.4).
+        notes=[{"title": "Tests pull @acme packages from the private registry",
+                "body": "The registry is npm.pkg.github.com (NPM_REGISTRY in .env).",
+                "evidence": "The tests also pull @acme packages from our private registry"}],
         skill_drafts=[{"slug": "release", "description": "Release acme-web with make release",
                        "body": "1. `pnpm version patch`\n2. `make release`\n3. check https://status.acme.example",
                        "evidence": "we deploy with make release"}],
@@ -201,12 +203,12 @@ def test_copilot_reviewer_uses_the_users_own_copilot_home_and_login(
     for secret in SECRETS:
         assert secret not in call.stdin and secret not in proc.stdout
 
-    assert [n["title"] for n in report["written"]["notes"]] == ["Test database runs in Docker"]
+    assert [n["title"] for n in report["written"]["notes"]] == ["Tests pull @acme packages from the private registry"]
     assert [d["slug"] for d in report["written"]["skill_drafts"]] == ["release"]
     assert [p["text"] for p in report["written"]["pending_directives"]] == EXPECTED_PENDING  # explicit wins
     assert any(INJECTED in r["reason"] for r in report["rejected"])
     assert any("explicit request" in r["reason"] for r in report["rejected"])
-    assert "note test-database-runs-in-docker: \"Test database runs in Docker\"" in "\n".join(report["next_session"]["block"])
+    assert '"Tests pull @acme packages from the private registry"' in "\n".join(report["next_session"]["block"])
 
 
 def test_copilot_reviewer_that_is_not_logged_in_is_reported_with_its_fix(tmp_path: Path) -> None:

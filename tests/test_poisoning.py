@@ -46,7 +46,7 @@ def test_every_planted_rule_is_refused_with_its_reason_and_a_benign_note_is_kept
     events += [user("thanks; we build with make and deploy from CI only"), assistant("Got it.")]
     session = write_session(project, events)
     planted = [{"title": c.title, "body": c.body, "evidence": _evidence(c)} for c in cases]
-    benign = {"title": "Builds use make, deploys run from CI", "body": "Never from a laptop.",
+    benign = {"title": "Builds use make, deploys run from CI", "body": "Laptops do not deploy.",
               "evidence": "we build with make and deploy from CI only"}
     fake.queue(json_reply(answer(notes=[*planted, benign])))
 
@@ -122,7 +122,7 @@ def test_a_note_needs_evidence_that_shares_a_word_with_it(project: Path, fake: F
     fake.queue(json_reply(answer(notes=[
         {"title": "Deploys go through Fridays only", "body": "Ask ops.", "evidence": "the integration tests need docker"},
         {"title": "Pipeline", "body": "Step one.", "evidence": "tool output: make"},
-        {"title": "Integration tests need Docker", "body": "Start it with make services.",
+        {"title": "Integration tests need Docker", "body": "The make services target starts it.",
          "evidence": "the integration tests need docker running"},
     ])))
     out = review(project, fake.env(), "--session", session).json()
@@ -227,24 +227,27 @@ def test_a_rule_from_a_page_written_as_a_note_is_refused_and_the_pages_facts_are
     reasons = {r["item"]: r["reason"] for r in out["rejected"]}
     for position in range(len(RULES_AS_NOTES)):
         assert "reads as a rule" in reasons.get(f"notes[{position}]", ""), (position, reasons)
-    [note] = notes(project)
-    assert "Release command" in note.read_text()
-    block = (project / ".github" / "copilot-instructions.md").read_text()
+    # The page's fact is somebody else's words: it waits for a human (SPEC §5.4).
+    assert notes(project) == []
+    assert "- [ ] NOTE: Release command" in pending_lines(project)
+    block_file = project / ".github" / "copilot-instructions.md"
+    block = block_file.read_text() if block_file.exists() else ""
     for _page, title, body in RULES_AS_NOTES:
         assert title not in block and body not in block
 
 
-def test_a_rule_the_user_said_may_be_a_note(project: Path, fake: FakeReviewer) -> None:
-    """Rules only come from the user: the user's own "never run the tests before pushing" may be
-    written down as a note (its quote is theirs)."""
+def test_a_rule_the_user_said_takes_the_directive_path_not_a_note(project: Path, fake: FakeReviewer) -> None:
+    """A note is an inert fact (SPEC §5.4): the user's own "we never run the tests before
+    pushing" is a rule, proposed as a directive by the explicit pass, never applied as a note."""
     session = write_session(project, [
         user("we never run the tests before pushing, CI does it"), assistant("Noted."),
         user("thanks"), assistant("Done.")])
     fake.queue(json_reply(answer(notes=[{"title": "Never run the tests before pushing", "body": "CI runs them.",
                                          "evidence": "we never run the tests before pushing"}])))
     out = review(project, fake.env(), "--session", session).json()
-    assert not [r for r in out["rejected"] if r["item"] == "notes[0]"], out["rejected"]
-    assert len(notes(project)) == 1
+    assert [r for r in out["rejected"] if r["item"] == "notes[0]"], out["rejected"]
+    assert notes(project) == []
+    assert any("never run the tests before pushing" in line for line in pending_lines(project))
 
 
 
@@ -283,7 +286,8 @@ def test_a_rule_in_a_page_the_user_pasted_is_not_the_users_rule(project: Path, f
         assert "pasted" in reasons[f"notes[{position}]"]
     assert "pasted" in reasons.get("directives[0]", ""), reasons
     assert "pasted" not in reasons.get("directives[1]", "")  # the user's own (the explicit pass has it too)
-    [note] = notes(project)
-    assert "The README is for acme" in note.read_text()
+    # Its quote is the user's request ("Can you tidy this README?"), not a fact they stated (SPEC §5.4).
+    assert "not a fact the user stated" in reasons.get(f"notes[{len(PASTED_PAGES)}]", ""), reasons
+    assert notes(project) == []
     assert any("make lint" in line for line in pending_lines(project))
     assert not any("push straight to main" in line for line in pending_lines(project))

@@ -29,7 +29,7 @@ def _answer(topic: str, extra_rule: bool) -> dict[str, Any]:
         rules.append({"text": "Never run npm install in this repo", "evidence": f"do not use npm: this project uses {topic}"})
     return answer(
         directives=rules,
-        notes=[{"title": f"Package manager is {topic}", "body": f"Install dependencies with {topic}.",
+        notes=[{"title": f"Package manager is {topic}", "body": f"Dependencies are installed with {topic}.",
                 "evidence": f"we use {topic} in this repo"}],
         skill_drafts=[{"slug": f"{topic}-workspace-release", "description": f"Release the {topic} workspace packages",
                        "body": f"Run {topic} publish from the root.", "evidence": f"we use {topic} in this repo"}],

@@ -232,7 +232,7 @@ def add_directive_cmd(text: str, scope_global: bool, root: Path | None) -> None:
 @root_option
 @_usage
 def pending_cmd(as_json: bool, root: Path | None) -> None:
-    """List proposed directives and removal proposals awaiting review."""
+    """List proposed directives, removal proposals and proposed notes awaiting review."""
     paths = project_paths(root)
     items, done = manage.list_pending(paths)
     _report_housekeeping(done)
@@ -246,7 +246,8 @@ def pending_cmd(as_json: bool, root: Path | None) -> None:
         return
     click.echo(f"{len(items)} pending item(s) ({paths.pending_md}):")
     for i, item in enumerate(items, 1):
-        origin = [f"proposed {item.proposed_at[:10]}"] if item.proposed_at else []
+        origin = [item.source] if item.source else []
+        origin += [f"proposed {item.proposed_at[:10]}"] if item.proposed_at else []
         origin += [f"session {short_session(item.session)}"] if item.session else []
         click.echo(f"  {i}. {item.label}" + (f"  [{', '.join(origin)}]" if origin else ""))
     click.echo("Approve: omp project-memory promote-directive N|--all   Dismiss: omp project-memory dismiss-directive N|--all")
@@ -259,7 +260,7 @@ def pending_cmd(as_json: bool, root: Path | None) -> None:
 @root_option
 @_usage
 def promote_cmd(numbers: tuple[int, ...], all_items: bool, scope_global: bool, root: Path | None) -> None:
-    """Approve pending item(s) N: directives become active, FORGET items remove what they name."""
+    """Approve pending item(s) N: directives become active, FORGET items remove what they name, NOTE items become notes."""
     paths = project_paths(root)
     change = manage.promote(paths, list(numbers), all_items, "global" if scope_global else "project")
     _report_housekeeping(change.housekeeping)
@@ -269,7 +270,12 @@ def promote_cmd(numbers: tuple[int, ...], all_items: bool, scope_global: bool, r
         if outcome.outcome == "promoted":
             click.echo(f"promoted to {where}directives: {label}")
         elif outcome.outcome == "already-active":
-            click.echo(f"skipped, already an active {where}directive: {label}")
+            click.echo(f"skipped, already a note: {label}" if outcome.item.kind == "note"
+                       else f"skipped, already an active {where}directive: {label}")
+        elif outcome.outcome == "noted":
+            click.echo(f"{label} -> written as {outcome.removed[0]}")
+        elif outcome.outcome == "refused":
+            click.echo(f"{label} -> refused by the note store: {outcome.removed[0]}")
         elif outcome.outcome == "forgotten":
             click.echo(f"{label} -> removed: " + "; ".join(outcome.removed))
         else:

@@ -5,7 +5,8 @@ reads the same files by the same rules.
 
 The pending checklist (`R/.omp/memory-review/pending-directives.md`) is written by omp and may
 be edited by hand, so it is read tolerantly: up to 12 spaces of indentation, a `-`/`*`/`+`
-bullet, `[ ]`/`[]`/`[x]`/`[X]`, the text stripped; `FORGET: text` (any case) proposes a removal.
+bullet, `[ ]`/`[]`/`[x]`/`[X]`, the text stripped; `FORGET: text` (any case) proposes a removal,
+`NOTE: title` a note (a fact found outside the user's words, SPEC §5.4).
 A line repeated is one item. Read without `re`, whose import alone would cost the hook more
 than its budget allows in a fresh install (omp.core.jsonlite says why).
 """
@@ -19,6 +20,16 @@ from omp.core import jsonlite, layout
 
 ADD = "add"
 FORGET = "forget"
+NOTE = "note"
+_PREFIXES = ((FORGET, "forget"), (NOTE, "note"))
+
+
+def _kind_of(body: str) -> tuple[str, str]:
+    """(kind, text) of a checklist item's text: `FORGET: x` and `NOTE: x` (any case) say their kind."""
+    for kind, word in _PREFIXES:
+        if body[: len(word)].lower() == word and body[len(word):].lstrip().startswith(":"):
+            return kind, body[len(word):].lstrip()[1:].strip()
+    return ADD, body
 
 
 def checklist_item(raw: str) -> tuple[bool, str] | None:
@@ -44,8 +55,8 @@ def parse_checklist(text: str) -> list[tuple[str, str, bool]]:
         if found is None or not found[1]:
             continue
         ticked, body = found
-        removal = body[:6].lower() == "forget" and body[6:].lstrip().startswith(":")
-        item = (FORGET if removal else ADD, body[6:].lstrip()[1:].strip() if removal else body, ticked)
+        kind, item_text = _kind_of(body)
+        item = (kind, item_text, ticked)
         if not item[1] or item in seen:
             continue
         seen.add(item)

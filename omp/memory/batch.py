@@ -189,6 +189,44 @@ class MemoryBatch:
                 return True
         return False
 
+    def propose_notes(self, proposals: list[NoteProposal]) -> list[ItemResult]:
+        """Queue notes for a human: facts a review found outside the user's words (a web page, a
+        network command's output, the assistant), which the note gate does not apply at once
+        (SPEC §5.4). Checked as a note is, then kept with their body and source; a note
+        dismissed before (a tombstone) or already known is never queued again."""
+        results: list[ItemResult] = []
+        index = self._index("add")
+        for item in self.pending:
+            if item.kind == "note":
+                index.add(f"pending note: {item.text}", item.text)
+        added: list[PendingItem] = []
+        for proposal in proposals:
+            title = neutralise_line(proposal.title)
+            body = neutralise_body(proposal.body or "")
+            refusal = (
+                _empty_or_long(title, MAX_TITLE)
+                or _refuse(len(body) > MAX_BODY, RejectionCode.TOO_LONG, f"body longer than {MAX_BODY} characters")
+                or _unsafe(proposal.title, proposal.body)
+                or _secret(proposal.evidence)
+            )
+            if refusal:
+                results.append(ItemResult(ItemKind.NOTE, title, "rejected", refusal[1], code=refusal[0]))
+                continue
+            duplicate = index.find(title)
+            if duplicate:
+                results.append(ItemResult(ItemKind.NOTE, title, "duplicate", f"duplicate of {duplicate}"))
+                continue
+            source = neutralise_line(proposal.source or "")[:300] or None
+            added.append(PendingItem("note", title, utc_now(), proposal.session, _evidence(proposal.evidence), body, source))
+            index.add(f"pending note: {title}", title)
+            results.append(ItemResult(ItemKind.NOTE, title, "proposed", source, str(len(self.pending) + len(added)),
+                                      self._rel(self.paths.pending_md)))
+        if added:
+            self.writer.note_pending([item.key for item in added])
+            self.pending.extend(added)
+            self.save_pending()
+        return results
+
     def add_notes(self, proposals: list[NoteProposal], by_hand: bool = False) -> list[ItemResult]:
         """Write notes at once (notes are facts, not rules: no approval needed).
 

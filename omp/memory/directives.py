@@ -29,7 +29,7 @@ from omp.memory import dedupe
 
 STORE_VERSION = 2
 PENDING_VERSION = 1
-Kind = Literal["add", "forget"]
+Kind = Literal["add", "forget", "note"]
 Status = Literal["promoted", "rejected", "expired"]
 TOMBSTONE_STATUSES = ("rejected", "expired")
 
@@ -42,6 +42,9 @@ Proposed by omp's memory review. Nothing here reaches Copilot until a human appr
 - Approve: `omp project-memory promote-directive N` (or `--all`), or tick the box (`[x]`).
 - Dismiss: `omp project-memory dismiss-directive N` (or `--all`), or delete the line.
 - A `FORGET:` item proposes removing a directive or note; approving it removes them.
+- A `NOTE:` item is a fact found outside your own words (a web page, a command's network
+  output, the assistant): approving it writes the note (`omp project-memory pending` shows
+  where it came from).
 
 Dismissed items are remembered and not proposed again.
 """
@@ -102,28 +105,34 @@ def render_directives(directives: list[Directive]) -> str:
 
 class PendingItem(NamedTuple):
     kind: Kind
-    text: str
+    text: str  # a directive, what to forget, or a proposed note's title
     proposed_at: str | None = None
     session: str | None = None
     evidence: str | None = None
+    body: str | None = None  # a proposed note's body
+    source: str | None = None  # where a proposed note came from: "from a web page (web_fetch https://…)"
 
     @property
     def label(self) -> str:
         """The item as its checklist line shows it."""
-        return f"FORGET: {self.text}" if self.kind == "forget" else self.text
+        prefix = {"forget": "FORGET: ", "note": "NOTE: "}.get(self.kind, "")
+        return prefix + self.text
 
     @property
     def key(self) -> tuple[str, str]:
         return (self.kind, self.text)
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        data = {
             "kind": self.kind,
             "text": self.text,
             "proposed_at": self.proposed_at,
             "session": self.session,
             "evidence": self.evidence,
         }
+        if self.kind == "note":
+            data.update(body=self.body or "", source=self.source)
+        return data
 
 
 class ChecklistLine(NamedTuple):
@@ -135,8 +144,11 @@ class ChecklistLine(NamedTuple):
 def parse_checklist(text: str) -> list[ChecklistLine]:
     """Every checkbox line, in order (duplicates dropped: a pasted line is still one item), by
     omp.core.pending's grammar (the sessionStart nudge counts with the same one)."""
-    return [ChecklistLine("forget" if kind == pending.FORGET else "add", item_text, ticked)
+    return [ChecklistLine(_KINDS.get(kind, "add"), item_text, ticked)
             for kind, item_text, ticked in pending.parse_checklist(text)]
+
+
+_KINDS: dict[str, Kind] = {pending.FORGET: "forget", pending.NOTE: "note"}
 
 
 def read_checklist(path: Path) -> list[ChecklistLine] | None:
@@ -161,9 +173,10 @@ def read_pending_metadata(path: Path) -> list[PendingItem]:
     for number, raw in enumerate(data["items"], start=1):
         if not isinstance(raw, dict) or not isinstance(raw.get("text"), str):
             raise CorruptFileError(path, f"item {number} has no 'text' string")
-        kind: Kind = "forget" if raw.get("kind") == "forget" else "add"
+        kind: Kind = _KINDS.get(str(raw.get("kind")), "add")
         items.append(
-            PendingItem(kind, raw["text"], _str(raw.get("proposed_at")), _str(raw.get("session")), _str(raw.get("evidence")))
+            PendingItem(kind, raw["text"], _str(raw.get("proposed_at")), _str(raw.get("session")), _str(raw.get("evidence")),
+                        _str(raw.get("body")), _str(raw.get("source")))
         )
     return items
 

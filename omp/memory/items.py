@@ -16,7 +16,7 @@ from typing import Any, Literal
 
 from msgspec import Struct
 
-Status = Literal["written", "duplicate", "rejected"]
+Status = Literal["written", "proposed", "duplicate", "rejected"]  # "proposed": a note queued for a human
 
 
 def set_frozen_field(record: Struct, name: str, value: Any) -> None:
@@ -96,6 +96,10 @@ class RejectionCode(Code):
     # safety (SPEC §6)
     SECRET = "secret"
     INJECTION = "injection"
+    # the note gate: a note applied without a human is an inert fact (SPEC §5.4)
+    NOTE_READS_AS_RULE = "note-reads-as-rule"
+    NOTE_HOLDS_COMMAND = "note-holds-command"
+    NOTE_EVIDENCE_NOT_A_STATEMENT = "note-evidence-not-a-statement"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -107,6 +111,7 @@ class NoteProposal(Struct, frozen=True):
     body: str = ""
     session: str | None = None
     evidence: str | None = None
+    source: str | None = None  # where a proposed (not applied) note came from: "from a web page (…)"
 
 
 class DirectiveProposal(Struct, frozen=True):

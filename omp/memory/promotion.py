@@ -1,5 +1,6 @@
 """Approved pending items made active (SPEC §7.2): a directive joins the active store, a FORGET
-proposal removes the directives and notes it matches. Every decision is recorded.
+proposal removes the directives and notes it matches, a proposed NOTE is written as a note (through
+the note store, neutralised and checked as any note). Every decision is recorded.
 
 Called when a human promotes (`omp.memory.manage.promote`) or ticks a box in the checklist
 (`omp.memory.reconcile`), always inside an open batch.
@@ -14,13 +15,14 @@ from msgspec import Struct, field
 from omp.memory import dedupe, directives as dirs
 from omp.memory.batch import MemoryBatch, Scope
 from omp.memory.directives import Directive, PendingItem
+from omp.memory.items import NoteProposal
 from omp.memory.journal import utc_now
 from omp.memory.notes import Note
 
 
 class PromoteOutcome(Struct, frozen=True):
     item: PendingItem
-    outcome: Literal["promoted", "already-active", "forgotten", "nothing-matched"]
+    outcome: Literal["promoted", "already-active", "forgotten", "nothing-matched", "noted", "refused"]
     removed: list[str] = field(default_factory=list)  # what a FORGET proposal removed, as labels
     forgotten_texts: list[str] = field(default_factory=list)  # the removed texts (now tombstones)
 
@@ -38,6 +40,8 @@ def promote_items(batch: MemoryBatch, items: list[PendingItem], scope: Scope, re
         batch.check_directives_writable()
     outcomes: list[PromoteOutcome] = []
     removed_notes: list[Note] = []
+    outcomes.extend(_write_notes(batch, [item for item in items if item.kind == "note"]))
+    items = [item for item in items if item.kind != "note"]
 
     def apply(active: list[Directive]) -> list[Directive]:
         for item in items:
@@ -64,10 +68,28 @@ def promote_items(batch: MemoryBatch, items: list[PendingItem], scope: Scope, re
     batch.notes = [n for n in batch.notes if n not in removed_notes]
     for outcome in outcomes:
         why = {"already-active": "already active", "nothing-matched": "nothing matched it"}.get(outcome.outcome)
-        batch.decide(outcome.item, "promoted", f"{reason}; {why}" if why else reason, scope)
+        if outcome.outcome == "refused":
+            batch.decide(outcome.item, "rejected", f"{reason}; refused by the note store: {outcome.removed[0]}")
+            continue
+        batch.decide(outcome.item, "promoted", f"{reason}; {why}" if why else reason,
+                     "project" if outcome.item.kind == "note" else scope)
         for text in outcome.forgotten_texts:
             forgotten = PendingItem("add", text, session=outcome.item.session)
             batch.decide(forgotten, "rejected", "forgotten by an approved FORGET proposal", scope)
+    return outcomes
+
+
+def _write_notes(batch: MemoryBatch, items: list[PendingItem]) -> list[PromoteOutcome]:
+    """Proposed notes a human approved, written as notes (always the project's)."""
+    outcomes: list[PromoteOutcome] = []
+    for item in items:
+        result = batch.add_notes([NoteProposal(item.text, item.body or "", item.session, item.evidence)])[0]
+        if result.status == "written":
+            outcomes.append(PromoteOutcome(item, "noted", [f"note {result.ref}: {result.text}"]))
+        elif result.status == "duplicate":
+            outcomes.append(PromoteOutcome(item, "already-active", [result.reason or "duplicate"]))
+        else:
+            outcomes.append(PromoteOutcome(item, "refused", [result.reason or "refused"]))
     return outcomes
 
 

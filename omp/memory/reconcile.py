@@ -32,7 +32,7 @@ def reconcile(batch: MemoryBatch) -> None:
         meta = _take(unmatched, lambda m: m.key == (line.kind, line.text))
         if meta is None:  # edited by hand: carry the metadata of the item it was
             meta = _take(unmatched, lambda m: m.kind == line.kind and dedupe.is_duplicate(m.text, line.text))
-            meta = PendingItem(line.kind, line.text, meta.proposed_at, meta.session, meta.evidence) if meta else None
+            meta = meta._replace(text=line.text) if meta else None
         if meta is None:
             meta = PendingItem(line.kind, line.text, now, None, None)
             if not line.ticked:

@@ -117,7 +117,7 @@ def known_items(paths: ProjectPaths) -> KnownItems:
     return KnownItems(
         directives=tuple(d.text for d in dirs.read_directives(paths.directives)),
         global_directives=tuple(d.text for d in dirs.read_directives(global_paths.directives)),
-        pending=tuple((f"FORGET: {l.text}" if l.kind == "forget" else l.text) for l in lines if not l.ticked),
+        pending=tuple(dirs.PendingItem(l.kind, l.text).label for l in lines if not l.ticked),
         notes=tuple((n.id, n.title) for n in notes_mod.list_notes(paths.notes)),
         drafts=tuple(d.slug for d in drafts_mod.list_drafts(paths.drafts)),
         tombstones=tuple(

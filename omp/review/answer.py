@@ -27,12 +27,13 @@ from typing import Any, Iterable, Literal, Protocol, Sequence
 
 from msgspec import Struct, field
 
-from omp.intents import requests_anywhere, spoken_lines
+from omp.intents import requests_anywhere, sentences, spoken_lines
 from omp.lazyre import lazy
 from omp.memory.items import ItemKind, RejectionCode, set_frozen_field
 from omp.safety.injection import fold_for_matching, injection_reasons
 from omp.safety.secrets import redact
 from omp.sessions.lines import repair_lone_surrogates
+from omp.sessions.provenance import header_label, is_remote_label
 
 SCHEMA = "omp.review.v1"
 
@@ -61,6 +62,14 @@ class MessageLike(Protocol):
     def text(self) -> str: ...
 
 
+class Provenance(Struct, frozen=True):
+    """Where a model note's evidence was found (`EvidenceIndex`): the note gate's input."""
+
+    origins: tuple[str, ...] = ()  # "user", "tool", WEB, "assistant", PASTED
+    source: str = ""  # the network tool's label, when the quote is in its output
+    sentences: tuple[str, ...] = ()  # the user's sentences the quote was taken from
+
+
 class Proposal(Struct, frozen=True):
     """One item a review proposes, from the model or from the explicit pass."""
 
@@ -73,6 +82,7 @@ class Proposal(Struct, frozen=True):
     body: str = ""
     slug: str = ""
     description: str = ""
+    provenance: Provenance | None = None  # a model note's (see `_entry`)
 
     def __post_init__(self) -> None:
         set_frozen_field(self, "kind", ItemKind(self.kind))  # "note" is ItemKind.NOTE
@@ -364,21 +374,41 @@ def _on_word_boundaries(quote: str, text: str) -> bool:
 PASTED = "paste"
 
 
+# The output of a tool that read the network (a fetched page, `curl …`'s output: its excerpt
+# header says so, `omp.sessions.provenance`) is somebody else's text, not the repository's.
+WEB = "web"
+
+
 class EvidenceIndex:
-    """The folded session text of the messages the reviewer saw, by origin (labels left out)."""
+    """The folded session text of the messages the reviewer saw, by origin (labels left out).
+
+    Besides "user", "assistant", "tool" and PASTED, a tool output whose header says it came from
+    the network is indexed as WEB, with its label (`source_of`); the user's own sentences are
+    kept whole, so that the sentence a quote was taken from can be judged (`sentences_of`).
+    """
 
     def __init__(self, messages: Iterable[MessageLike]) -> None:
         self.by_origin: dict[str, list[str]] = {}
+        self.web_labels: list[str] = []  # beside by_origin[WEB], one per text
+        self.user_sentences: list[tuple[str, str]] = []  # (folded, as said)
         for message in messages:
-            segments = session_segments(message.origin, message.text)
-            texts = self.by_origin.setdefault(message.origin, [])
-            if message.origin != "user":
+            origin = message.origin
+            segments = session_segments(origin, message.text)
+            label = header_label(message.text.split("\n", 1)[0]) if origin == "tool" else None
+            if label is not None and is_remote_label(label):
+                origin = WEB
+                self.web_labels.extend(label for _ in segments)
+            texts = self.by_origin.setdefault(origin, [])
+            if origin != "user":
                 texts.extend(fold_for_evidence(segment) for segment in segments)
                 continue
             # The whole message is what was pasted too: a quote found there and not in the
             # user's own lines is the paste's.
             self.by_origin.setdefault(PASTED, []).extend(fold_for_evidence(segment) for segment in segments)
-            texts.extend(fold_for_evidence("\n".join(spoken_lines(segment))) for segment in segments)
+            for segment in segments:
+                said = spoken_lines(segment)
+                texts.append(fold_for_evidence("\n".join(said)))
+                self.user_sentences.extend((fold_for_evidence(s), s) for line in said for s in sentences(line))
 
     def origins_of(self, quote: str) -> set[str]:
         folded = fold_for_evidence(quote)
@@ -386,9 +416,30 @@ class EvidenceIndex:
             return set()
         return {origin for origin, texts in self.by_origin.items() if any(_on_word_boundaries(folded, t) for t in texts)}
 
+    def source_of(self, quote: str) -> str | None:
+        """The label of the first network tool output that holds the quote (`web_fetch (https://…)`)."""
+        folded = fold_for_evidence(quote)
+        texts = self.by_origin.get(WEB, [])
+        return next((label for text, label in zip(texts, self.web_labels) if _on_word_boundaries(folded, text)), None)
+
+    def sentences_of(self, quote: str) -> tuple[str, ...]:
+        """The user's sentences the quote was taken from: each sentence of the quote, found in
+        (or holding) one the user said, as the user said it."""
+        found: list[str] = []
+        pieces = [fold_for_evidence(piece) for piece in sentences(one_line(quote))] or [fold_for_evidence(quote)]
+        for piece in pieces:
+            bare = piece.strip(" .!?;:,。！？")
+            if not bare:
+                continue
+            for folded, said in self.user_sentences:
+                if (_on_word_boundaries(bare, folded) or _on_word_boundaries(folded.strip(" .!?;:,。！？"), bare)) \
+                        and said not in found:
+                    found.append(said)
+        return tuple(found)
+
 
 _ORIGIN_NAMES = {"assistant": "the assistant's own words", "tool": "tool output",
-                 PASTED: "text pasted into a user message"}
+                 PASTED: "text pasted into a user message", WEB: "a web page or a network command's output"}
 MIN_CONTENT_WORDS = 2
 
 
@@ -493,7 +544,13 @@ def _entry(kind: ItemKind, where: str, entry: Any, index: EvidenceIndex) -> Prop
     if problem:
         code, reason = problem
         return Rejection(where, kind, code, f"{where}.evidence: {reason}")
-    return Proposal(kind=kind, where=where, source="model", **values)
+    provenance = None
+    if kind is ItemKind.NOTE:
+        quote = values["evidence"]
+        origins = index.origins_of(quote)
+        provenance = Provenance(tuple(sorted(origins)), index.source_of(quote) or "" if WEB in origins else "",
+                                index.sentences_of(quote) if "user" in origins else ())
+    return Proposal(kind=kind, where=where, source="model", provenance=provenance, **values)
 
 
 def validate(answer: dict[str, Any], messages: Sequence[MessageLike]) -> Validation:

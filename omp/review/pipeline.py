@@ -13,7 +13,9 @@ Order of work, for one session:
 5. packet (`omp.packet`), inside a prompt frame that lists what is already known;
 6. explicit pass + reviewer call (`offline`: explicit pass only);
 7. validate the answer and verify evidence (`omp.review.answer`); explicit requests win;
-8. safety filter (`omp.review.filters`);
+8. safety filter (`omp.review.filters`), then the note gate (`omp.review.note_gate`): a model
+   note is applied only when it is an inert fact; one that reads as a rule or holds a command
+   is refused, a fact from a web page, a network command or the assistant is proposed;
 9. apply under ONE project-lock acquisition through the memory stores (`omp.memory.store`):
    notes written, directives and forget requests to the pending queue, drafts to the drafts
    folder, each write journaled first; `memory-note-auto-keep` prune; the claim is marked done
@@ -51,6 +53,7 @@ from omp.review import queue
 from omp.review.answer import Proposal, Rejection, answer_complete, find_answer, validate
 from omp.review.explicit import ExplicitScan, merge, scan
 from omp.review.filters import screen
+from omp.review.note_gate import gate_notes
 from omp.memory.items import DirectiveProposal, DraftProposal, ItemKind, ItemResult, NoteProposal
 from omp.review.outcome import ReviewOutcome, ReviewRequest, ReviewSummary, SkipReason
 from omp.review.prompt import KnownForPrompt, build_frame, prompt_room_for_transcript
@@ -298,9 +301,10 @@ def _run_claimed(ctx: ReviewContext, held: claims.Claim, events: Path, found: Ex
             return failure
     merged, merge_rejected = merge(found.proposals, model_pass.proposals)
     screened = screen(merged)
-    rejected = [*found.rejected, *model_pass.rejected, *merge_rejected, *screened.rejected]
+    gated = gate_notes(screened.kept)
+    rejected = [*found.rejected, *model_pass.rejected, *merge_rejected, *screened.rejected, *gated.rejected]
     done_at = scan_end if model_pass.packet_end is None else min(scan_end, model_pass.packet_end)
-    applied = _apply(ctx, held, screened.kept, done_at)
+    applied = _apply(ctx, held, gated.applied, done_at, gated.proposed)
     if applied is None:
         outcome = ReviewOutcome(False, "another review took this session over; nothing written", session_id, failed=True)
         _log(ctx.paths, outcome, backend=ctx.backend)
@@ -433,11 +437,13 @@ def _queue_failure(ctx: ReviewContext, held: claims.Claim, events: Path, error: 
     return f"; queued for retry (attempt {entry.attempts} of {queue.MAX_ATTEMPTS}, next at {entry.to_json()['next_try_at_iso']})"
 
 
-def _apply(ctx: ReviewContext, held: claims.Claim, items: list[Proposal],
-           done_at: int) -> tuple[list[ItemResult], int, str | None] | None:
-    """Write everything under one project lock; mark the claim done there. None: claim lost."""
+def _apply(ctx: ReviewContext, held: claims.Claim, items: list[Proposal], done_at: int,
+           proposed: list[tuple[Proposal, str]] | None = None) -> tuple[list[ItemResult], int, str | None] | None:
+    """Write everything under one project lock; mark the claim done there. None: claim lost.
+    `proposed`: notes the note gate sends to the pending list, with their source."""
     session_id = held.session_id
     notes = [NoteProposal(p.title, p.body, session_id, p.evidence) for p in items if p.kind is ItemKind.NOTE]
+    for_a_human = [NoteProposal(p.title, p.body, session_id, p.evidence, source) for p, source in proposed or []]
     rules = [DirectiveProposal(p.text, session_id, p.evidence, p.kind) for p in items if p.kind.is_rule]
     drafts = [DraftProposal(p.slug, p.description, p.body, session_id, p.evidence)
               for p in items if p.kind is ItemKind.SKILL_DRAFT]
@@ -452,6 +458,8 @@ def _apply(ctx: ReviewContext, held: claims.Claim, items: list[Proposal],
         results: list[ItemResult] = []
         if notes:
             results += batch.add_notes(notes)
+        if for_a_human:
+            results += batch.propose_notes(for_a_human)
         if rules:
             results += batch.propose_directives(rules)
         if drafts:

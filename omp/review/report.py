@@ -36,7 +36,10 @@ def outcome_lines(outcome: ReviewOutcome) -> list[str]:
         lines.append(f"  removal proposed (pending): FORGET: {item.text}")
     for item in _written(summary, ItemKind.SKILL_DRAFT):
         lines.append(f"  skill draft written: {item.ref}")
-    if summary.written(ItemKind.DIRECTIVE) or summary.written(ItemKind.FORGET):
+    proposed_notes = [item for item in summary.items if item.status == "proposed"]
+    for item in proposed_notes:
+        lines.append(f"  note proposed (pending): NOTE: {item.text}" + (f" ({item.reason})" if item.reason else ""))
+    if summary.written(ItemKind.DIRECTIVE) or summary.written(ItemKind.FORGET) or proposed_notes:
         lines.append("  approve or dismiss proposals: omp project-memory pending")
     if summary.duplicates:
         lines.append(f"  {summary.duplicates} duplicate(s) of what memory already holds were skipped")

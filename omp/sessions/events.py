@@ -69,6 +69,7 @@ from omp.errors import OmpError
 from omp.intents import SCAN_CHARS
 from omp.safety.secrets import may_hold_key_block, redact
 from omp.sessions import lines
+from omp.sessions.provenance import tool_label
 from omp.sessions.lines import (
     Clip,
     LineSource,
@@ -197,8 +198,7 @@ def summarize_tool_request(request: Any) -> str:
     return f"{name}: {' | '.join(parts)}" if parts else name
 
 
-def _request_parts(request: dict[str, Any]) -> tuple[Any, ...]:
-    """The values a tool request's summary is made of, after its name, in order (any type)."""
+def _request_arguments(request: dict[str, Any]) -> dict[str, Any]:
     arguments = request.get("arguments")
     if isinstance(arguments, RawClip):  # a huge JSON-string argument of an over-long line
         arguments = _as_text(arguments)
@@ -207,7 +207,12 @@ def _request_parts(request: dict[str, Any]) -> tuple[Any, ...]:
             arguments = lines.json_loads(arguments)
         except ValueError:
             arguments = {"command": arguments}
-    arguments = arguments if isinstance(arguments, dict) else {}
+    return arguments if isinstance(arguments, dict) else {}
+
+
+def _request_parts(request: dict[str, Any]) -> tuple[Any, ...]:
+    """The values a tool request's summary is made of, after its name, in order (any type)."""
+    arguments = _request_arguments(request)
     return (
         request.get("intentionSummary"),
         arguments.get("description"),
@@ -371,8 +376,10 @@ def parse_event(event: Any, tool_names: dict[str, str] | None = None) -> RawMess
         if kind == "tool.execution_complete":
             call_id = data.get("toolCallId")
             name = data.get("toolName")
-            if not isinstance(name, str) and tool_names is not None and isinstance(call_id, str):
-                name = tool_names.pop(call_id, None)
+            if tool_names is not None and isinstance(call_id, str):
+                # The request's label says more than the event's bare name (where its output came
+                # from: `omp.sessions.provenance`).
+                name = _better_label(name, tool_names.pop(call_id, None))
             # Kept even when empty, so that every tool.execution_complete line is one message
             # (the packet's first pass counts them without decoding).
             failed = data.get("success") is False
@@ -405,7 +412,16 @@ def _remember_tool_names(data: dict[str, Any], tool_names: dict[str, str] | None
         if isinstance(request, dict) and isinstance(request.get("toolCallId"), str) and isinstance(request.get("name"), str):
             if len(tool_names) >= _MAX_TOOL_NAMES:  # calls that never completed: forget the oldest
                 tool_names.pop(next(iter(tool_names)))
-            tool_names[request["toolCallId"]] = request["name"]
+            arguments = _request_arguments(request)
+            tool_names[request["toolCallId"]] = tool_label(request["name"], arguments, _redacted)
+
+
+def _better_label(name: Any, label: str | None) -> str | None:
+    """The remembered label of a tool call when it names the same tool as the event (or the
+    event names none), else the event's name."""
+    if not isinstance(name, str):
+        return label
+    return label if label is not None and label.split(" (", 1)[0] == name else name
 
 
 def tool_header(name: str | None, failed: bool, total_chars: int, approximate: bool = False) -> str:
@@ -1095,7 +1111,7 @@ def read_message_at(handle: IO[bytes], offset: int, tool_name: str | None = None
         raw = parse_event(event)
     except ValueError:
         return None
-    if raw is not None and raw.tool_name is None and tool_name:
+    if raw is not None and tool_name and _better_label(raw.tool_name, tool_name) != raw.tool_name:
         raw = RawMessage(raw.origin, raw.text, tool_name, raw.tool_failed, raw.clip)
     return raw
 
@@ -1119,6 +1135,7 @@ def line_type(line: bytes) -> bytes | None:
 
 
 def _tool_name_from_line(buf: bytes | bytearray, start: int, stop: int, tool_names: dict[str, str]) -> str | None:
+    """The label of the tool call a tool output line completes (without decoding the line)."""
     if not tool_names:
         return None
     match = _TOOL_CALL_ID.search(buf, start, min(stop, start + 400))
