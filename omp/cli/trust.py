@@ -55,6 +55,8 @@ def cli(assume_yes: bool, revoke: bool, root: Path | None) -> int:
                 click.echo(f"  {key} = {value}")
             if any(key == "memory-reviewer-command" for key, _ in config_review.settings):
                 click.echo("  (memory-reviewer-command is a program omp will run with your session's transcript)")
+            if any(key == "memory-reviewer-url" for key, _ in config_review.settings):
+                click.echo("  (memory-reviewer-url is a server omp will send your session's transcript to)")
     if directives_untrusted:
         texts = [trust_lib.visible(d.text) for d in dirs.read_directives(project.directives)]
         click.echo(f"{project.directives} (not written by omp on this machine): {len(texts)} directive(s) "
