@@ -95,8 +95,9 @@ class _NoRedirect(urllib.request.HTTPRedirectHandler):
 class _Answer:
     """What came back: a status and the body (None when nothing did, with why)."""
 
-    def __init__(self, status: int, body: bytes, failure: ReviewerUnavailable | None = None) -> None:
-        self.status, self.body, self.failure = status, body, failure
+    def __init__(self, status: int, body: bytes, failure: ReviewerUnavailable | None = None,
+                 location: str | None = None) -> None:
+        self.status, self.body, self.failure, self.location = status, body, failure, location
 
 
 def _opener(url: str) -> urllib.request.OpenerDirector:
@@ -147,7 +148,7 @@ def _post(url: str, body: dict[str, Any], key: str | None, deadline: float) -> _
             raw = _read(exc, deadline, MAX_ERROR_BYTES) or b""
         except (OSError, TimeoutError):
             raw = b""
-        return _Answer(exc.code, raw)
+        return _Answer(exc.code, raw, location=exc.headers.get("Location") if exc.headers else None)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -205,6 +206,11 @@ def _failure(answer: _Answer, config: ReviewerConfig, url: str, key: str | None)
     status = answer.status
     said = f"HTTP {status} from {url}: {detail}"
     mentions_model = any(word in detail.lower() for word in _MODEL_WORDS)
+    if 300 <= status < 400:
+        where = _one_line(answer.location or "(no Location)", key)
+        return ReviewerUnavailable("failed", f"HTTP {status} from {url}: a redirect to {where}, which omp does not "
+                                   "follow (it would carry the transcript and the key elsewhere)",
+                                   "run: omp config set memory-reviewer-url <the server's own base URL>")
     if status in (401, 403):
         return ReviewerUnavailable("auth", f"the server refused the key: {said}", auth_hint())
     if status == 404 or (status in (400, 422) and mentions_model and "not" in detail.lower()):
