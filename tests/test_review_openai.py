@@ -273,3 +273,68 @@ def test_a_review_with_reviewer_openai_gets_openais_default_timeout(project: Pat
 
     ctx = review_context(ProjectPaths(project), ReviewRequest(reviewer="openai"))
     assert ctx.timeout == 900
+
+
+# ---------------------------------------------------------------------------------------------
+# omp doctor knows the backend
+
+
+def _reviewer_checks(result: object) -> list[dict]:
+    return [check for check in result.json()["checks"] if check["name"] == "reviewer"]  # type: ignore[attr-defined]
+
+
+def test_doctor_names_the_missing_url_and_deep_calls_the_server(project: Path, stub: StubServer) -> None:
+    env = {"OMP_MEMORY_REVIEWER": "openai", "OMP_MEMORY_REVIEW_MODEL": MODEL}
+    [missing] = _reviewer_checks(omp(project, env, "doctor", "--json"))
+    assert missing["status"] == "fail" and "memory-reviewer-url" in missing["detail"]
+    assert missing["fix"].startswith("omp config set memory-reviewer-url http://127.0.0.1:11434/v1")
+
+    stub.then(completion("OK"))
+    [deep] = _reviewer_checks(omp(project, {**env, "OMP_MEMORY_REVIEWER_URL": stub.url}, "doctor", "--deep", "--json"))
+    assert deep["status"] == "ok" and "'OK'" in deep["detail"] and stub.url in deep["detail"]
+    [request] = stub.seen
+    assert request.body["model"] == MODEL
+
+    stub.then(error(404, f"model '{MODEL}' not found"))
+    stub.script.pop(0)
+    [failed] = _reviewer_checks(omp(project, {**env, "OMP_MEMORY_REVIEWER_URL": stub.url}, "doctor", "--deep", "--json"))
+    assert failed["status"] == "fail" and "not found" in failed["detail"]
+    assert "omp config set memory-review-model" in failed["fix"]
+
+
+# ---------------------------------------------------------------------------------------------
+# omp eval scores it like any other backend
+
+
+def test_eval_scores_the_openai_backend_with_the_users_url_and_key(tmp_path: Path, stub: StubServer,
+                                                                   isolated_home: Path) -> None:
+    """eval runs in a throwaway home: the user's URL (global config) and key (reviewer.env) are
+    carried into it, and openai's own timeout default applies, not one copied from copilot's."""
+    from helpers import run_omp
+
+    (isolated_home / ".omp").mkdir(exist_ok=True)
+    (isolated_home / ".omp" / "reviewer.env").write_text(f"OMP_REVIEWER_API_KEY={KEY}\n")
+    assert run_omp(["config", "set", "memory-reviewer-url", stub.url, "--global"], cwd=tmp_path).returncode == 0
+    stub.then(completion(json.dumps({"schema": "omp.review.v1", "directives": [], "notes": [], "skill_drafts": [],
+                                     "forget": []})))
+    corpus = tmp_path / "one.jsonl"
+    chat = [{"role": "assistant", "content": "Done."}, {"role": "user", "content": "thanks, that works"},
+            {"role": "assistant", "content": "Glad to help."}]
+    corpus.write_text(json.dumps({"id": "lint-rule", "category": "request", "language": "en",
+                                  "expect": [{"kind": "directive", "contains": "linter"}],
+                                  "messages": [{"role": "user", "content": "From now on, run the linter before committing."},
+                                               *chat]}) + "\n")
+    tmpdir = tmp_path / "tmpdir"
+    tmpdir.mkdir()
+    result = run_omp(["eval", "--json", "--reviewer", "openai", "--model", MODEL, "--corpus", str(corpus)], cwd=tmp_path,
+                     env={"TMPDIR": str(tmpdir), "OMP_TOKENIZER": "estimate"}, timeout=120)
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert report["reviewer"] == "openai" and report["cases"][0]["error"] is None
+    [request] = stub.seen
+    assert request.headers.get("Authorization") == f"Bearer {KEY}" and request.body["model"] == MODEL
+    assert KEY not in result.stdout + result.stderr
+    from omp.evaluate import _carried_settings
+
+    carried = _carried_settings()  # what eval copies into its throwaway home
+    assert carried == {"OMP_MEMORY_REVIEWER_URL": stub.url}  # no timeout default frozen at copilot's 120
