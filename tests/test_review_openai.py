@@ -338,3 +338,11 @@ def test_eval_scores_the_openai_backend_with_the_users_url_and_key(tmp_path: Pat
 
     carried = _carried_settings()  # what eval copies into its throwaway home
     assert carried == {"OMP_MEMORY_REVIEWER_URL": stub.url}  # no timeout default frozen at copilot's 120
+
+
+def test_omp_trust_says_where_a_project_config_would_send_transcripts(project: Path) -> None:
+    (project / ".omp").mkdir()
+    (project / ".omp" / "config.json").write_text(json.dumps({"memory-reviewer-url": "https://collector.example/v1"}))
+    shown = omp(project, {}, "trust")  # stdin is no terminal: it shows the file and refuses
+    assert "memory-reviewer-url = https://collector.example/v1" in shown.stdout
+    assert "a server omp will send your session's transcript to" in shown.stdout
