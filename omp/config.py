@@ -34,6 +34,7 @@ from omp.fsio import CorruptFileError, atomic_write, atomic_write_json, dump_jso
 from omp.lazyre import lazy
 from omp.paths import GlobalPaths, ProjectPaths
 from omp.project import global_lock, project_lock
+from omp.review import backends
 from omp.trust import FIX, ProjectLayer, Review, parse_layer, read_project_layer, record, visible
 
 Origin = Literal["env", "project", "global", "default"]
@@ -119,6 +120,10 @@ def _command() -> tuple[Callable[[str], Any], Callable[[Any], bool]]:
     return (lambda raw: raw.strip()), check
 
 
+def _url() -> tuple[Callable[[str], Any], Callable[[Any], bool]]:
+    return (lambda raw: raw.strip()), (lambda value: isinstance(value, str) and backends.url_problem(value) is None)
+
+
 def is_program_name_allowed(program: str) -> bool:
     """A reviewer program is a name looked up on PATH or an absolute path (SPEC §3.1): a
     relative path such as `./review.sh` would mean "whatever file sits there", and is refused."""
@@ -138,12 +143,17 @@ KEYS: dict[str, Key] = {
         _key("memory-mode", core_settings.DEFAULTS["memory-mode"], "on | off",
              _choice(*core_settings.CHOICES["memory-mode"])),
         _key("memory-review-model", "gpt-5-mini", "a model name, e.g. gpt-5-mini", _model()),
-        _key("memory-reviewer", "copilot", "copilot | command | offline", _choice("copilot", "command", "offline")),
+        _key("memory-reviewer", "copilot", " | ".join(backends.NAMES), _choice(*backends.NAMES)),
         _key("memory-reviewer-command", None,
              "a command line whose program is on PATH or an absolute path (run without a shell, prompt on stdin)",
              _command()),
+        _key("memory-reviewer-url", None,
+             "the base URL of an OpenAI-compatible server, e.g. http://127.0.0.1:11434/v1 "
+             "(plain http only to 127.0.0.1, ::1 or localhost; https elsewhere)", _url()),
         _key("memory-review-min-messages", 4, f"an integer from 0 to {MAX_MESSAGES}", _integer(0, MAX_MESSAGES)),
-        _key("memory-review-timeout", 120, f"seconds, a number from 1 to {MAX_SECONDS}", _seconds(1, MAX_SECONDS)),
+        # The default depends on the backend (SPEC §3): see `resolve`. 120 is copilot's.
+        _key("memory-review-timeout", 120, f"seconds, a number from 1 to {MAX_SECONDS} (default: 120 for copilot, "
+             "900 for openai and command)", _seconds(1, MAX_SECONDS)),
         _key("memory-review-max-input-tokens", 24000, f"an integer from 1000 to {MAX_TOKENS}",
              _integer(1000, MAX_TOKENS)),
         _key("memory-note-cap", 12, f"an integer from 1 to {MAX_CAP}", _integer(1, MAX_CAP)),
@@ -244,7 +254,16 @@ def resolve(project: ProjectPaths | None, global_paths: GlobalPaths | None = Non
     settings: dict[str, Setting] = {}
     for key in KEYS.values():
         settings[key.name] = _resolve_key(key, layers)
+    timeout = settings["memory-review-timeout"]
+    if timeout.origin == "default":
+        # Set in no layer: the backend's own default (CPU inference on a local server is slow).
+        backend = settings["memory-reviewer"].value
+        settings[timeout.key] = timeout._replace(value=_whole(backends.default_timeout(backend)))
     return settings
+
+
+def _whole(seconds: float) -> int | float:
+    return int(seconds) if float(seconds).is_integer() else seconds
 
 
 def _resolve_key(key: Key, layers: list[tuple[Origin, Path, dict[str, Any]]]) -> Setting:

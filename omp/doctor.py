@@ -36,7 +36,7 @@ from omp.install import Registration, _read_jsonc, find_registrations, plugin_di
 from omp.memory.block import held_back_items, untrusted_directives
 from omp.paths import GlobalPaths, ProjectPaths
 from omp.process import read_env_file, reviewer_env_file
-from omp.review import claim as claims, queue
+from omp.review import backends, claim as claims, queue
 from omp.review.reviewers import ReviewerConfig, call_reviewer
 from omp.tokens import get_counter
 
@@ -253,8 +253,8 @@ def check_reviewer(ctx: _Context) -> list[Check]:
         return [Check("reviewer", "fail", "settings could not be read (see memory-mode)", None)]
     backend, model = settings["memory-reviewer"], settings["memory-review-model"]
     checks = _reviewer_env_check()
-    if backend == "offline":
-        return checks + [Check("reviewer", "ok", "offline: the explicit pass only, no model is called")]
+    if backend in backends.REGISTRY and not backends.lookup(backend).runs_model:
+        return checks + [Check("reviewer", "ok", f"{backend}: {backends.lookup(backend).summary}, no model is called")]
     if backend == "command":
         command = settings["memory-reviewer-command"]
         if not command:
@@ -265,6 +265,16 @@ def check_reviewer(ctx: _Context) -> list[Check]:
             return checks + [Check("reviewer", "fail", f"reviewer command {program!r} not found",
                                    'omp config set memory-reviewer-command "<command line>"')]
         what = f"command: {command}"
+    elif backend == "openai":
+        url = settings.get("memory-reviewer-url")
+        problem = "is not set" if not url else backends.url_problem(url)
+        if problem:
+            return checks + [Check("reviewer", "fail", f"memory-reviewer is openai but memory-reviewer-url {problem}",
+                                   backends.HINT_URL.removeprefix("run: "))]
+        what = f"openai, model {model} at {url}"
+    elif backend not in backends.REGISTRY or not backends.lookup(backend).runs_model:
+        return checks + [Check("reviewer", "fail", f"unknown reviewer {backend!r}",
+                               "omp config set memory-reviewer " + "|".join(backends.NAMES))]
     else:
         if not ctx.copilot_works:
             return checks + [Check("reviewer", "fail", "memory-reviewer is copilot, but Copilot CLI does not run",
@@ -282,7 +292,7 @@ def _call_reviewer(ctx: _Context, backend: str, model: str, what: str) -> Check:
     reviewer = ReviewerConfig(
         backend=backend, model=model, command=ctx.settings["memory-reviewer-command"],
         timeout=float(ctx.settings["memory-review-timeout"]),
-        project_root=ctx.project.root if ctx.project else Path.cwd(),
+        project_root=ctx.project.root if ctx.project else Path.cwd(), url=ctx.settings.get("memory-reviewer-url"),
     )
     started = time.monotonic()
     how = "called as a hook-started review would call it"

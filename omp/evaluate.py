@@ -45,6 +45,7 @@ from omp.errors import OmpError, UsageError
 from omp.memory import notes as notes_mod
 from omp.memory.items import ItemKind, ItemResult
 from omp.paths import ProjectPaths
+from omp.review import backends
 from omp.review.answer import fold_for_evidence
 from omp.review.outcome import ReviewRequest
 from omp.review.pipeline import review_session
@@ -56,8 +57,8 @@ NOTHING_ASKED = frozenset({"pasted", "question", "one-off", "statement"})
 ROLES = ("user", "assistant", "tool")
 # Settings carried from the user's own configuration into the throwaway home: which reviewer,
 # which model, how to run it. Everything else is the default, as a new user would have it.
-CARRIED_KEYS = ("memory-reviewer", "memory-review-model", "memory-reviewer-command", "memory-review-timeout",
-                "memory-review-max-input-tokens")
+CARRIED_KEYS = ("memory-reviewer", "memory-review-model", "memory-reviewer-command", "memory-reviewer-url",
+                "memory-review-timeout", "memory-review-max-input-tokens")
 EXPECTED_KINDS = (*(kind.value for kind in ItemKind), "any")
 
 
@@ -372,10 +373,12 @@ def _run_case(case: Case, base: Path, copilot_home: Path, reviewer: str | None, 
 def _carried_settings() -> dict[str, str]:
     """The user's reviewer settings (environment and global config), as OMP_* variables."""
     carried: dict[str, str] = {}
+    resolved = config.resolve(None)
     for name in CARRIED_KEYS:
-        value = config.get_value(name, None)
-        if value is not None:
-            carried[config.KEYS[name].env_var] = str(value)
+        setting = resolved[name]
+        # A default stays a default: the timeout's depends on the backend eval is asked to score.
+        if setting.value is not None and setting.origin != "default":
+            carried[config.KEYS[name].env_var] = str(setting.value)
     return carried
 
 
@@ -384,10 +387,17 @@ def run_eval(cases: list[Case], corpus: list[str], reviewer: str | None = None, 
     """Review every case in throwaway folders; the user's project and homes are never touched."""
     settings = _carried_settings()
     backend = (reviewer or settings.get(config.KEYS["memory-reviewer"].env_var) or "copilot").strip().lower()
+    if backend not in backends.REGISTRY:
+        raise UsageError(f"unknown reviewer {backend!r}", "choose one of: " + ", ".join(backends.NAMES))
     folders = DemoFolders.create()
     try:
         try:
             extra = _copilot_wrapper(folders) if backend == "copilot" else {}
+            if backend == "openai":  # the throwaway home has no reviewer.env: carry its key
+                from omp.review.backends.openai import API_KEY_VAR, api_key  # urllib: only this backend needs it
+
+                key = api_key()
+                extra.update({API_KEY_VAR: key} if key else {})
         except OmpError as exc:
             hint = (exc.hint or "").replace("omp demo without --reviewer", "omp eval --reviewer offline")
             raise OmpError(exc.message, hint or None) from exc
@@ -402,7 +412,7 @@ def run_eval(cases: list[Case], corpus: list[str], reviewer: str | None = None, 
                     on_case(result)
     finally:
         shutil.rmtree(folders.base, ignore_errors=True)
-    return EvalReport(backend, model if backend != "offline" else None, corpus, results)
+    return EvalReport(backend, model if backends.lookup(backend).runs_model else None, corpus, results)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -219,6 +219,7 @@ NON_DEFAULT = {
     "memory-review-model": "claude-haiku-4.5",
     "memory-reviewer": "offline",
     "memory-reviewer-command": "ollama run llama3",
+    "memory-reviewer-url": "http://127.0.0.1:11434/v1",
     "memory-review-min-messages": 2,
     "memory-review-timeout": 45,
     "memory-review-max-input-tokens": 9000,
@@ -234,11 +235,11 @@ NON_DEFAULT = {
 
 @pytest.mark.slow
 def test_twenty_processes_setting_twenty_keys_keep_all_values(project: Path, isolated_home: Path) -> None:
-    # Only 14 keys exist, so 20 distinct writes are all 14 in the project file plus 6 in the
+    # Only 15 keys exist, so 20 distinct writes are all 15 in the project file plus 5 in the
     # global one: 20 processes racing on two files, each lock-protected read-modify-write.
     assert list(NON_DEFAULT) == list(KEYS)
     jobs = [(key, [], value) for key, value in NON_DEFAULT.items()]
-    jobs += [(key, ["--global"], value) for key, value in list(NON_DEFAULT.items())[4:10]]
+    jobs += [(key, ["--global"], value) for key, value in list(NON_DEFAULT.items())[5:10]]
     assert len(jobs) == 20
 
     def run(job: tuple[str, list[str], object]) -> int:

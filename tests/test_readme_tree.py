@@ -15,7 +15,7 @@ README = REPO / "README.md"
 OMP = REPO / "omp"
 # A path into the repository, as the README writes one: in backticks, in a link, or bare.
 _REPO_PATH = re.compile(r"(?:^|(?<=[\s`(]))((?:omp|tests|bench|docs|\.ci)/[\w./-]*)")
-_MODULE = re.compile(r"\b(\w+\.py)\b")
+_MODULE = re.compile(r"(?<![\w/])((?:\w+/)*\w+\.py)\b")  # `backends/openai.py`: a sub-package's module
 
 
 def _readme() -> str:

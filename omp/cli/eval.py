@@ -12,13 +12,14 @@ from omp.cli.options import json_option
 from omp.cli.render import echo_json
 
 from omp.evaluate import CaseResult, load_corpus, report_lines, run_eval
+from omp.review import backends
 
 if TYPE_CHECKING:
     from click._termui_impl import ProgressBar
 
 
 @click.command("eval")
-@click.option("--reviewer", type=click.Choice(["copilot", "command", "offline"]), default=None,
+@click.option("--reviewer", type=click.Choice(backends.NAMES), default=None,
               help="Reviewer backend to score (default: memory-reviewer).")
 @click.option("--model", default=None, help="Reviewer model (default: memory-review-model).")
 @click.option("--corpus", type=click.Path(exists=True, path_type=Path), default=None,

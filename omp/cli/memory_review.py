@@ -19,7 +19,7 @@ from omp import lazyre
 from omp.copilot_history import forget_reviewer_sessions
 from omp.errors import UsageError
 from omp.paths import GlobalPaths
-from omp.review import report
+from omp.review import backends, report
 from omp.review.command import run_review
 from omp.review.outcome import ReviewRequest
 from omp.review.preview import Preview, preview
@@ -36,7 +36,7 @@ from omp.review.preview import Preview, preview
               help="Session to review: a full id, a unique prefix (7+ characters), or latest.")
 @root_option
 @click.option("--model", default=None, help="Reviewer model (default: memory-review-model).")
-@click.option("--reviewer", type=click.Choice(["copilot", "command", "offline"]), default=None,
+@click.option("--reviewer", type=click.Choice(backends.NAMES), default=None,
               help="Reviewer backend (default: memory-reviewer).")
 @click.option("--dry-run", is_flag=True,
               help="Show the redacted, token-budgeted packet the reviewer would get; write nothing.")

@@ -55,6 +55,8 @@ def cli(assume_yes: bool, revoke: bool, root: Path | None) -> int:
                 click.echo(f"  {key} = {value}")
             if any(key == "memory-reviewer-command" for key, _ in config_review.settings):
                 click.echo("  (memory-reviewer-command is a program omp will run with your session's transcript)")
+            if any(key == "memory-reviewer-url" for key, _ in config_review.settings):
+                click.echo("  (memory-reviewer-url is a server omp will send your session's transcript to)")
     if directives_untrusted:
         # Parsed from the very bytes that will be trusted; one line each (a line break in a
         # directive could fake a line of this listing), every invisible character by its code.

@@ -48,6 +48,7 @@ from omp.ledger import CallRecord, log_review, record_call
 from omp.paths import ProjectPaths
 from omp.packet import SessionIndex, SessionIndexer, build_packet
 from omp.project import check_layout, ensure_state_dir
+from omp.review import backends
 from omp.review import claim as claims
 from omp.review import queue
 from omp.review.answer import Proposal, Rejection, answer_complete, find_answer, validate
@@ -94,10 +95,13 @@ def _safe(text: str | None) -> str | None:
 
 
 def review_context(paths: ProjectPaths, request: ReviewRequest) -> ReviewContext:
-    settings = {name: s.value for name, s in config.resolve(paths).items()}
+    resolved = config.resolve(paths)
+    settings = {name: s.value for name, s in resolved.items()}
     backend = (request.reviewer or settings["memory-reviewer"]).strip().lower()
     if backend not in BACKENDS:
         raise UsageError(f"unknown reviewer {backend!r}", "choose one of: " + ", ".join(BACKENDS))
+    if resolved["memory-review-timeout"].origin == "default":  # --reviewer's own default (SPEC §3)
+        settings["memory-review-timeout"] = backends.default_timeout(backend)
     model = request.model or settings["memory-review-model"]
     if request.model is not None:
         model = config.parse_value(config.KEYS["memory-review-model"], request.model)
@@ -295,7 +299,8 @@ def _run_claimed(ctx: ReviewContext, held: claims.Claim, events: Path, found: Ex
     session_id = held.session_id
     scan_end = scanned.end_offset
     model_pass = _ModelPass(tokens={"tokenizer": None, "budget": ctx.budget, "in": 0, "out": 0})
-    if ctx.backend != "offline" and model_skipped is None:
+    runs_model = backends.lookup(ctx.backend).runs_model
+    if runs_model and model_skipped is None:
         failure = _model_pass(ctx, held, events, model_pass, scanned)
         if failure is not None:
             return failure
@@ -327,7 +332,7 @@ def _run_claimed(ctx: ReviewContext, held: claims.Claim, events: Path, found: Ex
         tokens=model_pass.tokens,
     )
     _log(ctx.paths, outcome, backend=ctx.backend,
-         model=ctx.model if ctx.backend != "offline" and not model_skipped else None)
+         model=ctx.model if runs_model and not model_skipped else None)
     return outcome
 
 
@@ -350,7 +355,8 @@ def _model_pass(ctx: ReviewContext, held: claims.Claim, events: Path, out: _Mode
             raise budget_too_small(ctx.budget, frame.tokens)
         return None  # nothing the model could read (e.g. only unparseable lines): explicit pass only
     reviewer = ReviewerConfig(ctx.backend, ctx.model, ctx.settings.get("memory-reviewer-command"),
-                              ctx.timeout, ctx.paths.root, claim_token=held.token)
+                              ctx.timeout, ctx.paths.root, claim_token=held.token,
+                              url=ctx.settings.get("memory-reviewer-url"))
     try:
         # The claim records the reviewer's process group, so a run that takes this session over
         # after omp was killed can end it (SPEC §5.1).

@@ -8,6 +8,8 @@
   its rows in `C/session-store.db`): `copilot --continue` and `/resume` never land on a review.
 - `command`: `memory-reviewer-command`, split with shlex and run without a shell.
 - `offline`: no process at all; the review uses only the explicit pass.
+- `openai` (and any backend of omp.review.backends whose entry names another module):
+  `call_reviewer` hands the call to that module.
 
 Every process gets the prompt on **stdin** (argv is capped at 128 KiB and is visible in `ps`),
 runs in a fresh empty folder `omp-review-*` that omp marks as its own (omp.reviewer_folder;
@@ -44,9 +46,10 @@ from omp.errors import OmpError
 from omp.lazyre import lazy
 from omp.paths import global_home
 from omp.process import TERMINATE_GRACE_SECONDS, OutputReadError, reviewer_env_file, run_captured
+from omp.review import backends
 from omp.reviewer_folder import reviewer_folder
 
-BACKENDS = ("copilot", "command", "offline")
+BACKENDS = backends.NAMES
 # Kinds of ReviewerUnavailable where the reviewer answered, but not in a form omp reads.
 ANSWER_REFUSED = frozenset({"too-large", "read-error"})
 NO_TOOLS = "omp-no-tools"
@@ -71,6 +74,7 @@ class ReviewerConfig(Struct, frozen=True):
     timeout: float
     project_root: Path
     claim_token: str | None = None  # marks the reviewer's processes (OMP_REVIEW_CLAIM) for a takeover
+    url: str | None = None  # memory-reviewer-url, for the `openai` backend
 
 
 class ReviewerReply(Struct):
@@ -305,6 +309,10 @@ def call_reviewer(
     (a reviewer that answered and then timed out or crashed still answered). A clean exit with
     output that is not an answer is returned too: the caller reports it as an invalid answer.
     """
+    entry = backends.REGISTRY.get(config.backend)
+    if entry is not None and entry.runs_model and entry.module != __name__:
+        return entry.call(prompt, config, answer_complete, linger=linger, grace=grace, on_start=on_start,
+                          base_env=base_env)
     session_id = new_session_id() if config.backend == "copilot" else None
     argv = build_argv(config, session_id)
     complete = answer_complete
