@@ -22,7 +22,9 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import shutil
 import stat
+import tempfile
 import time
 from typing import Any, Iterator
 
@@ -62,10 +64,7 @@ def _folder_id(info: os.stat_result) -> str:
 def reviewer_folder() -> Iterator[str]:
     """A fresh empty folder in the temporary directory, marked as omp's (see the module
     docstring), removed with its mark when the block ends."""
-    import shutil
-    import tempfile
-
-    from omp.process import start_time
+    from omp.process import start_time  # psutil: only a reviewer start needs it, not session discovery
 
     folder = os.path.realpath(tempfile.mkdtemp(prefix=PREFIX))
     owner = _owner_path(folder)
@@ -138,9 +137,7 @@ def is_reviewer_folder(cwd: str | None) -> bool:
 def remove_leftovers(now: float | None = None) -> int:
     """Remove reviewer folders (and their owner files) that killed runs left in the temporary
     directory. Returns how many folders were removed."""
-    import shutil
-
-    from omp.process import is_alive
+    from omp.process import is_alive  # psutil: only housekeeping needs it, not session discovery
 
     now = time.time() if now is None else now
     root = temp_root()

@@ -194,8 +194,10 @@ def _notes_corpus(folder: Path) -> Path:
 
 
 def test_notes_written_without_a_human_are_scored_per_category(tmp_path: Path) -> None:
-    """SPEC §14: a reviewer that writes junk notes scores worse than one that writes none. (Until
-    notes are gated, the junk is written: the column counts it; the gate's own tests stop it.)"""
+    """SPEC §14: a reviewer that writes junk notes scores worse than one that writes none. The note
+    gate (omp.review.note_gate) refuses the rules dressed as notes and every note quoting a
+    question; trivia quoting a statement is a fact by its shape, is written, and the column
+    counts it."""
     corpus = _notes_corpus(tmp_path)
     offline, _ = _eval(tmp_path, "--reviewer", "offline", "--corpus", str(corpus))
     junk, _ = _eval(tmp_path, "--reviewer", "command", "--corpus", str(corpus), env=JUNK_ENV)
@@ -203,11 +205,11 @@ def test_notes_written_without_a_human_are_scored_per_category(tmp_path: Path) -
     assert all(c["notes_unexpected"] == 0 for c in offline["categories"])
     assert junk["notes_where_none_expected"] > 0
     by_category = {c["category"]: c for c in junk["categories"]}
-    assert by_category["question"]["notes_unexpected"] > 0 and by_category["statement"]["notes_unexpected"] > 0
+    assert by_category["question"]["notes_unexpected"] == 0 and by_category["statement"]["notes_unexpected"] > 0
     assert junk["total"]["notes_unexpected"] == junk["notes_where_none_expected"]
     by_id = {c["id"]: c for c in junk["cases"]}
     junk_titles = [t for c in junk["cases"] for t in c["unexpected_notes"]]
-    assert any(t.startswith("Always ") for t in junk_titles) and any(t.startswith("Understanding") for t in junk_titles)
+    assert not any(t.startswith("Always ") for t in junk_titles) and any(t.startswith("Understanding") for t in junk_titles)
     assert all("TZ=UTC" not in t for t in by_id["statement-utc"]["unexpected_notes"])  # labelled: not counted
     # The text report has the column, and names the cases.
     result = run_omp(["eval", "--reviewer", "command", "--corpus", str(corpus)], cwd=tmp_path,
@@ -215,7 +217,8 @@ def test_notes_written_without_a_human_are_scored_per_category(tmp_path: Path) -
     assert result.returncode == 0, result.stderr
     assert "| notes written, none expected |" in result.stdout
     assert f"notes written without a human where none was expected: {junk['notes_where_none_expected']}" in result.stdout
-    assert "wrote notes " in result.stdout and "'Always Is it always necessary" in result.stdout
+    assert "wrote notes " in result.stdout and "'Understanding the --dry-run flag yesterday'" in result.stdout
+    assert "Always Is it always necessary" not in result.stdout  # the gate refused it
 
 
 def test_expect_notes_is_checked_like_every_label(tmp_path: Path) -> None:

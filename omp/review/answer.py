@@ -356,6 +356,8 @@ def session_segments(origin: str, text: str) -> list[str]:
 
 
 def _on_word_boundaries(quote: str, text: str) -> bool:
+    if not quote:  # an empty quote (a user sentence of punctuation only) proves nothing
+        return False
     at = text.find(quote)
     while at >= 0:
         end = at + len(quote)
