@@ -240,7 +240,7 @@ def test_a_fact_from_a_web_page_waits_for_a_human_and_promote_applies_it(project
     [item] = as_json["pending"]
     assert item["kind"] == "note" and item["body"] == "Beyond it the API answers 429."
 
-    promoted = omp(project, fake.env(), "project-memory", "promote-directive", "1")
+    promoted = omp(project, fake.env(), "project-memory", "promote", "1"  # the short form (SPEC §7.2))
     assert promoted.returncode == 0, promoted.stderr
     [note] = notes(project)
     text = note.read_text()
@@ -261,7 +261,7 @@ def test_a_dismissed_note_is_never_proposed_again_and_undo_takes_a_proposal_back
     review(project, fake.env(), "--session", session)
     listed = omp(project, fake.env(), "project-memory", "pending").stdout
     assert "from a network command's output (bash git clone https://git.example/app" in listed
-    assert omp(project, fake.env(), "project-memory", "dismiss-directive", "1").returncode == 0
+    assert omp(project, fake.env(), "project-memory", "dismiss", "1").returncode == 0
 
     again = write_session(project, events)
     fake.queue(json_reply(answer(notes=[proposal])))

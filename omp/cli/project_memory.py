@@ -304,6 +304,12 @@ def dismiss_cmd(numbers: tuple[int, ...], all_items: bool, reason: str | None, r
     _refresh(paths)
 
 
+# The short forms SPEC §7.2 names: the same commands, since a pending item is a directive, a
+# removal proposal or a proposed note alike.
+cli.add_command(promote_cmd, "promote")
+cli.add_command(dismiss_cmd, "dismiss")
+
+
 @cli.command("remove-directive")
 @click.argument("number", metavar="N", type=INDEX)
 @click.option("--global", "scope_global", is_flag=True, help="Remove global directive N instead.")
