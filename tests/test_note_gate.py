@@ -240,7 +240,7 @@ def test_a_fact_from_a_web_page_waits_for_a_human_and_promote_applies_it(project
     [item] = as_json["pending"]
     assert item["kind"] == "note" and item["body"] == "Beyond it the API answers 429."
 
-    promoted = omp(project, fake.env(), "project-memory", "promote", "1"  # the short form (SPEC §7.2))
+    promoted = omp(project, fake.env(), "project-memory", "promote", "1")  # the short form (SPEC §7.2)
     assert promoted.returncode == 0, promoted.stderr
     [note] = notes(project)
     text = note.read_text()
