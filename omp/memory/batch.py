@@ -201,14 +201,7 @@ class MemoryBatch:
                 index.add(f"pending note: {item.text}", item.text)
         added: list[PendingItem] = []
         for proposal in proposals:
-            title = neutralise_line(proposal.title)
-            body = neutralise_body(proposal.body or "")
-            refusal = (
-                _empty_or_long(title, MAX_TITLE)
-                or _refuse(len(body) > MAX_BODY, RejectionCode.TOO_LONG, f"body longer than {MAX_BODY} characters")
-                or _unsafe(proposal.title, proposal.body)
-                or _secret(proposal.evidence)
-            )
+            title, body, refusal = _note_as_stored(proposal, check_injection=True)
             if refusal:
                 results.append(ItemResult(ItemKind.NOTE, title, "rejected", refusal[1], code=refusal[0]))
                 continue
@@ -236,14 +229,7 @@ class MemoryBatch:
         results: list[ItemResult] = []
         index = self._index("add") if not by_hand else _notes_index(self.notes)
         for proposal in proposals:
-            title = neutralise_title(proposal.title)  # without hidden Markdown (SPEC §5.4)
-            body = neutralise_body(proposal.body or "")
-            refusal = (
-                _empty_or_long(title, MAX_TITLE)
-                or _refuse(len(body) > MAX_BODY, RejectionCode.TOO_LONG, f"body longer than {MAX_BODY} characters")
-                or _unsafe(proposal.title, proposal.body, check_injection=not by_hand)
-                or _secret(proposal.evidence)
-            )
+            title, body, refusal = _note_as_stored(proposal, check_injection=not by_hand)
             if refusal:
                 results.append(ItemResult(ItemKind.NOTE, title, "rejected", refusal[1], code=refusal[0]))
                 continue
@@ -450,6 +436,21 @@ def _unsafe(*texts: str | None, check_injection: bool = True) -> Refusal | None:
         return found
     reason = injection_reason(*texts)
     return (RejectionCode.INJECTION, reason) if reason else None
+
+
+def _note_as_stored(proposal: NoteProposal, check_injection: bool) -> tuple[str, str, Refusal | None]:
+    """A note's title and body as the store would write them (one line, hidden Markdown removed,
+    SPEC §5.4), and why it is refused, if it is: the same checks whether it is written at once
+    or proposed for a human."""
+    title = neutralise_title(proposal.title)
+    body = neutralise_body(proposal.body or "")
+    refusal = (
+        _empty_or_long(title, MAX_TITLE)
+        or _refuse(len(body) > MAX_BODY, RejectionCode.TOO_LONG, f"body longer than {MAX_BODY} characters")
+        or _unsafe(proposal.title, proposal.body, check_injection=check_injection)
+        or _secret(proposal.evidence)
+    )
+    return title, body, refusal
 
 
 def _evidence(text: str | None) -> str | None:
