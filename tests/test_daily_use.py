@@ -271,11 +271,12 @@ def test_one_error_style_for_click_and_omp_errors(project: Path) -> None:
 
 
 def test_an_unknown_command_suggests_every_near_one(project: Path) -> None:
-    result = run_omp(["project-memory", "promote", "1"], cwd=project)
+    # `promote` itself is the short form of promote-directive now (SPEC §7.2): a typo of it.
+    result = run_omp(["project-memory", "promot", "1"], cwd=project)
     assert result.returncode == 2
     first = result.stderr.splitlines()[0]
-    assert "omp project-memory promote-directive" in first.split(" or ")[0]  # the likely one first
-    assert "promote-skill" in first  # and the other, never the other alone
+    assert "omp project-memory promote" in first.split(" or ")[0]  # the likely one first
+    assert "promote-skill" in first  # and the others, never one alone
 
 
 def test_undo_takes_the_id_prefix_lists_show(project: Path, tmp_path: Path) -> None:
