@@ -206,6 +206,36 @@ def record_directives(project: ProjectPaths, raw: bytes, global_paths: GlobalPat
                   global_paths or GlobalPaths.current(), held)
 
 
+# The pending items omp queued on this machine, by digest. A ticked box in the pending checklist
+# is an approval only for one of these: a checklist a repository committed, ticks included, never
+# promotes its own lines into the directives every session follows (SPEC §3.1).
+QUEUED_DIGESTS = "queued_sha256"
+
+
+def item_digest(kind: str, text: str) -> str:
+    return digest(f"{kind}\n{text}".encode("utf-8"))
+
+
+def queued_here(project: ProjectPaths, global_paths: GlobalPaths | None = None) -> frozenset[str]:
+    """Digests of the pending items omp queued for this project on this machine (none when the
+    trust file cannot be read: a tick then waits, it is never taken on faith)."""
+    projects, problem = _trusted_digests(global_paths or GlobalPaths.current())
+    entry = projects.get(project_key(project.root)) if not problem else None
+    values = entry.get(QUEUED_DIGESTS) if isinstance(entry, dict) else None
+    return frozenset(v for v in values if isinstance(v, str)) if isinstance(values, list) else frozenset()
+
+
+def record_queued(project: ProjectPaths, keys: list[tuple[str, str]], global_paths: GlobalPaths | None = None,
+                  held: Path | None = None) -> None:
+    """Remember the items the pending checklist holds as omp wrote it. The caller holds the
+    project lock (`held`), as for `record`."""
+    global_paths = global_paths or GlobalPaths.current()
+    wanted = sorted({item_digest(kind, text) for kind, text in keys})
+    if set(wanted) == queued_here(project, global_paths):
+        return
+    _update_entry(project, lambda entry: {**entry, QUEUED_DIGESTS: wanted}, global_paths, held)
+
+
 class DirectivesTrust(NamedTuple):
     """An active directives file omp did not write on this machine, and what it holds."""
 

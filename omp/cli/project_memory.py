@@ -69,6 +69,10 @@ def _report_housekeeping(done: Housekeeping) -> None:
         click.echo(f"dismissed (line deleted from pending-directives.md): {label}", err=True)
     for label in done.expired:
         click.echo(f"expired (pending too long): {label}", err=True)
+    for label in done.ticked_not_queued:
+        click.echo(f"not promoted (ticked in pending-directives.md, but omp never queued it on this machine: "
+                   f"a committed or pulled checklist is no approval): {label} — it stays pending; "
+                   "read it with omp project-memory pending, then promote it with omp project-memory promote N", err=True)
     for label in done.held_ticked:
         click.echo(f"not promoted (ticked in pending-directives.md, but .omp/project-memory.json is not trusted, "
                    f"so omp will not change it): {label} — it stays pending; review the file, run omp trust, "

@@ -65,6 +65,7 @@ class Housekeeping(Struct):
     # Ticked items not promoted, because project-memory.json is not trusted (omp.trust): they
     # stay pending, unticked, until the user has run `omp trust` and promotes them.
     held_ticked: list[str] = field(default_factory=list)
+    ticked_not_queued: list[str] = field(default_factory=list)  # ticked, but never queued by omp here
 
     @property
     def changed_active(self) -> bool:
@@ -335,6 +336,8 @@ class MemoryBatch:
         self.checklist_text = checklist
         self.writer.write(self.paths.pending_json, dirs.render_pending_metadata(self.pending))
         self.pending_metadata = list(self.pending)
+        # What omp queued here: only these may be approved by a tick (omp.trust.queued_here).
+        trust.record_queued(self.paths, [p.key for p in self.pending], self.global_paths, held=self.paths.lock)
 
     def _edited_checklist(self) -> str:
         """The checklist with closed items' lines removed and new items appended.

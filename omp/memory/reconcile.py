@@ -14,6 +14,7 @@ from __future__ import annotations
 import datetime as _dt
 from typing import Callable
 
+from omp import trust
 from omp.memory import dedupe, directives as dirs
 from omp.memory.batch import MemoryBatch
 from omp.memory.directives import PendingItem
@@ -45,6 +46,15 @@ def reconcile(batch: MemoryBatch) -> None:
         batch.decide(item, "rejected", "removed from pending-directives.md by hand")
         batch.housekeeping.dismissed_deleted.append(item.label)
     ticked = [t for t in _unique(ticked) if t.key not in {p.key for p in batch.pending}]
+    queued = trust.queued_here(batch.paths, batch.global_paths) if ticked else frozenset()
+    foreign = [t for t in ticked if trust.item_digest(*t.key) not in queued]
+    if foreign:
+        # A tick on a line omp never queued on this machine (a committed or pulled checklist, a
+        # line typed and ticked at once) is not an approval: it stays pending, unticked, for the
+        # user to see in `pending` and promote by number (SPEC §3.1).
+        batch.pending.extend(foreign)
+        batch.housekeeping.ticked_not_queued.extend(t.label for t in foreign)
+        ticked = [t for t in ticked if t not in foreign]
     if ticked and not batch.directives_writable():
         # project-memory.json is not trusted (omp.trust): promoting would launder it. The items
         # stay pending (unticked) and the user is told; no command or review fails for it.
