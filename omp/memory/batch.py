@@ -203,12 +203,9 @@ class MemoryBatch:
         added: list[PendingItem] = []
         for proposal in proposals:
             title, body, refusal = _note_as_stored(proposal, check_injection=True)
-            if refusal:
-                results.append(ItemResult(ItemKind.NOTE, title, "rejected", refusal[1], code=refusal[0]))
-                continue
-            duplicate = index.find(title)
-            if duplicate:
-                results.append(ItemResult(ItemKind.NOTE, title, "duplicate", f"duplicate of {duplicate}"))
+            turned_away = _note_turned_away(title, refusal, index)
+            if turned_away:
+                results.append(turned_away)
                 continue
             source = neutralise_line(proposal.source or "")[:300] or None
             added.append(PendingItem("note", title, utc_now(), proposal.session, _evidence(proposal.evidence), body, source))
@@ -231,12 +228,9 @@ class MemoryBatch:
         index = self._index("add") if not by_hand else _notes_index(self.notes)
         for proposal in proposals:
             title, body, refusal = _note_as_stored(proposal, check_injection=not by_hand)
-            if refusal:
-                results.append(ItemResult(ItemKind.NOTE, title, "rejected", refusal[1], code=refusal[0]))
-                continue
-            duplicate = index.find(title)
-            if duplicate:
-                results.append(ItemResult(ItemKind.NOTE, title, "duplicate", f"duplicate of {duplicate}"))
+            turned_away = _note_turned_away(title, refusal, index)
+            if turned_away:
+                results.append(turned_away)
                 continue
             path = notes_mod.create_note(
                 self.writer, self.paths.notes, title, body, utc_now(), proposal.session, _evidence(proposal.evidence)
@@ -454,6 +448,14 @@ def _note_as_stored(proposal: NoteProposal, check_injection: bool) -> tuple[str,
         or _secret(proposal.evidence)
     )
     return title, body, refusal
+
+
+def _note_turned_away(title: str, refusal: Refusal | None, index: dedupe.DedupeIndex) -> ItemResult | None:
+    """A note's result when it is refused or already known, else None (applied or proposed alike)."""
+    if refusal:
+        return ItemResult(ItemKind.NOTE, title, "rejected", refusal[1], code=refusal[0])
+    duplicate = index.find(title)
+    return ItemResult(ItemKind.NOTE, title, "duplicate", f"duplicate of {duplicate}") if duplicate else None
 
 
 def _evidence(text: str | None) -> str | None:
