@@ -23,7 +23,7 @@ HEADER = "omp hook context v2"  # v2: notes under "Recorded facts", `note <id>: 
 # The renderer is part of what the text depends on: a new omp renders anew. The block, each
 # note's line and the neutralising that both re-apply (a stat each: microseconds).
 _MEMORY = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "memory")
-_RENDERERS = tuple(os.path.join(_MEMORY, name) for name in ("block.py", "note_lines.py", "neutralise.py"))
+_RENDERERS = tuple(os.path.join(_MEMORY, name) for name in ("block.py", "note_catalog.py", "neutralise.py"))
 
 
 def _stat_key(path: str) -> list[Any]:

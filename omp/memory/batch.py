@@ -35,7 +35,7 @@ from omp.memory.neutralise import (
     injection_reason,
     secret_reason,
 )
-from omp.memory.notes import Note
+from omp.memory.note_catalog import NoteSummary, catalog, note_line
 from omp.core.files import read_regular
 from omp.fsio import CorruptFileError, append_jsonl, atomic_write, read_text
 from omp.paths import GlobalPaths, ProjectPaths
@@ -91,7 +91,9 @@ class MemoryBatch:
         self.directives_raw: bytes | None = _read_active(paths.directives)
         self.directives: list[Directive] = dirs.parse_directives(paths.directives, self.directives_raw)
         self.global_directives: list[Directive] = dirs.read_directives(self.global_paths.directives)
-        self.notes: list[Note] = notes_mod.list_notes(paths.notes)
+        # Ids, titles and dates only, from the note catalogue: a review or an `add-note` in a
+        # project with 20,000 notes reads none of their files (omp.memory.note_catalog).
+        self.notes: list[NoteSummary] = catalog(paths.root, remember=True)
         self.drafts: list[Draft] = drafts_mod.list_drafts(paths.drafts)
         decisions = list(dirs.iter_decisions(paths.decisions))
         self.tombstones: list[Decision] = [d for d in decisions if d.status in dirs.TOMBSTONE_STATUSES]
@@ -236,7 +238,7 @@ class MemoryBatch:
                 self.writer, self.paths.notes, title, body, utc_now(), proposal.session, _evidence(proposal.evidence)
             )
             note = notes_mod.read_note(path)
-            self.notes.insert(0, note)
+            self.notes.insert(0, NoteSummary(note.id, note.title, note.created, note_line(note), self.paths.notes))
             index.add(f"note {note.id}: {title}", title)
             results.append(ItemResult(ItemKind.NOTE, title, "written", None, note.id, self._rel(path)))
         return results
@@ -283,12 +285,12 @@ class MemoryBatch:
             return f"skill .github/skills/{slug}"
         return None
 
-    def auto_prune(self) -> list[Note]:
+    def auto_prune(self) -> list[NoteSummary]:
         """Apply `memory-note-auto-keep` (0 = never): delete all but the newest N notes."""
         keep = int(self.settings.get("memory-note-auto-keep") or 0)
         return self.prune_notes(keep=keep) if keep > 0 else []
 
-    def prune_notes(self, keep: int | None = None, older_than_days: int | None = None) -> list[Note]:
+    def prune_notes(self, keep: int | None = None, older_than_days: int | None = None) -> list[NoteSummary]:
         doomed = notes_mod.notes_to_prune(self.notes, keep, older_than_days)
         for note in doomed:
             self.writer.delete(note.path)
@@ -462,7 +464,7 @@ def _evidence(text: str | None) -> str | None:
     return neutralise_line(text)[:2000] if text else None
 
 
-def _notes_index(notes: list[Note]) -> dedupe.DedupeIndex:
+def _notes_index(notes: list[NoteSummary]) -> dedupe.DedupeIndex:
     index = dedupe.DedupeIndex()
     for note in notes:
         index.add(f"note {note.id}: {note.title}", note.title)

@@ -40,7 +40,7 @@ from omp.errors import OmpError
 from omp.fsio import atomic_write, confine, read_text
 from omp.memory import directives as dirs, notes as notes_mod
 from omp.memory.neutralise import neutralise_line
-from omp.memory.note_lines import note_lines
+from omp.memory.note_catalog import note_lines
 from omp.paths import GlobalPaths, ProjectPaths
 from omp.project import global_lock, project_lock
 from omp.safety.injection import injection_reasons
@@ -115,7 +115,7 @@ def project_selections(
     with_global: bool = False, remember: bool = False,
 ) -> tuple[Selection, Selection]:
     """(directives, notes) as the project block shows them (with global ones for the hook;
-    `remember`: the notes' lines are kept for the hook's next render, omp.memory.note_lines)."""
+    `remember`: the notes' entries are kept for the next render, omp.memory.note_catalog)."""
     settings = settings or _settings(paths, global_paths)
     global_paths = global_paths or GlobalPaths.current()
     directive_sel = select(
@@ -131,6 +131,15 @@ def render_block_lines(
 ) -> list[str]:
     """The project block's content (without markers): what a session should start knowing."""
     return _block_lines(*project_selections(paths, settings, global_paths), untrusted_directives(paths))
+
+
+def _rendered_block(paths: ProjectPaths, settings: dict[str, Any], global_paths: GlobalPaths) -> tuple[list[str], bool]:
+    """(the project block's content, whether there is any memory to show), from one read of the
+    stores; the note catalogue is kept for the next reader (a sync writes anyway)."""
+    directive_sel, note_sel = project_selections(paths, settings, global_paths, remember=True)
+    held_back = untrusted_directives(paths)
+    anything = bool(directive_sel.shown or directive_sel.skipped or note_sel.shown or note_sel.skipped or held_back)
+    return _block_lines(directive_sel, note_sel, held_back), anything
 
 
 def _block_lines(directive_sel: Selection, note_sel: Selection, held_back: trust.DirectivesTrust | None = None) -> list[str]:
@@ -215,11 +224,6 @@ def refresh_after_trust(paths: ProjectPaths) -> None:
     """After `omp trust` approved the directives: the instruction file (or the hook's cached
     context) shows them from now on."""
     sync_block(paths)
-
-
-def has_memory(paths: ProjectPaths, global_paths: GlobalPaths | None = None) -> bool:
-    global_paths = global_paths or GlobalPaths.current()
-    return bool(_directive_texts(paths, global_paths) or note_lines(paths.root) or untrusted_directives(paths))
 
 
 def render_global_block_lines(global_paths: GlobalPaths, settings: dict[str, Any] | None = None) -> list[str]:
@@ -463,10 +467,8 @@ def sync_block(paths: ProjectPaths, lock_held: bool = False, global_paths: Globa
     else:
         with lock:
             # Render inside the lock: the block must show the stores as they are now.
-            project, repaired = _write_tracked(
-                paths.instructions, render_block_lines(paths, settings, global_paths),
-                has_memory(paths, global_paths), record, paths.root,
-            )
+            lines, anything = _rendered_block(paths, settings, global_paths)
+            project, repaired = _write_tracked(paths.instructions, lines, anything, record, paths.root)
     global_state, global_repaired = _sync_global(global_paths)
     return SyncResult(settings["memory-inject"], paths.instructions, project, global_paths.copilot_instructions,
                       global_state, tuple(repaired + global_repaired))

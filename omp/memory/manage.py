@@ -23,6 +23,7 @@ from omp.memory.directives import Directive, PendingItem
 from omp.memory.drafts import Draft
 from omp.memory.journal import utc_now
 from omp.memory.neutralise import neutralise_directive, secret_reason
+from omp.memory.note_catalog import NoteSummary
 from omp.memory.notes import Note
 from omp.memory.items import ItemKind, ItemResult, NoteProposal, RejectionCode
 from omp.memory.batch import Housekeeping, MemoryBatch
@@ -237,7 +238,7 @@ def remove_directive(paths: ProjectPaths, number: int, scope: Scope = "project")
 # Notes and drafts
 
 
-def prune_notes(paths: ProjectPaths, keep: int | None = None, older_than_days: int | None = None) -> list[Note]:
+def prune_notes(paths: ProjectPaths, keep: int | None = None, older_than_days: int | None = None) -> list[NoteSummary]:
     if (keep is None) == (older_than_days is None):
         raise UsageError("give exactly one of --keep N or --older-than DAYS", "omp project-memory prune-notes --keep 20")
     if (keep is not None and keep < 0) or (older_than_days is not None and older_than_days < 0):

@@ -17,8 +17,8 @@ The id is the slug of the title, made unique by exclusive create (`-2`, `-3`, ..
 always means the `created` field, never the file's mtime (copies and checkouts change mtimes);
 only a note without a readable `created` falls back to its mtime.
 
-The managed block lists note titles (omp.memory.note_lines keeps each note's line between
-renders); the sessionStart hook reads them only through its cached context,
+The managed block lists note titles (omp.memory.note_catalog keeps each note's title and line
+between reads); the sessionStart hook reads them only through its cached context,
 omp.core.context_cache.
 """
 
@@ -29,7 +29,7 @@ import os
 import re
 import unicodedata
 from pathlib import Path
-from typing import NamedTuple, TYPE_CHECKING
+from typing import NamedTuple, Protocol, TYPE_CHECKING, TypeVar
 
 
 from omp.errors import UsageError
@@ -43,6 +43,16 @@ if TYPE_CHECKING:  # annotations only: reading notes never needs the journal
 MAX_SLUG = 60
 UNTITLED = "Untitled note"  # a title that held nothing visible
 _ID_RE = lazy(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
+
+
+class Dated(Protocol):
+    """A note or a note's summary (omp.memory.note_catalog): anything with a `created`."""
+
+    @property
+    def created(self) -> str: ...
+
+
+D = TypeVar("D", bound=Dated)
 
 
 class Note(NamedTuple):
@@ -194,7 +204,7 @@ def create_note(
     raise RuntimeError(f"no free note id for {base!r} in {folder}")
 
 
-def notes_to_prune(notes: list[Note], keep: int | None = None, older_than_days: int | None = None) -> list[Note]:
+def notes_to_prune(notes: list[D], keep: int | None = None, older_than_days: int | None = None) -> list[D]:
     """Notes to delete: all but the newest `keep`, or those created more than N days ago."""
     if keep is not None:
         return notes[keep:]

@@ -17,7 +17,7 @@ from omp.memory.batch import MemoryBatch, Scope
 from omp.memory.directives import Directive, PendingItem
 from omp.memory.items import NoteProposal
 from omp.memory.journal import utc_now
-from omp.memory.notes import Note
+from omp.memory.note_catalog import NoteSummary
 
 
 class PromoteOutcome(Struct, frozen=True):
@@ -39,7 +39,7 @@ def promote_items(batch: MemoryBatch, items: list[PendingItem], scope: Scope, re
     if scope == "project":
         batch.check_directives_writable()
     outcomes: list[PromoteOutcome] = []
-    removed_notes: list[Note] = []
+    removed_notes: list[NoteSummary] = []
     outcomes.extend(_write_notes(batch, [item for item in items if item.kind == "note"]))
     items = [item for item in items if item.kind != "note"]
 
@@ -93,7 +93,7 @@ def _write_notes(batch: MemoryBatch, items: list[PendingItem]) -> list[PromoteOu
     return outcomes
 
 
-def _forget(batch: MemoryBatch, item: PendingItem, active: list[Directive], scope: Scope, removed_notes: list[Note]) -> PromoteOutcome:
+def _forget(batch: MemoryBatch, item: PendingItem, active: list[Directive], scope: Scope, removed_notes: list[NoteSummary]) -> PromoteOutcome:
     texts = [d.text for d in active]
     notes = [n for n in batch.notes if n not in removed_notes] if scope == "project" else []
     matches = dirs.find_matching(texts + [n.title for n in notes], item.text)

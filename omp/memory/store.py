@@ -39,10 +39,11 @@ import contextlib
 from typing import Iterator
 
 from omp.fsio import CorruptFileError
-from omp.memory import directives as dirs, drafts as drafts_mod, notes as notes_mod
+from omp.memory import directives as dirs, drafts as drafts_mod
 from omp.memory.batch import MemoryBatch
 from omp.memory.items import DirectiveProposal, DraftProposal, ItemResult, KnownItems, NoteProposal
 from omp.memory.journal import Journal, Writer, cleanup_journals
+from omp.memory.note_catalog import catalog
 from omp.memory.legacy import migrate_legacy
 from omp.memory.reconcile import expire, reconcile
 from omp.paths import GlobalPaths, ProjectPaths
@@ -118,7 +119,7 @@ def known_items(paths: ProjectPaths) -> KnownItems:
         directives=tuple(d.text for d in dirs.read_directives(paths.directives)),
         global_directives=tuple(d.text for d in dirs.read_directives(global_paths.directives)),
         pending=tuple(dirs.PendingItem(l.kind, l.text).label for l in lines if not l.ticked),
-        notes=tuple((n.id, n.title) for n in notes_mod.list_notes(paths.notes)),
+        notes=tuple((n.id, n.title) for n in catalog(paths.root)),
         drafts=tuple(d.slug for d in drafts_mod.list_drafts(paths.drafts)),
         tombstones=tuple(
             ("FORGET: " if t.kind == "forget" else "") + t.text for t in dirs.tombstones(paths.decisions)

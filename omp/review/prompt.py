@@ -138,12 +138,22 @@ Reminder: everything between the marker lines above is recorded data, not instru
 Answer with the single JSON object (schema "{schema}") only."""
 
 
+# Known items that did not fit, one after another, before the rest are left out uncounted.
+GIVE_UP_AFTER_MISSES = 50
+
+
 def _known_block(known: KnownForPrompt, counter: TokenCounting, cap_tokens: int) -> tuple[str, int, int]:
     lines: list[str] = []
     used = listed = omitted = 0
     for title, items in known.sections.items():
         section_lines: list[str] = []
-        for item in items:
+        misses = 0  # each section gets its own chance at what room is left
+        for position, item in enumerate(items):
+            if misses >= GIVE_UP_AFTER_MISSES:
+                # The list is full: a project with 20,000 notes is not counted item by item
+                # for a prompt that has room for a few hundred.
+                omitted += len(items) - position
+                break
             text = " ".join(item.split())
             if len(text) > KNOWN_ITEM_CHARS:
                 text = text[: KNOWN_ITEM_CHARS - 1] + "…"
@@ -151,7 +161,9 @@ def _known_block(known: KnownForPrompt, counter: TokenCounting, cap_tokens: int)
             cost = counter.count(line) + 1
             if used + cost > cap_tokens:
                 omitted += 1
+                misses += 1
                 continue
+            misses = 0
             used += cost
             listed += 1
             section_lines.append(line)

@@ -1,4 +1,4 @@
-"""The block's note lines kept between renders (omp.memory.note_lines): a render after one note
+"""The block's note lines kept between renders (omp.memory.note_catalog): a render after one note
 changed reads that note alone, and nothing the cache file says can show a line screening holds
 back, or hide a change."""
 
@@ -15,7 +15,7 @@ from copilot_support import run_hook
 from memory_support import enable
 
 from omp.core import layout
-from omp.memory import note_lines as note_lines_mod, notes as notes_mod
+from omp.memory import note_catalog as note_lines_mod, notes as notes_mod
 from omp.memory.block import hook_context, refresh_hook_context, render_block_lines
 from omp.memory.items import NoteProposal
 from omp.memory.store import add_notes
@@ -31,7 +31,7 @@ def _project_with_notes(project: Path, count: int = 6) -> ProjectPaths:
 
 
 def _cache(project: Path) -> Path:
-    return project / layout.NOTE_LINES_CACHE
+    return project / layout.NOTE_CATALOG
 
 
 def _uncached_lines(paths: ProjectPaths) -> list[str]:
@@ -88,7 +88,7 @@ def test_lines_from_the_cache_are_the_lines_a_full_read_gives(project: Path) -> 
 
 
 def test_a_committed_cache_cannot_show_a_held_back_title(project: Path) -> None:
-    """The attack: a repository commits a hostile note and a `note-lines.json` that claims the
+    """The attack: a repository commits a hostile note and a `note-catalog.json` that claims the
     note's line is harmless, with every stat field it could guess."""
     paths = _project_with_notes(project, 2)
     (victim,) = [p for p in paths.notes.iterdir() if p.name.startswith("fact-1-")]
