@@ -105,3 +105,23 @@ def test_the_explicit_pass_is_the_same_with_lines_read_one_by_one(tmp_path: Path
     fast = scan(SessionIndexer(SessionReader(path)).messages())
     monkeypatch.setattr(events, "_PASSED_OVER", None)
     assert scan(SessionIndexer(SessionReader(path)).messages()) == fast
+
+
+def test_a_hook_injecting_on_every_prompt_keeps_the_check_bounded(tmp_path: Path) -> None:
+    """A hook that injects a new context before every prompt (a timestamp, a ticket number): each
+    user message is compared with the most recent distinct contexts only, so reading stays linear
+    in the session; what was injected just before a message is still recognised as the hook's."""
+    path = tmp_path / "events.jsonl"
+    with path.open("w", encoding="utf-8") as out:
+        for number in range(500):
+            injected = f"Context a hook added before prompt {number}: the ticket is OPS-{number}, keep it in mind."
+            out.write(json.dumps({"type": "hook.end", "data": {"output": {"additionalContext": injected}}},
+                                 separators=(",", ":")) + "\n")
+            out.write(json.dumps({"type": "hook.end", "data": {"output": {"additionalContext": "same every time, "
+                                                                          "a context repeated by a hook"}}}) + "\n")
+            text = injected if number % 2 else f"Please fix the failing test number {number} in the parser."
+            out.write(json.dumps({"type": "user.message", "data": {"content": text}}) + "\n")
+    reader = SessionReader(path)
+    kept = [message.text for _entry, message in reader.iter_streamed()]
+    assert len(reader.injected) == events.MAX_REMEMBERED_CONTEXTS
+    assert kept == [f"Please fix the failing test number {n} in the parser." for n in range(0, 500, 2)]

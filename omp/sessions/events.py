@@ -60,7 +60,7 @@ import re
 import stat
 import sys
 from pathlib import Path
-from typing import IO, Any, Callable, Generic, Iterator, Literal, TypeVar
+from typing import IO, Any, Callable, Collection, Generic, Iterator, Literal, TypeVar
 
 import msgspec
 from msgspec import Struct
@@ -111,6 +111,10 @@ OMP_CONTEXT_PREFIXES = (
 )
 # A user message that is this long and lies inside a hook's additionalContext is that context.
 MIN_INJECTED_CHARS = 24
+# Hook contexts a "user" message is compared with: the most recent distinct ones. A hook that
+# injects something new on every prompt would otherwise make each message's check grow with the
+# session (quadratic in all); a context is seen before the messages it could appear in.
+MAX_REMEMBERED_CONTEXTS = 64
 
 # Event types that never carry conversation: skipped without parsing the line.
 _CONVERSATION_TYPES = frozenset({b"user.message", b"assistant.message", b"tool.execution_complete", b"message"})
@@ -885,7 +889,8 @@ class SessionReader:
         self.messages = 0
         self.end_offset = self.cursor
         self.partial_tail = False
-        self.injected: list[str] = []  # additionalContext texts hooks printed (hook.end events)
+        # additionalContext texts hooks printed (hook.end events): distinct, most recent last
+        self.injected: dict[str, None] = {}
 
     def _open(self) -> IO[bytes]:
         try:
@@ -1068,7 +1073,11 @@ class SessionReader:
         output = data.get("output") if isinstance(data, dict) else None
         context = output.get("additionalContext") if isinstance(output, dict) else None
         if isinstance(context, str) and context.strip():
-            self.injected.append(" ".join(context.split()))
+            folded = " ".join(context.split())
+            self.injected.pop(folded, None)
+            self.injected[folded] = None
+            if len(self.injected) > MAX_REMEMBERED_CONTEXTS:
+                del self.injected[next(iter(self.injected))]
 
     def _injected_by_a_hook(self, text: str) -> bool:
         """Is this "user" message what a hook (omp's sessionStart above all) injected?"""
@@ -1080,7 +1089,7 @@ def is_omp_context(text: str) -> bool:
     return text.lstrip().startswith(OMP_CONTEXT_PREFIXES)
 
 
-def _inside_context(text: str, contexts: list[str]) -> bool:
+def _inside_context(text: str, contexts: Collection[str]) -> bool:
     if not contexts:
         return False
     longest = max(len(context) for context in contexts)
