@@ -3,7 +3,8 @@
     python bench/gen_memory.py /tmp/big --notes 20000 --directives 500 --pending 200
 
 The files are written with omp's own renderers (the same bytes `omp project-memory add-note`,
-`promote` and a review would write), straight to disk: making 20,000 notes through the CLI would
+`promote` and a review would write), straight to disk, and recorded in G/trust.json as omp
+records what it writes: making 20,000 notes through the CLI would
 measure the CLI, not the memory. The project is a real git repository, so every omp command
 finds it. Used by bench/bench_memory_scale.py and by tests/test_memory_scale.py.
 """
@@ -11,9 +12,11 @@ finds it. Used by bench/bench_memory_scale.py and by tests/test_memory_scale.py.
 from __future__ import annotations
 
 import argparse
+import datetime as _dt
 import subprocess
 from pathlib import Path
 
+from omp import trust
 from omp.memory.directives import Directive, PendingItem, render_checklist, render_directives, render_pending_metadata
 from omp.memory.notes import render_note
 from omp.paths import ProjectPaths
@@ -35,17 +38,22 @@ def make_project(root: Path, notes: int, directives: int, pending: int) -> Proje
                            f"the {topic} fact {number}", f"What was found about {topic} in session {number}.")
         (paths.notes / f"{note_id}.md").write_text(text, encoding="utf-8")
     paths.directives.parent.mkdir(parents=True, exist_ok=True)
-    paths.directives.write_text(render_directives([
+    directives_text = render_directives([
         Directive(f"Rule {number}: run the {TOPICS[number % len(TOPICS)]} check before every commit",
                   "2025-01-01T00:00:00Z", "manual")
         for number in range(directives)
-    ]), encoding="utf-8")
+    ])
+    paths.directives.write_text(directives_text, encoding="utf-8")
+    # As omp records what it wrote: the directives and the queued items are this machine's own.
+    trust.record_directives(paths, directives_text.encode("utf-8"))
+    now = _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")  # not expired
     items = [PendingItem("add", f"Proposed rule {number}: keep the {TOPICS[number % len(TOPICS)]} logs short",
-                         "2025-01-01T00:00:00Z", f"session-{number}", f"keep the logs short {number}")
+                         now, f"session-{number}", f"keep the logs short {number}")
              for number in range(pending)]
     paths.pending_md.parent.mkdir(parents=True, exist_ok=True)
     paths.pending_md.write_text(render_checklist(items), encoding="utf-8")
     paths.pending_json.write_text(render_pending_metadata(items), encoding="utf-8")
+    trust.record_queued(paths, [(item.kind, item.text) for item in items])
     return paths
 
 

@@ -1,6 +1,6 @@
-"""The block's note lines kept between renders (omp.memory.note_catalog): a render after one note
-changed reads that note alone, and nothing the cache file says can show a line screening holds
-back, or hide a change."""
+"""The note catalogue (omp.memory.note_catalog): a render after one note changed reads that note
+alone, nothing the catalogue file says can show a line screening holds back or hide a change, and
+memory that grows is not read note by note by the hook, a review or `add-note`."""
 
 from __future__ import annotations
 
@@ -96,7 +96,8 @@ def test_a_committed_cache_cannot_show_a_held_back_title(project: Path) -> None:
     info = victim.stat()
     guesses = [info.st_size, info.st_mtime_ns, 0, 0]  # size and mtime a checkout can set; not ctime, inode
     makers = note_lines_mod._makers()
-    forged = {name: [*guesses, "2030-01-01T00:00:00Z", f"note {name[:-3]}: \"Harmless fact\""]
+    forged = {name: [*guesses, "2030-01-01T00:00:00Z", "2030-01-01T00:00:00.000000", "Harmless fact",
+                     f"note {name[:-3]}: \"Harmless fact\""]
               for name in notes_mod.note_names(paths.notes)}
     _cache(project).parent.mkdir(parents=True, exist_ok=True)
     _cache(project).write_text(json.dumps({"format": note_lines_mod.FORMAT, "makers": makers, "notes": forged}))
@@ -160,3 +161,72 @@ def test_the_next_session_sees_a_note_edited_by_hand(project: Path) -> None:
     assert all(f"Fact {i} about the build" in context for i in (0, 1, 3))
     remembered = json.loads(_cache(project).read_text())["notes"]
     assert remembered[changed.name][-1].endswith('"Fact 2 about the release"')
+
+
+def _many_notes(paths: ProjectPaths, count: int) -> None:
+    """`count` notes written as omp writes them, straight to disk (add_notes would take a while)."""
+    paths.notes.mkdir(parents=True, exist_ok=True)
+    for number in range(count):
+        created = f"2025-{1 + number % 12:02d}-{1 + number % 28:02d}T{number % 24:02d}:00:00Z"
+        note_id = f"grown-fact-{number}"
+        text = notes_mod.render_note(note_id, f"Grown fact {number} about module {number % 17}", created, None, None, "")
+        (paths.notes / f"{note_id}.md").write_text(text, encoding="utf-8")
+
+
+def test_a_review_and_add_note_read_no_note_the_catalogue_knows(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from omp.memory import manage
+    from omp.memory.store import known_items, memory_batch
+
+    paths = _project_with_notes(project, 2)
+    _many_notes(paths, 300)
+    note_lines_mod.catalog(project, remember=True)
+    read = _count_reads(monkeypatch)
+    with memory_batch(paths) as batch:
+        assert len(batch.notes) == 302 and batch.notes[0].created >= batch.notes[-1].created
+        assert batch._index("add").find("Grown fact 7 about module 7") == "note grown-fact-7: Grown fact 7 about module 7"
+    assert len(known_items(paths).notes) == 302
+    assert read == []
+    manage.add_note(paths, "The release branch is cut on Thursdays")
+    assert set(read) == {"the-release-branch-is-cut-on-thursdays.md"}  # the new note alone
+
+
+def test_the_hooks_cached_context_looks_only_at_the_notes_it_shows(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With memory that grew, the sessionStart hook's check costs what the context shows, not
+    what the project holds; a shown note edited where it lies, or a note added, still renders anew."""
+    from omp.core import context_cache
+    from omp.memory.block import refresh_hook_context
+
+    paths = _project_with_notes(project, 2)
+    _many_notes(paths, 400)
+    env = dict(os.environ)
+    context = refresh_hook_context(project, env)
+    assert context_cache.cached(str(project), env) == context
+    stats: list[str] = []
+    real_stat = os.stat
+
+    def counting(path: object, *args: object, **kwargs: object) -> os.stat_result:
+        stats.append(str(path))
+        return real_stat(path, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(os, "stat", counting)
+    assert context_cache.cached(str(project), env) == context
+    shown = context.count("\n- note ")
+    assert 0 < shown < 400 and len(stats) <= shown + 20
+    monkeypatch.setattr(os, "stat", real_stat)
+    # A shown note edited in place (no rename: its folder does not change).
+    newest = context.split("\n- note ", 1)[1].split(":", 1)[0]
+    target = paths.notes / f"{newest}.md"
+    with target.open("r+", encoding="utf-8") as handle:
+        text = handle.read()
+        handle.seek(0)
+        handle.write(text.replace("# ", "# Edited: ", 1))
+    assert context_cache.cached(str(project), env) is None
+    refresh_hook_context(project, env)
+    assert context_cache.cached(str(project), env) is not None
+    manage_note = paths.notes / "a-note-from-a-pull.md"
+    manage_note.write_text(notes_mod.render_note("a-note-from-a-pull", "A note from a pull", "2030-01-01T00:00:00Z",
+                                                 None, None, ""), encoding="utf-8")
+    assert context_cache.cached(str(project), env) is None
+    assert "A note from a pull" in refresh_hook_context(project, env)

@@ -73,8 +73,7 @@ def nudge_lines(root: str, queued: QueueSummary | None = None) -> list[str]:
 def memory_context(root: str, env: Mapping[str, str]) -> str:
     """The managed block's content, for memory-inject=hook: cached, rendered again (by the
     library) only when what it was rendered from changed."""
-    current = context_cache.fingerprint(root, env)
-    context = context_cache.cached(root, current)
+    context = context_cache.cached(root, env)
     if context is not None:
         return context
     if not os.path.isdir(os.path.join(root, layout.STATE_DIR)):
@@ -83,7 +82,7 @@ def memory_context(root: str, env: Mapping[str, str]) -> str:
     try:
         from omp.memory.block import refresh_hook_context  # the cache missed: render (heavy)
 
-        return refresh_hook_context(root, env, current)
+        return refresh_hook_context(root, env)
     except Exception as exc:
         problem(f"memory block: {type(exc).__name__}: {exc}")
         return ""

@@ -40,7 +40,7 @@ from omp.errors import OmpError
 from omp.fsio import atomic_write, confine, read_text
 from omp.memory import directives as dirs, notes as notes_mod
 from omp.memory.neutralise import neutralise_line
-from omp.memory.note_catalog import note_lines
+from omp.memory.note_catalog import NoteSummary, catalog
 from omp.paths import GlobalPaths, ProjectPaths
 from omp.project import global_lock, project_lock
 from omp.safety.injection import injection_reasons
@@ -116,14 +116,26 @@ def project_selections(
 ) -> tuple[Selection, Selection]:
     """(directives, notes) as the project block shows them (with global ones for the hook;
     `remember`: the notes' entries are kept for the next render, omp.memory.note_catalog)."""
+    directive_sel, note_sel, _shown = _selections(paths, settings, global_paths, with_global, remember)
+    return directive_sel, note_sel
+
+
+def _selections(
+    paths: ProjectPaths, settings: dict[str, Any] | None, global_paths: GlobalPaths | None,
+    with_global: bool, remember: bool,
+) -> tuple[Selection, Selection, list[NoteSummary]]:
+    """`project_selections`, and the notes whose lines the note selection shows."""
     settings = settings or _settings(paths, global_paths)
     global_paths = global_paths or GlobalPaths.current()
     directive_sel = select(
         _directive_texts(paths, global_paths, with_global),
         settings["memory-directive-cap"], settings["memory-directive-char-cap"],
     )
-    note_sel = select(note_lines(paths.root, remember), settings["memory-note-cap"], settings["memory-note-char-cap"])
-    return directive_sel, note_sel
+    with_lines = [note for note in catalog(paths.root, remember) if note.line is not None]
+    note_sel = select([note.line for note in with_lines if note.line is not None],
+                      settings["memory-note-cap"], settings["memory-note-char-cap"])
+    shown_lines = set(note_sel.shown)
+    return directive_sel, note_sel, [note for note in with_lines if note.line in shown_lines]
 
 
 def render_block_lines(
@@ -173,17 +185,20 @@ def hook_context(paths: ProjectPaths) -> str:
 
     Empty when nothing is remembered (the hook then says nothing about memory).
     """
+    return _hook_context(paths)[0]
+
+
+def _hook_context(paths: ProjectPaths) -> tuple[str, list[NoteSummary]]:
+    """`hook_context`, and the notes it shows."""
     global_paths = GlobalPaths.current()
-    directive_sel, note_sel = project_selections(paths, global_paths=global_paths,
-                                                 with_global=_globals_in_hook(global_paths), remember=True)
+    directive_sel, note_sel, shown = _selections(paths, None, global_paths, _globals_in_hook(global_paths), True)
     held_back = untrusted_directives(paths)
     if not (directive_sel.shown or directive_sel.skipped or note_sel.shown or note_sel.skipped or held_back):
-        return ""
-    return "\n".join(_block_lines(directive_sel, note_sel, held_back))
+        return "", shown
+    return "\n".join(_block_lines(directive_sel, note_sel, held_back)), shown
 
 
-def refresh_hook_context(root: str | os.PathLike[str], env: Mapping[str, str] | None = None,
-                         fingerprint: str | None = None) -> str:
+def refresh_hook_context(root: str | os.PathLike[str], env: Mapping[str, str] | None = None) -> str:
     """Render the hook's context now and cache it for the next sessionStart; returns it.
 
     Whoever changes memory in `memory-inject=hook` mode calls this afterwards (sync_block does),
@@ -191,9 +206,11 @@ def refresh_hook_context(root: str | os.PathLike[str], env: Mapping[str, str] | 
     """
     root = os.fspath(root)
     env = os.environ if env is None else env
-    current = fingerprint or context_cache.fingerprint(root, env)
-    context = hook_context(ProjectPaths(Path(root)))
-    context_cache.store(root, current, context)
+    # Taken before rendering: a change made while the text is rendered shows at the next start.
+    base = context_cache.base_parts(root, env)
+    context, shown = _hook_context(ProjectPaths(Path(root)))
+    # Each shown note as it was when read (the catalogue's identity), not as it is now.
+    context_cache.store(root, base, [[note.path.name, *note.identity] for note in shown], context)
     return context
 
 

@@ -55,6 +55,7 @@ class NoteSummary(NamedTuple):
     created: str  # as the note says, ISO 8601 UTC; a note without a readable one has its file's mtime
     line: str | None  # the managed block's line, None when it shows none
     folder: Path
+    identity: tuple[int, ...] = ()  # [size, mtime_ns, ctime_ns, inode] of the file when it was read
 
     @property
     def path(self) -> Path:
@@ -111,7 +112,7 @@ def catalog(root: Path, remember: bool = False) -> list[NoteSummary]:
         write_best_effort(cache_path, json.dumps({"format": FORMAT, "makers": makers, "notes": current}))
     # Newest first; ties by id, so the order is stable (the id is the name without ".md").
     ordered = sorted(current.items(), key=lambda item: (item[1][5], item[0][:-3]), reverse=True)
-    return [NoteSummary(name[:-3], entry[6], entry[4], entry[7], folder) for name, entry in ordered]
+    return [NoteSummary(name[:-3], entry[6], entry[4], entry[7], folder, tuple(entry[:4])) for name, entry in ordered]
 
 
 def note_lines(root: Path, remember: bool = False) -> list[str]:
