@@ -224,3 +224,39 @@ def test_the_queue_keeps_one_redacted_bounded_line_whatever_it_is_given(project:
     assert stored["last_error"].startswith("invalid answer: ") and GITHUB_TOKEN not in stored["last_error"]
     assert len(stored["last_error"]) == MAX_TEXT_CHARS and "\n" not in stored["last_error"]
     assert stored["hint"] == "fix it"
+
+
+# ---------------------------------------------------------------------------------------------
+# reading the words (no process)
+
+
+@pytest.mark.parametrize(
+    ("said", "given", "kind", "in_hint"),
+    [
+        ("error: $OPENAI_API_KEY is not set", {}, "not-configured", "OPENAI_API_KEY"),
+        ("error: the environment variable LLM_HOST is missing", {}, "not-configured", "LLM_HOST"),
+        # It asks for what it was given: the value is wrong, not missing; no reviewer.env advice.
+        ("error: $LLM_HOST is not set correctly", {"LLM_HOST": "x"}, "failed", "memory-reviewer offline"),
+        ("Error [ERR_INVALID_ARG_TYPE]: argument must be set", {}, "failed", "memory-reviewer offline"),
+        ("Could not connect to local model provider at http://127.0.0.1:9/v1.", {}, "network", "network"),
+    ],
+)
+def test_what_a_reviewer_asks_for_decides_the_fix(said: str, given: dict[str, str], kind: str, in_hint: str) -> None:
+    from omp.review.backends.command import fixes
+    from omp.review.reviewers import diagnose
+
+    failure = diagnose(said, fixes(), env=given)
+    assert failure.kind == kind and in_hint in (failure.hint or "")
+    if kind == "not-configured":
+        assert "reviewer.env" in (failure.hint or "")
+
+
+def test_a_status_the_reviewer_reports_outranks_its_words() -> None:
+    from omp.review.backends.copilot import fixes
+    from omp.review.reviewers import diagnose
+
+    # A provider's 500 whose body happens to say "model": a server fault, retried, not a model fix.
+    failure = diagnose("internal error while loading model weights: not found on disk", fixes({}), status=500)
+    assert failure.kind == "server"
+    # A 400 says nothing of the cause: the words decide.
+    assert diagnose("model 'x' does not exist", fixes({}), status=400).kind == "model"
