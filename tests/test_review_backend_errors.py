@@ -260,3 +260,28 @@ def test_a_status_the_reviewer_reports_outranks_its_words() -> None:
     assert failure.kind == "server"
     # A 400 says nothing of the cause: the words decide.
     assert diagnose("model 'x' does not exist", fixes({}), status=400).kind == "model"
+
+
+# ---------------------------------------------------------------------------------------------
+# the registry describes each backend without calling it (for omp doctor)
+
+
+def test_every_backend_describes_itself_or_names_the_missing_setting(tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    from omp.review import backends
+    from omp.review.reviewers import ReviewerUnavailable
+
+    fake = FakeReviewer(tmp_path / "fake")
+    monkeypatch.setenv("OMP_COPILOT_BIN", str(fake.copilot_bin))
+    good = {"memory-reviewer-command": fake.command, "memory-reviewer-url": "http://127.0.0.1:11434/v1"}
+    bad = {"memory-reviewer-command": "/nonexistent/reviewer --fast", "memory-reviewer-url": "http://example.com/v1"}
+    for name in backends.NAMES:
+        entry = backends.lookup(name)
+        assert entry.describe(good, "m").startswith(name)
+        if not entry.runs_model:
+            continue
+        if name == "copilot":
+            monkeypatch.setenv("OMP_COPILOT_BIN", str(tmp_path / "no-copilot"))
+        with pytest.raises(ReviewerUnavailable) as caught:
+            entry.describe(bad, "m")
+        assert caught.value.kind in ("missing", "not-configured") and caught.value.hint

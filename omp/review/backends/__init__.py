@@ -4,7 +4,9 @@ Everything that names a backend reads `REGISTRY`: config validation (`memory-rev
 and `memory-review-timeout`'s per-backend default), the CLI (`--reviewer` choices), `omp eval`,
 `omp doctor` and the review pipeline. A new backend is one new module here with a `call`
 function (`call(config, prompt, answer_complete, **options) -> ReviewerReply`, the signature of
-omp.review.reviewers.call_reviewer), and one `Entry` below. omp.review.reviewers holds what the
+omp.review.reviewers.call_reviewer), optionally a `describe(settings, model) -> str` (what it
+would call, for `omp doctor`; raising ReviewerUnavailable when a setting is missing), and one
+`Entry` below. omp.review.reviewers holds what the
 backends share: the types, the reviewer's environment (reviewer.env applied to every start), the
 one function that starts a reviewer process, and the reading of a failure.
 
@@ -37,6 +39,8 @@ class Backend(Protocol):
 
     def call(self, prompt: str, config: Any, answer_complete: Callable[[str], bool], **options: Any) -> Any: ...
 
+    def describe(self, settings: Mapping[str, Any], model: str) -> str: ...
+
 
 class Entry(NamedTuple):
     name: str
@@ -60,6 +64,15 @@ class Entry(NamedTuple):
         # Every backend module's function takes what omp.review.reviewers.call_reviewer takes.
         function = getattr(importlib.import_module(self.module), self.function)
         return function(config, prompt, answer_complete, **options)
+
+    def describe(self, settings: Mapping[str, Any], model: str) -> str:
+        """What this backend would call under `settings`, in a few words (`omp doctor`), without
+        calling it. Raises omp.review.reviewers.ReviewerUnavailable (`not-configured`, `missing`)
+        with the fix when a setting it needs is absent or wrong."""
+        if self.module is None:
+            return f"{self.name}: {self.summary}, no model is called"
+        describe = getattr(importlib.import_module(self.module), "describe", None)
+        return describe(settings, model) if describe else f"{self.name}, model {model}"
 
 
 def _openai_paid(settings: Mapping[str, Any]) -> bool:

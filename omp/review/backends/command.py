@@ -12,7 +12,9 @@ stdout) that states the error, redacted and on one line, and the fix its words p
 from __future__ import annotations
 
 import shlex
-from typing import Callable, Mapping
+import shutil
+from pathlib import Path
+from typing import Any, Callable, Mapping
 
 from omp.config import is_program_name_allowed
 from omp.process import reviewer_env_file
@@ -24,12 +26,17 @@ from omp.review.reviewers import (
 
 
 def argv(config: ReviewerConfig) -> list[str]:
-    if not config.command:
+    return command_line(config.command)
+
+
+def command_line(text: str | None) -> list[str]:
+    """memory-reviewer-command as argv, or ReviewerUnavailable('not-configured') with the fix."""
+    if not text:
         raise ReviewerUnavailable(
             "not-configured", "memory-reviewer is 'command' but memory-reviewer-command is not set", HINT_COMMAND
         )
     try:
-        command = shlex.split(config.command)
+        command = shlex.split(text)
     except ValueError as exc:
         raise ReviewerUnavailable("not-configured", f"memory-reviewer-command does not parse: {exc}", HINT_COMMAND) from exc
     if not command:
@@ -42,6 +49,15 @@ def argv(config: ReviewerConfig) -> list[str]:
             HINT_COMMAND,
         )
     return command
+
+
+def describe(settings: Mapping[str, Any], model: str) -> str:
+    """`command: <command line>` when its program can be found (`omp doctor`)."""
+    text = settings.get("memory-reviewer-command")
+    program = command_line(text)[0]
+    if not (shutil.which(program) or Path(program).is_file()):
+        raise ReviewerUnavailable("missing", f"reviewer command {program!r} not found", HINT_COMMAND)
+    return f"command: {text}"
 
 
 def fixes() -> Fixes:

@@ -23,13 +23,15 @@ name reviewer.env and the provider, not `copilot login`.
 from __future__ import annotations
 
 import json
+import shutil
 from typing import Any, Callable, Mapping, NamedTuple
 
+from omp.copilot import HINT_INSTALL
 from omp.copilot_history import Forgotten, copilot_home_of, forget_session, new_session_id
 from omp.paths import global_home
 from omp.process import reviewer_env_file
 from omp.review.reviewers import (
-    HINT_MODEL, KILL_GRACE_SECONDS, LINGER_SECONDS, Fixes, ReviewerConfig, ReviewerReply,
+    HINT_MODEL, KILL_GRACE_SECONDS, LINGER_SECONDS, Fixes, ReviewerConfig, ReviewerReply, ReviewerUnavailable,
     answered, copilot_binary, login_hint, one_line, process_failure, reviewer_env, run_process, secret_values,
     stated_error,
 )
@@ -108,6 +110,15 @@ def copilot_answer(stdout: str) -> tuple[str, float | None]:
     """The answer and the premium requests (see `read_events`)."""
     events = read_events(stdout)
     return events.answer, events.premium_requests
+
+
+def describe(settings: Mapping[str, Any], model: str) -> str:
+    """`copilot, model M (path)` when the CLI is found (`omp doctor`)."""
+    binary = copilot_binary()
+    found = shutil.which(binary)
+    if found is None:
+        raise ReviewerUnavailable("missing", f"cannot run reviewer {binary!r}: not found", HINT_INSTALL)
+    return f"copilot, model {model} ({found})"
 
 
 def fixes(env: Mapping[str, str]) -> Fixes:

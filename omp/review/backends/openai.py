@@ -226,15 +226,26 @@ def _failure(answer: _Answer, config: ReviewerConfig, url: str, key: str | None)
 # the call
 
 
+def describe(settings: Mapping[str, Any], model: str) -> str:
+    """`openai, model M at URL` when the URL is one omp sends to (`omp doctor`)."""
+    url = settings.get("memory-reviewer-url")
+    _checked_url(url if isinstance(url, str) else None)
+    return f"openai, model {model} at {url}"
+
+
 def _endpoint(config: ReviewerConfig) -> str:
-    url = (config.url or "").strip()
+    return _checked_url(config.url).rstrip("/") + "/chat/completions"
+
+
+def _checked_url(value: str | None) -> str:
+    url = (value or "").strip()
     if not url:
         raise ReviewerUnavailable("not-configured", "memory-reviewer is 'openai' but memory-reviewer-url is not set",
                                   backends.HINT_URL)
     problem = backends.url_problem(url)
     if problem:
         raise ReviewerUnavailable("not-configured", f"memory-reviewer-url {url!r} refused: {problem}", backends.HINT_URL)
-    return url.rstrip("/") + "/chat/completions"
+    return url
 
 
 def call(
