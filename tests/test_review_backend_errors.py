@@ -157,6 +157,24 @@ def test_copilot_error_holding_a_token_and_a_thousand_lines_is_redacted_and_cut(
     assert "memory-reviewer offline" in entry["hint"]  # an unknown cause: check it, or go offline
 
 
+def test_a_lone_session_error_line_in_any_key_order_is_read(project: Path, fake: FakeReviewer) -> None:
+    """Nothing but the event, its keys in another order, exit 1: still Copilot's words and the fix."""
+    line = json.dumps({"data": {"message": "Model \"gpt-9\" is not available.", "errorType": "query"},
+                       "type": "session.error"})
+    fake.queue(reply(line + "\n", exit=1))
+    _, _, _, entry = _failed_review(project, fake.env("copilot"))
+    assert entry["kind"] == "model" and 'Model "gpt-9" is not available.' in entry["last_error"]
+    assert "omp config set memory-review-model" in entry["hint"]
+
+
+def test_copilots_authentication_error_type_decides_without_a_status(project: Path, fake: FakeReviewer) -> None:
+    event = _session_error("Your session has expired; sign-in is required again.", None, "authentication")
+    fake.queue(reply(_events(event), exit=1))
+    _, _, _, entry = _failed_review(project, fake.env("copilot"))
+    assert entry["kind"] == "auth" and "Your session has expired" in entry["last_error"]
+    assert "copilot login" in entry["hint"]
+
+
 # ---------------------------------------------------------------------------------------------
 # command: stderr
 

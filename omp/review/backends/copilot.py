@@ -66,6 +66,12 @@ def _status(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) and 100 <= value <= 599 else None
 
 
+def _is_event(value: Any) -> bool:
+    """A Copilot event: `{"type": "session.error", …}` (a dotted name) or the last `result` line."""
+    kind = value.get("type") if isinstance(value, dict) else None
+    return isinstance(kind, str) and ("." in kind or kind == "result")
+
+
 def read_events(stdout: str) -> Events:
     """The answer, the premium requests and the error in `copilot --output-format json` output.
     Output with no events (plain text from an older CLI or a stand-in) is the answer itself."""
@@ -76,14 +82,14 @@ def read_events(stdout: str) -> Events:
     saw_events = False
     for line in stdout.splitlines():
         line = line.strip()
-        if not line.startswith('{"type"'):
+        if not line.startswith("{") or '"type"' not in line:
             continue
         try:
             event = json.loads(line)
         except (ValueError, RecursionError):
             continue  # a line cut short by a timeout, or nested past the decoder's depth
-        if not isinstance(event, dict):
-            continue
+        if not _is_event(event):
+            continue  # e.g. a plain-text answer that is itself one JSON object
         saw_events = True
         kind, data = event.get("type"), event.get("data")
         data = data if isinstance(data, dict) else {}
@@ -97,6 +103,8 @@ def read_events(stdout: str) -> Events:
                 premium = float(value)
         elif kind == "session.error" and isinstance(data.get("message"), str):
             error, status = data["message"], _status(data.get("statusCode"))
+            if status is None and data.get("errorType") == "authentication":
+                status = 401  # Copilot's own word for the cause, when it reports no status
         elif kind == "model.call_failure" and isinstance(data.get("errorMessage"), str):
             failure, failure_status = data["errorMessage"], _status(data.get("statusCode"))
     if not saw_events:
@@ -166,5 +174,9 @@ def call(
     if answered(reply, answer_complete):
         return reply
     # Copilot's own account of the failure when it gave one (a few lines at most), else stderr's.
-    said = one_line(events.error or stated_error(reply.stderr), secret_values(env))
-    raise process_failure(reply, said, fixes(env), model=config.model, env=env, status=events.status)
+    error, status = events.error, events.status
+    if not error:  # the same events on stderr (a wrapper that moved them), else its plain words
+        on_stderr = read_events(reply.stderr)
+        error, status = on_stderr.error or stated_error(reply.stderr), on_stderr.status
+    said = one_line(error, secret_values(env))
+    raise process_failure(reply, said, fixes(env), model=config.model, env=env, status=status)
