@@ -139,7 +139,7 @@ def fixes(env: Mapping[str, str]) -> Fixes:
     return Fixes(
         auth=(f"put your provider's key (COPILOT_PROVIDER_API_KEY or COPILOT_PROVIDER_BEARER_TOKEN) in {where} "
               "(chmod 600), then check: omp doctor --deep"),
-        model=HINT_MODEL.split(" (")[0] + f" (a model your provider{at} serves)",
+        model=HINT_MODEL.split(" (")[0] + f": a model your provider{at} serves",
         network=(f"start your model provider{at}, or fix {PROVIDER_URL} in {where}; "
                  "the review is retried by the next omp memory-review --sweep"),
     )
