@@ -130,6 +130,7 @@ def reviewer_env(config: ReviewerConfig, base: Mapping[str, str] | None = None) 
     env["OMP_MEMORY_MODE"] = "off"
     env["OMP_REVIEWER"] = "1"
     env["OMP_REVIEW_MODEL"] = config.model
+    env.pop("OMP_REVIEW_CLAIM", None)  # only this review's own mark, never one inherited or from the file
     if config.claim_token:
         env["OMP_REVIEW_CLAIM"] = config.claim_token
     return env
