@@ -245,12 +245,17 @@ def isolated_environment(folders: DemoFolders, extra: dict[str, str] | None = No
     it goes to the throwaway folders, so none waits for the disk (`fsio.throwaway_writes`).
     """
     saved = dict(os.environ)
+    # The user's reviewer.env still configures the reviewer (SPEC §5.2), from its usual place.
+    from omp.process import REVIEWER_ENV_FILE_VAR, reviewer_env_file
+
+    reviewer_env = reviewer_env_file()
     try:
         for name in list(os.environ):
             if name.startswith("OMP_") and name not in _KEPT_OMP_VARS:
                 del os.environ[name]
         os.environ["OMP_HOME"] = str(folders.omp_home)
         os.environ["COPILOT_HOME"] = str(folders.copilot_home)
+        os.environ[REVIEWER_ENV_FILE_VAR] = reviewer_env
         os.environ.update(extra or {})
         with throwaway_writes():
             yield

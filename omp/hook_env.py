@@ -4,8 +4,9 @@ Copilot CLI removes the provider and token variables from every hook process. A 
 Copilot works through bring-your-own-key or offline settings in the shell (`COPILOT_OFFLINE`,
 `COPILOT_PROVIDER_BASE_URL`, …) therefore has a reviewer that works from the shell and fails
 from the sessionEnd hook. `G/reviewer.env` (read by omp.process) is how the user hands those
-settings to hook-started reviews; this module tells what a hook would see, so `omp doctor
---deep` tests that case and not the shell's.
+settings back: every reviewer omp starts gets it (omp.review.reviewers.reviewer_env), a
+hook-started one included; this module tells what a hook would see, so `omp doctor --deep`
+tests that case and not the shell's.
 """
 
 from __future__ import annotations

@@ -174,12 +174,13 @@ def test_the_key_comes_from_reviewer_env_and_never_reaches_a_log_or_the_ledger(
     assert ledger(project) and log_lines(project)
 
 
-def test_the_environment_key_wins_over_reviewer_env(isolated_home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_reviewer_env_wins_over_the_environment_key(isolated_home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """As for every reviewer setting (a hook-started review's too): one file configures the reviewer."""
+    monkeypatch.setenv("OMP_REVIEWER_API_KEY", "from-the-shell")
+    assert backend.api_key() == "from-the-shell"
     (isolated_home / ".omp").mkdir(exist_ok=True)
     (isolated_home / ".omp" / "reviewer.env").write_text("OMP_REVIEWER_API_KEY=from-the-file\n")
     assert backend.api_key() == "from-the-file"
-    monkeypatch.setenv("OMP_REVIEWER_API_KEY", "from-the-shell")
-    assert backend.api_key() == "from-the-shell"
 
 
 def test_a_project_file_never_supplies_the_key_or_the_url(project: Path, stub: StubServer) -> None:

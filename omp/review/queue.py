@@ -13,6 +13,10 @@ Each attempt is a billed reviewer call, so after `MAX_ATTEMPTS` failures the ent
 the nudge and `omp doctor` name it, and only `omp memory-review --session ID --force` calls the
 reviewer for it again.
 
+`last_error` and `hint` are what the user reads later in the nudge and `omp doctor`: each is
+stored redacted (omp.safety), on one line, at most `MAX_TEXT_CHARS` long, whatever the caller
+passes (the reviewer's own words reach here: Copilot's `session.error`, a server's body, stderr).
+
 Only the holder of a session's claim writes that session's entry, so plain atomic replaces are
 enough: no two processes update one entry at once.
 
@@ -37,6 +41,7 @@ from omp.paths import ProjectPaths, check_session_id
 BACKOFF_BASE_SECONDS = 60.0
 BACKOFF_CAP_SECONDS = 6 * 3600.0
 MAX_ATTEMPTS = 5  # failed reviewer calls for one session before it is marked failed for good
+MAX_TEXT_CHARS = 500  # of last_error and of hint: a message with the reviewer's own line, and its fix
 
 
 class QueueEntry(Struct, frozen=True):
@@ -65,6 +70,14 @@ class QueueEntry(Struct, frozen=True):
 
 def _iso(epoch: float) -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(epoch))
+
+
+def stored_text(text: str) -> str:
+    """What an entry keeps of an error or a hint: redacted, one line, at most MAX_TEXT_CHARS."""
+    from omp.safety.secrets import redact  # only a failed review writes an entry
+
+    text = " ".join(redact(text)[0].split())
+    return text if len(text) <= MAX_TEXT_CHARS else text[: MAX_TEXT_CHARS - 1] + "…"
 
 
 def backoff_seconds(attempts: int) -> float:
@@ -118,8 +131,8 @@ def record_failure(
         session=session_id,
         attempts=attempts,
         next_try_at=now + backoff_seconds(attempts),
-        last_error=error,
-        hint=hint,
+        last_error=stored_text(error),
+        hint=stored_text(hint) if hint else None,
         kind=kind,
         first_failed_at=previous.first_failed_at if previous and previous.first_failed_at else now,
         updated_at=now,

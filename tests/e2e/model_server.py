@@ -69,6 +69,8 @@ class ModelServer:
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
         self._httpd.daemon_threads = True
         self._thread = threading.Thread(target=self._httpd.serve_forever, name="model-server", daemon=True)
+        # None: any model name is served. A set: a request for another model gets Ollama's 404.
+        self.models: set[str] | None = None
 
     # -- lifecycle ----------------------------------------------------------------------------
     @property
@@ -167,6 +169,10 @@ class ModelServer:
                 server._record(Recorded(self.path, "POST", body))
                 if not self.path.rstrip("/").endswith("/chat/completions"):
                     self._send_json(404, {"error": {"message": f"no route {self.path}"}})
+                    return
+                if server.models is not None and body.get("model") not in server.models:
+                    self._send_json(404, {"error": {"message": f"model '{body.get('model')}' not found",
+                                                    "type": "not_found_error"}})
                     return
                 rule = server._choose(body)
                 reply = rule.reply if rule else server.default_reply

@@ -4,15 +4,16 @@ Everything that names a backend reads `REGISTRY`: config validation (`memory-rev
 and `memory-review-timeout`'s per-backend default), the CLI (`--reviewer` choices), `omp eval`,
 `omp doctor` and the review pipeline. A new backend is one new module here with a `call`
 function (`call(config, prompt, answer_complete, **options) -> ReviewerReply`, the signature of
-omp.review.reviewers.call_reviewer), and one `Entry` below.
+omp.review.reviewers.call_reviewer), optionally a `describe(settings, model) -> str` (what it
+would call, for `omp doctor`; raising ReviewerUnavailable when a setting is missing), and one
+`Entry` below. omp.review.reviewers holds what the
+backends share: the types, the reviewer's environment (reviewer.env applied to every start), the
+one function that starts a reviewer process, and the reading of a failure.
 
 This module is imported by omp.config, which the sessionStart hook's cold render loads: it holds
 facts only (names, defaults, whether a call costs money, the URL rule) and imports no backend.
 `Entry.call` imports its module when a review really calls it — by name, because the backends
 import omp.review.reviewers, which imports omp.config, which imports this registry.
-
-`copilot` and `command` still live in omp.review.reviewers (`call_reviewer`); their entries
-point there. Moving them into this package, one module each, is the next step.
 """
 
 from __future__ import annotations
@@ -38,6 +39,8 @@ class Backend(Protocol):
 
     def call(self, prompt: str, config: Any, answer_complete: Callable[[str], bool], **options: Any) -> Any: ...
 
+    def describe(self, settings: Mapping[str, Any], model: str) -> str: ...
+
 
 class Entry(NamedTuple):
     name: str
@@ -62,6 +65,15 @@ class Entry(NamedTuple):
         function = getattr(importlib.import_module(self.module), self.function)
         return function(config, prompt, answer_complete, **options)
 
+    def describe(self, settings: Mapping[str, Any], model: str) -> str:
+        """What this backend would call under `settings`, in a few words (`omp doctor`), without
+        calling it. Raises omp.review.reviewers.ReviewerUnavailable (`not-configured`, `missing`)
+        with the fix when a setting it needs is absent or wrong."""
+        if self.module is None:
+            return f"{self.name}: {self.summary}, no model is called"
+        describe = getattr(importlib.import_module(self.module), "describe", None)
+        return describe(settings, model) if describe else f"{self.name}, model {model}"
+
 
 def _openai_paid(settings: Mapping[str, Any]) -> bool:
     # A server on this machine costs nothing per call; anything else is assumed to bill.
@@ -73,13 +85,13 @@ def _openai_paid(settings: Mapping[str, Any]) -> bool:
 REGISTRY: dict[str, Entry] = {
     entry.name: entry
     for entry in (
-        Entry("copilot", "the Copilot CLI with your login (premium requests)", 120, "omp.review.reviewers",
-              "call_reviewer", paid=lambda settings: True),
+        Entry("copilot", "the Copilot CLI with your login (premium requests)", 120, "omp.review.backends.copilot",
+              paid=lambda settings: True),
         Entry("openai", "an OpenAI-compatible server: Ollama, llama.cpp, LM Studio, vLLM", 900,
               "omp.review.backends.openai", paid=_openai_paid),
         # A command may call anything, a paid API included: assume it costs money.
-        Entry("command", "memory-reviewer-command, prompt on stdin, answer on stdout", 900, "omp.review.reviewers",
-              "call_reviewer", paid=lambda settings: True),
+        Entry("command", "memory-reviewer-command, prompt on stdin, answer on stdout", 900,
+              "omp.review.backends.command", paid=lambda settings: True),
         Entry("offline", "the explicit pass only", 120, None),
     )
 }

@@ -10,9 +10,10 @@ What is sent where:
 - the base URL is `memory-reviewer-url`; plain `http` only to this machine (127.0.0.0/8, ::1,
   localhost), `https` anywhere else — checked by `omp config set` and again here, since the
   value may come from the environment or a hand-edited file;
-- the API key, if any, is `OMP_REVIEWER_API_KEY` from the environment, else from
-  `G/reviewer.env`; never from a project file (no config key holds it). It goes in the
-  `Authorization` header only, and is cut out of every message that leaves this module;
+- the API key, if any, is `OMP_REVIEWER_API_KEY` from `G/reviewer.env`, else from the
+  environment (reviewer.env wins, as it does for every reviewer: omp.review.reviewers); never
+  from a project file (no config key holds it). It goes in the `Authorization` header only, and
+  is cut out of every message that leaves this module;
 - redirects are refused (urllib would follow one with the key to wherever it points), and a
   loopback call bypasses any proxy (a proxy would take the transcript off the machine).
 
@@ -31,7 +32,6 @@ from __future__ import annotations
 
 import http.client
 import json
-import os
 import socket
 import time
 import urllib.error
@@ -40,17 +40,18 @@ from functools import lru_cache
 from importlib import resources
 from typing import Any, Callable, Mapping
 
-from omp.process import read_env_file, reviewer_env_file
+from omp.process import reviewer_env_file
 from omp.review import backends
-from omp.safety.secrets import redact
-from omp.review.reviewers import HINT_NETWORK, HINT_TIMEOUT, ReviewerConfig, ReviewerReply, ReviewerUnavailable
+from omp.review.reviewers import (
+    DETAIL_CHARS, HINT_NETWORK, HINT_TIMEOUT, ReviewerConfig, ReviewerReply, ReviewerUnavailable, one_line,
+    with_reviewer_env_file,
+)
 
 API_KEY_VAR = "OMP_REVIEWER_API_KEY"
 SCHEMA_FILE = "omp.review.v1.schema.json"
 MAX_RESPONSE_BYTES = 4 * 1024 * 1024  # an answer is tens of KB; a larger body is no answer
 MAX_ERROR_BYTES = 64 * 1024
 CHUNK_BYTES = 64 * 1024
-DETAIL_CHARS = 200
 HINT_MODEL = "run: omp config set memory-review-model <name> (a model your server serves)"
 _MODEL_WORDS = ("model",)
 _FORMAT_WORDS = ("response_format", "json_schema", "response format")
@@ -71,9 +72,8 @@ def response_format() -> dict[str, Any]:
 
 
 def api_key(base_env: Mapping[str, str] | None = None) -> str | None:
-    """OMP_REVIEWER_API_KEY from the environment, else from reviewer.env (never a project file)."""
-    env = os.environ if base_env is None else base_env
-    key = env.get(API_KEY_VAR) or read_env_file(reviewer_env_file()).get(API_KEY_VAR)
+    """OMP_REVIEWER_API_KEY from reviewer.env, else the environment (never a project file)."""
+    key = with_reviewer_env_file(base_env).get(API_KEY_VAR)
     return key.strip() or None if key else None
 
 
@@ -175,10 +175,7 @@ def _server_message(raw: bytes) -> str:
 
 def _one_line(text: str, key: str | None) -> str:
     """Redacted, one line, cut: what a log line, a queue entry and `omp doctor` may hold."""
-    if key:
-        text = text.replace(key, "[REDACTED]")
-    text = " ".join(redact(text)[0].split())
-    return text if len(text) <= DETAIL_CHARS else text[: DETAIL_CHARS - 1] + "…"
+    return one_line(text, [key] if key else [])
 
 
 def _content(raw: bytes) -> str | None:
@@ -229,15 +226,26 @@ def _failure(answer: _Answer, config: ReviewerConfig, url: str, key: str | None)
 # the call
 
 
+def describe(settings: Mapping[str, Any], model: str) -> str:
+    """`openai, model M at URL` when the URL is one omp sends to (`omp doctor`)."""
+    url = settings.get("memory-reviewer-url")
+    _checked_url(url if isinstance(url, str) else None)
+    return f"openai, model {model} at {url}"
+
+
 def _endpoint(config: ReviewerConfig) -> str:
-    url = (config.url or "").strip()
+    return _checked_url(config.url).rstrip("/") + "/chat/completions"
+
+
+def _checked_url(value: str | None) -> str:
+    url = (value or "").strip()
     if not url:
         raise ReviewerUnavailable("not-configured", "memory-reviewer is 'openai' but memory-reviewer-url is not set",
                                   backends.HINT_URL)
     problem = backends.url_problem(url)
     if problem:
         raise ReviewerUnavailable("not-configured", f"memory-reviewer-url {url!r} refused: {problem}", backends.HINT_URL)
-    return url.rstrip("/") + "/chat/completions"
+    return url
 
 
 def call(
