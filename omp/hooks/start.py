@@ -17,8 +17,10 @@ import os
 from omp.core import context_cache, instructions, layout
 from omp.core.pending import QueueSummary, draft_count, pending_count, queue_summary
 from omp.core.settings import IGNORED, directives_held_back, is_reviewer_session
+from omp.core.notice import RELAY
+from omp.hooks.notice import not_reviewing
 from omp.hooks.outcome import HookResult, problem
-from omp.hooks.project import UNTRUSTED_NUDGE, memory_project
+from omp.hooks.project import UNTRUSTED_NUDGE, git_project, memory_on_in, untrusted_output
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations only: importing typing costs start-up time
@@ -109,11 +111,26 @@ def converge_instructions(root: str, inject: str) -> str:
     return ", instructions synced"
 
 
+def mode_off(root: str, settings: Mapping[str, Any]) -> HookResult:
+    """memory-mode off: the ignored-config line, or — once per project, when no layer set the
+    mode — that omp is not reviewing it and how to turn it on (omp.hooks.notice). One line
+    either way (the notice names the ignored config itself)."""
+    notice = not_reviewing(root, settings, "sessionStart")
+    if notice is None:
+        return HookResult(untrusted_output(settings), "memory-mode off")
+    return HookResult({"additionalContext": f"[MEMORY REVIEW] {notice} {RELAY}"}, "memory-mode off, not-reviewing notice")
+
+
 def session_start(payload: Mapping[str, Any], env: Mapping[str, str]) -> HookResult:
     """The pending nudge (and, with memory-inject=hook, the managed block's content)."""
     if is_reviewer_session(env):
         return HookResult({}, "reviewer session")
-    found = memory_project(payload, env)
+    located = git_project(payload, env)
+    if isinstance(located, HookResult):
+        return located
+    if located[1]["memory-mode"] != "on":
+        return mode_off(*located)
+    found = memory_on_in(*located)
     if isinstance(found, HookResult):
         return found
     root, settings = found
