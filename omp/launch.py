@@ -14,6 +14,10 @@ Which session was it?
   (when several changed — other Copilot windows — the one matching X, else none);
 - a subcommand (`omp launch -- plugin list`), `--help`, `--version`, `--connect`: no session.
 
+Before Copilot starts, once per project, one line on stderr (stdout is Copilot's answer) when
+omp's hooks are registered but nothing set this git project's memory-mode: omp is not reviewing
+it, and the command that turns it on (omp.core.notice; the sessionStart hook then stays quiet).
+
 The sessionEnd hook, when the plugin is installed too, starts the same review first; the
 wrapper then sees that hook's run log and starts nothing (the claim would make a second review
 harmless anyway, §5.1).

@@ -4,6 +4,8 @@
   reviews, an ignored untrusted config) and asks the model to pass it on, since the user never
   sees it;
 - with `memory-inject=hook`, the managed block's content, from omp.core.context_cache;
+- with memory-mode off because nothing set it, once per project: that omp is not reviewing it
+  and the command that turns it on (omp.core.notice; one stat once it was said);
 - the instruction file is brought to what the mode demands even when nothing ran `omp memory
   sync` — a global switch to `hook` mode, or another tool (Copilot's `/chronicle improve`)
   rewriting the file (SPEC §7.3). The check is one read or one stat; the library (heavy to
