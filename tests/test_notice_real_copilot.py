@@ -56,3 +56,21 @@ def test_the_real_cli_carries_the_notice_to_the_model_once(project: Path, isolat
     assert PATTERN in shown[0] and "`omp config set memory-mode on`" in shown[0]
     assert PATTERN not in shown[1]
     assert not (project / ".omp").exists()  # memory is off: the sessions wrote nothing into the project
+
+
+def test_omp_p_with_the_real_cli_says_it_on_stderr_once_and_the_hook_stays_quiet(
+        project: Path, isolated_home: Path, tmp_path: Path, ends_detached_runs: None) -> None:
+    with ModelServer(default_reply="OK.", record_file=tmp_path / "model-requests.jsonl") as server:
+        env = {**copilot_env(isolated_home, server.base_url), "OMP_COPILOT_BIN": str(copilot_binary())}
+        assert run_omp(["install"], cwd=project, env=env, timeout=180).returncode == 0
+        runs = [run_omp(["-p", "hello", "--model", "gpt-5-mini", "--no-auto-update", "-s"], cwd=project, env=env,
+                        timeout=180) for _ in range(2)]
+        requests = [r.body for r in server.chat_requests()]
+        server.release()
+    assert [run.returncode for run in runs] == [0, 0]
+    assert [run.stdout.strip() for run in runs] == ["OK.", "OK."]  # stdout is Copilot's answer alone
+    (line,) = runs[0].stderr.splitlines()
+    assert line.startswith("omp: ") and PATTERN in line and "`omp config set memory-mode on`" in line
+    assert PATTERN not in runs[1].stderr
+    # The wrapper said it to the user; the sessionStart hook inside the run did not say it again.
+    assert len(requests) == 2 and not any(PATTERN in user_text(body) for body in requests)
