@@ -19,8 +19,6 @@ import os
 from omp.core import context_cache, instructions, layout
 from omp.core.pending import QueueSummary, draft_count, pending_count, queue_summary
 from omp.core.settings import IGNORED, directives_held_back, is_reviewer_session
-from omp.core.notice import RELAY
-from omp.hooks.notice import not_reviewing
 from omp.hooks.outcome import HookResult, problem
 from omp.hooks.project import UNTRUSTED_NUDGE, git_project, memory_on_in, untrusted_output
 
@@ -115,12 +113,21 @@ def converge_instructions(root: str, inject: str) -> str:
 
 def mode_off(root: str, settings: Mapping[str, Any]) -> HookResult:
     """memory-mode off: the ignored-config line, or — once per project, when no layer set the
-    mode — that omp is not reviewing it and how to turn it on (omp.hooks.notice). One line
+    mode — that omp is not reviewing it and how to turn it on (omp.core.notice). One line
     either way (the notice names the ignored config itself)."""
-    notice = not_reviewing(root, settings, "sessionStart")
-    if notice is None:
-        return HookResult(untrusted_output(settings), "memory-mode off")
-    return HookResult({"additionalContext": f"[MEMORY REVIEW] {notice} {RELAY}"}, "memory-mode off, not-reviewing notice")
+    off = HookResult(untrusted_output(settings), "memory-mode off")
+    # Only with the mode off: a reviewed project's sessions never load the notice's modules.
+    from omp.core import notice
+
+    if not notice.is_left_to_default(settings) or notice.was_told(root):
+        return off
+    from omp.hooks.notice import not_reviewing  # once per project: it writes the record
+
+    said = not_reviewing(root, settings, "sessionStart")
+    if said is None:
+        return off
+    return HookResult({"additionalContext": f"[MEMORY REVIEW] {said} {notice.RELAY}"},
+                      "memory-mode off, not-reviewing notice")
 
 
 def session_start(payload: Mapping[str, Any], env: Mapping[str, str]) -> HookResult:
