@@ -61,7 +61,24 @@ def notice_of(output: dict[str, str]) -> str | None:
 
 def commands_in(text: str) -> list[list[str]]:
     """The commands a notice prints, in order (each between backticks)."""
-    return [shlex.split(found) for found in re.findall(r"`(omp [^`]+)`", text)]
+    return [shlex.split(found) for found in re.findall(r"`([^`]*omp [^`]+)`", text)]
+
+
+def run_as_printed(command: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
+    """The command exactly as the notice printed it, from a shell's PATH (ours), in `cwd`."""
+    return subprocess.run(command, cwd=cwd, capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
+
+
+@pytest.fixture(autouse=True)
+def omp_on_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """An `omp` on PATH, as a pip/pipx install or an activated venv gives the user."""
+    folder = tmp_path / "user-bin"
+    folder.mkdir()
+    script = folder / "omp"
+    script.write_text(f'#!/bin/sh\nexec "{sys.executable}" -m omp "$@"\n')
+    script.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{folder}{os.pathsep}{os.environ['PATH']}")
+    return script
 
 
 def records_made() -> list[Path]:
@@ -215,21 +232,35 @@ def test_the_printed_command_turns_memory_on(project: Path) -> None:
     assert notice is not None and memory_mode(project) == "memory-mode=off"
     for command in commands_in(notice):  # where the agent's shell is: the session's folder
         assert command[0] == "omp"
-        result = run_omp(command[1:], cwd=sub)
+        result = run_as_printed(command, sub)
         assert result.returncode == 0, result.stderr
     assert memory_mode(project) == "memory-mode=on"
     assert (project / ".omp" / "state" / "memory-on-since").is_file()
     assert session_start(project) == {}
 
 
-def _run_at_a_terminal(args: list[str], cwd: Path, answer: str) -> tuple[int, str]:
-    """Run `python -m omp ARGS` with a terminal for stdin (as a person does), typing `answer`."""
+@pytest.mark.usefixtures("hooks")
+def test_without_omp_on_path_the_printed_command_names_the_python_that_has_it(project: Path,
+                                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    # omp installed in a venv that is not activated: the hooks still run (the interpreter
+    # `omp install` wrote down), but a bare `omp` typed in a shell would not be found.
+    monkeypatch.setenv("PATH", "/usr/bin:/bin")
+    notice = notice_of(session_start(project))
+    assert notice is not None
+    (command,) = commands_in(notice)
+    assert command == [sys.executable, "-m", "omp", "config", "set", "memory-mode", "on"]
+    result = run_as_printed(command, project)
+    assert result.returncode == 0, result.stderr
+    assert memory_mode(project) == "memory-mode=on"
+
+
+def _run_at_a_terminal(command: list[str], cwd: Path, answer: str) -> tuple[int, str]:
+    """Run `command` with a terminal for stdin (as a person does), typing `answer`."""
     import pty
 
     controller, terminal = pty.openpty()
     try:
-        proc = subprocess.Popen([sys.executable, "-m", "omp", *args], cwd=cwd, stdin=terminal, stdout=terminal,
-                                stderr=terminal)
+        proc = subprocess.Popen(command, cwd=cwd, stdin=terminal, stdout=terminal, stderr=terminal)
         os.write(controller, f"{answer}\n".encode())
         code = proc.wait(timeout=60)
         shown = os.read(controller, 65536).decode(errors="replace")
@@ -252,11 +283,11 @@ def test_with_an_untrusted_config_the_printed_commands_still_turn_memory_on(proj
     commands = commands_in(notice)
     assert commands == [["omp", "trust"], ["omp", "config", "set", "memory-mode", "on"]]
     # `omp config set` alone is refused on an untrusted file: that is why the notice names omp trust first.
-    refused = run_omp(commands[1][1:], cwd=project)
+    refused = run_as_printed(commands[1], project)
     assert refused.returncode != 0 and "not trusted" in refused.stderr
-    code, shown = _run_at_a_terminal(commands[0][1:], project, "y")
+    code, shown = _run_at_a_terminal(commands[0], project, "y")
     assert code == 0 and "memory-note-cap" in shown
-    result = run_omp(commands[1][1:], cwd=project)
+    result = run_as_printed(commands[1], project)
     assert result.returncode == 0, result.stderr
     assert memory_mode(project) == "memory-mode=on"
     # The next session: memory on, nothing ignored, no notice.
@@ -312,7 +343,7 @@ def test_omp_p_printed_command_turns_memory_on(project: Path, copilot: tuple[Pat
     first = run_omp(["-p", "hi"], cwd=project, env=wrapper_env(copilot))
     (line,) = notice_lines(first.stderr)
     for command in commands_in(line):
-        assert run_omp(command[1:], cwd=project).returncode == 0
+        assert run_as_printed(command, project).returncode == 0
     assert memory_mode(project) == "memory-mode=on"
 
 
@@ -325,7 +356,7 @@ def test_omp_p_for_another_folder_names_that_project(project: Path, copilot: tup
     (line,) = notice_lines(result.stderr)
     (command,) = commands_in(line)
     assert command[-2:] == ["--root", str(project.resolve())]
-    assert run_omp(command[1:], cwd=elsewhere).returncode == 0
+    assert run_as_printed(command, elsewhere).returncode == 0
     assert memory_mode(project) == "memory-mode=on"
 
 

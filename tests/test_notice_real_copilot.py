@@ -53,7 +53,7 @@ def test_the_real_cli_carries_the_notice_to_the_model_once(project: Path, isolat
             (request,) = [r.body for r in server.chat_requests()[len(shown):]]
             shown.append(user_text(request))
         server.release()
-    assert PATTERN in shown[0] and "`omp config set memory-mode on`" in shown[0]
+    assert PATTERN in shown[0] and "config set memory-mode on`" in shown[0]
     assert PATTERN not in shown[1]
     assert not (project / ".omp").exists()  # memory is off: the sessions wrote nothing into the project
 
@@ -70,7 +70,7 @@ def test_omp_p_with_the_real_cli_says_it_on_stderr_once_and_the_hook_stays_quiet
     assert [run.returncode for run in runs] == [0, 0]
     assert [run.stdout.strip() for run in runs] == ["OK.", "OK."]  # stdout is Copilot's answer alone
     (line,) = runs[0].stderr.splitlines()
-    assert line.startswith("omp: ") and PATTERN in line and "`omp config set memory-mode on`" in line
+    assert line.startswith("omp: ") and PATTERN in line and "config set memory-mode on`" in line
     assert PATTERN not in runs[1].stderr
     # The wrapper said it to the user; the sessionStart hook inside the run did not say it again.
     assert len(requests) == 2 and not any(PATTERN in user_text(body) for body in requests)

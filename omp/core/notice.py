@@ -29,8 +29,8 @@ if TYPE_CHECKING:  # annotations only: importing typing costs start-up time
     from typing import Any, Mapping
 
 RECORDS = os.path.join(layout.STATE_SUBDIR, "notices", "not-reviewing")  # under G
-TURN_ON = "omp config set memory-mode on"
-TRUST = "omp trust"
+TURN_ON = "{omp} config set memory-mode on"
+TRUST = "{omp} trust"
 
 NOT_REVIEWING = ("omp is installed but not reviewing this project: memory-mode was never set here, so nothing "
                  "from these sessions is remembered — to turn it on, run `{turn_on}` in this project")
@@ -60,10 +60,12 @@ def is_left_to_default(settings: Mapping[str, Any]) -> bool:
     return settings.get("memory-mode") == "off" and "memory-mode" in settings.get(core_settings.DEFAULTED, ())
 
 
-def notice_line(settings: Mapping[str, Any], root_option: str = "") -> str:
+def notice_line(settings: Mapping[str, Any], root_option: str = "", program: str = "omp") -> str:
     """The notice for this project: with `omp trust` first when its config is ignored.
-    `root_option` (` --root DIR`) when the commands would run from outside the project."""
-    turn_on = TURN_ON + root_option
+    `root_option` (` --root DIR`) when the commands would run from outside the project;
+    `program`: how the user runs this omp (`omp`, or `/path/to/python -m omp` when no `omp`
+    is on PATH — a venv that is not activated)."""
+    turn_on = TURN_ON.format(omp=program) + root_option
     if settings.get(core_settings.IGNORED):
-        return NOT_REVIEWING_UNTRUSTED.format(trust=TRUST + root_option, turn_on=turn_on)
+        return NOT_REVIEWING_UNTRUSTED.format(trust=TRUST.format(omp=program) + root_option, turn_on=turn_on)
     return NOT_REVIEWING.format(turn_on=turn_on)

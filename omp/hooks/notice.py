@@ -8,6 +8,8 @@ nothing is said: a notice repeated at every session would be worse than one neve
 
 from __future__ import annotations
 
+import os
+import sys
 import time
 
 from omp.core import settings as core_settings
@@ -42,4 +44,18 @@ def not_reviewing(root: str, settings: Mapping[str, Any], by: str, root_option: 
         return None
     if not claim(root, by):
         return None
-    return notice_line(settings, root_option)
+    return notice_line(settings, root_option, omp_program())
+
+
+def omp_program() -> str:
+    """How the user's shell runs this omp: `omp` when one is on PATH, else this very
+    interpreter with `-m omp` (installed in a venv that is not activated, say)."""
+    import shutil  # once per project, to word the notice
+
+    if shutil.which("omp"):
+        return "omp"
+    if os.name == "nt":
+        return f'"{sys.executable}" -m omp'
+    import shlex  # POSIX quoting, for the same one call
+
+    return f"{shlex.quote(sys.executable)} -m omp"
