@@ -147,36 +147,34 @@ def test_each_project_is_told_once_on_its_own(project: Path, tmp_path: Path) -> 
 
 @pytest.mark.usefixtures("hooks")
 @pytest.mark.parametrize("where", ["project", "global", "project via trust"])
-def test_mode_set_off_on_purpose_hears_nothing(project: Path, tmp_path: Path, where: str) -> None:
-    if where == "global":
-        assert run_omp(["config", "set", "memory-mode", "off", "--global"], cwd=project).returncode == 0
-    elif where == "project":
-        assert run_omp(["config", "set", "memory-mode", "off"], cwd=project).returncode == 0
-    else:  # a committed config that says off, read and approved by the user
+def test_mode_set_off_on_purpose_hears_nothing(project: Path, where: str) -> None:
+    scope = ["--global"] if where == "global" else []
+    if where == "project via trust":  # a committed config that says off, read and approved by the user
         (project / ".omp").mkdir()
         (project / ".omp" / "config.json").write_text('{"memory-mode": "off"}\n')
         assert run_omp(["trust", "--yes"], cwd=project).returncode == 0
+    else:
+        assert run_omp(["config", "set", "memory-mode", "off", *scope], cwd=project).returncode == 0
     assert session_start(project) == {}
     assert session_start(project) == {}
     assert records_made() == []
-    if where != "global":  # the control: a project nobody configured does hear it
-        assert notice_of(session_start(other_project(tmp_path))) is not None
+    # The control: once no setting names the mode any more, the same project does hear it.
+    assert run_omp(["config", "unset", "memory-mode", *scope], cwd=project).returncode == 0
+    assert notice_of(session_start(project)) is not None
 
 
 @pytest.mark.usefixtures("hooks")
 @pytest.mark.parametrize("where", ["project", "global", "environment"])
-def test_mode_on_hears_nothing(project: Path, tmp_path: Path, where: str) -> None:
-    env: dict[str, str] = {}
-    if where == "environment":
-        env = {"OMP_MEMORY_MODE": "on"}
-    else:
-        scope = ["--global"] if where == "global" else []
+def test_mode_on_hears_nothing(project: Path, where: str) -> None:
+    scope = ["--global"] if where == "global" else []
+    env = {"OMP_MEMORY_MODE": "on"} if where == "environment" else {}
+    if not env:
         assert run_omp(["config", "set", "memory-mode", "on", *scope], cwd=project).returncode == 0
-    output = session_start(project, env)
-    assert notice_of(output) is None
+    assert notice_of(session_start(project, env)) is None
     assert records_made() == []
-    if where == "project":
-        assert notice_of(session_start(other_project(tmp_path))) is not None
+    if not env:  # the control, as above
+        assert run_omp(["config", "unset", "memory-mode", *scope], cwd=project).returncode == 0
+    assert notice_of(session_start(project)) is not None
 
 
 @pytest.mark.usefixtures("hooks")
@@ -202,7 +200,7 @@ def test_outside_a_git_project_nothing_is_said_or_written(tmp_path: Path, isolat
 def test_two_sessions_starting_at_once_say_it_once(project: Path) -> None:
     payload = json.dumps({"sessionId": SID, "cwd": str(project)}).encode()
     procs = [subprocess.Popen([sys.executable, "-m", "omp.hooks", "session-start"], stdin=subprocess.PIPE,
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE) for _ in range(6)]
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=project) for _ in range(6)]
     outputs = [json.loads(proc.communicate(payload, timeout=60)[0]) for proc in procs]
     assert sum(notice_of(output) is not None for output in outputs) == 1
     assert len(records_made()) == 1
@@ -212,8 +210,8 @@ def test_a_record_that_cannot_be_written_means_no_notice_and_no_broken_session(p
     home = Path(os.environ["OMP_HOME"])
     home.mkdir(exist_ok=True)
     (home / "state").write_text("a file where omp's state folder belongs\n")  # root or not, no folder in it
-    result = run_hook("session-start", {"sessionId": SID, "cwd": str(project)})
-    again = run_hook("session-start", {"sessionId": SID, "cwd": str(project)})
+    result = run_hook("session-start", {"sessionId": SID, "cwd": str(project)}, cwd=project)
+    again = run_hook("session-start", {"sessionId": SID, "cwd": str(project)}, cwd=project)
     for said in (result, again):  # said at every session, it would be a nag: said never
         assert said.returncode == 0 and said.stdout == "{}\n"
     assert "cannot be written" in result.stderr
