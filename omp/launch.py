@@ -14,6 +14,10 @@ Which session was it?
   (when several changed — other Copilot windows — the one matching X, else none);
 - a subcommand (`omp launch -- plugin list`), `--help`, `--version`, `--connect`: no session.
 
+Before Copilot starts, once per project, one line on stderr (stdout is Copilot's answer) when
+omp's hooks are registered but nothing set this git project's memory-mode: omp is not reviewing
+it, and the command that turns it on (omp.core.notice; the sessionStart hook then stays quiet).
+
 The sessionEnd hook, when the plugin is installed too, starts the same review first; the
 wrapper then sees that hook's run log and starts nothing (the claim would make a second review
 harmless anyway, §5.1).
@@ -22,15 +26,18 @@ harmless anyway, §5.1).
 from __future__ import annotations
 
 import os
+import shlex
+import sys
 import uuid
 from pathlib import Path
-from typing import Sequence
+from typing import Callable, Sequence
 
 from msgspec import Struct
 
 from omp.copilot import HINT_INSTALL, copilot_command
-from omp.core.layout import is_valid_session_id, project_root
-from omp.core.settings import is_reviewer_session
+from omp.core import notice as notice_rules
+from omp.core.layout import git_project_root, is_valid_session_id, project_root, same_path
+from omp.core.settings import Unsure, hook_settings, is_reviewer_session
 from omp.detach import runs_dir, start_review
 from omp.errors import OmpError
 from omp.paths import GlobalPaths
@@ -198,9 +205,55 @@ def review_after(
     return start_review(root, session_id), None
 
 
-def launch(args: Sequence[str], cwd: Path | None = None) -> LaunchResult:
-    """Run Copilot with `args`, then detach the review of its session. Returns Copilot's exit code."""
+def not_reviewing_notice(plan: LaunchPlan, cwd: Path | None = None) -> str | None:
+    """Before Copilot runs, once per project (omp.core.notice): omp's hooks are registered with
+    Copilot but nothing set this git project's memory-mode, so its sessions are not reviewed.
+    The check is a stat and the two settings the hooks read; the rest runs only for a project
+    that may hear it."""
+    if not plan.reviewable or is_reviewer_session(os.environ):
+        return None
+    root = git_project_root(str(plan.work_dir))
+    if root is None or notice_rules.was_told(root):
+        return None
+    try:
+        settings = hook_settings(root, os.environ)
+    except Unsure:
+        return None  # a setting only the library can judge: the review step names it after the run
+    if not notice_rules.is_left_to_default(settings) or not hooks_registered():
+        return None
+    here = str(cwd or os.getcwd())
+    # `-C DIR` may name another project than the one the user's commands would find.
+    root_option = "" if same_path(project_root(here) or here, root) else f" --root {shlex.quote(root)}"
+    from omp.hooks.notice import not_reviewing as claim_notice  # once per project: it writes the record
+
+    return claim_notice(root, settings, "omp launch", root_option)
+
+
+def hooks_registered() -> bool:
+    """Are omp's hooks registered with Copilot CLI (an enabled plugin or hooks file)? Read from
+    Copilot's own files, without running it."""
+    from omp.install import find_registrations  # only in a project that may hear the notice
+
+    try:
+        return any(registration.enabled for registration in find_registrations())
+    except OSError:
+        return False
+
+
+def _to_stderr(line: str) -> None:
+    sys.stderr.write(f"omp: {line}\n")
+    sys.stderr.flush()
+
+
+def launch(args: Sequence[str], cwd: Path | None = None, say: Callable[[str], None] = _to_stderr) -> LaunchResult:
+    """Run Copilot with `args`, then detach the review of its session. Returns Copilot's exit code.
+
+    `say` gets the one line that must come before Copilot's own output (stderr: stdout is
+    Copilot's answer)."""
     plan = plan_launch(args, cwd)
+    notice = not_reviewing_notice(plan, cwd)
+    if notice is not None:
+        say(notice)
     before = snapshot_sessions() if plan.resume is not None else {}
     # A sessionEnd hook (plugin installed too) starts the same review while Copilot exits: its
     # run log is new after the run.

@@ -13,6 +13,7 @@ API (ProjectPaths, errors that name the fix):
 - context_cache: the fingerprint and the file of the hook's rendered memory context;
 - instructions:  the managed block's markers and "does the instruction file need a sync?";
 - memory_on:     when memory mode was turned on for a project;
+- notice:        the once-per-project "omp is not reviewing this project" notice's rules and words;
 - jsonlite:      JSON without importing `json` (which imports `re`: measured over the budget).
 
 Standard library only, and only its cheap modules (`os`, `sys`, `stat`, `time`, the builtin

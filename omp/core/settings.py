@@ -27,6 +27,7 @@ CHOICES = {"memory-mode": ("on", "off"), "memory-inject": ("block", "hook")}
 DEFAULTS = {"memory-mode": "off", "memory-inject": "block"}
 
 IGNORED = "project-config-ignored"  # hook_settings' flag: an untrusted project config was left out
+DEFAULTED = "left-to-default"  # hook_settings' list: the keys no layer sets (only the default applies)
 
 # trust_verdict's answers
 TRUSTED = "trusted"
@@ -198,8 +199,8 @@ def global_layer() -> dict[str, Any]:
 
 
 def hook_settings(root: str, env: Mapping[str, str]) -> dict[str, Any]:
-    """`memory-mode` and `memory-inject` for `root`, and `IGNORED`. Raises Unsure."""
-    values: dict[str, Any] = {}
+    """`memory-mode` and `memory-inject` for `root`, `IGNORED`, and `DEFAULTED`. Raises Unsure."""
+    values: dict[str, Any] = {DEFAULTED: []}
     project, values[IGNORED] = project_layer(root)
     # The global file is read only when the environment leaves a key to the files.
     needs_files = any(env_setting(name, env) is None for name in CHOICES)
@@ -208,6 +209,7 @@ def hook_settings(root: str, env: Mapping[str, str]) -> dict[str, Any]:
         found = first_setting(name, env, layers)
         if found is None:
             values[name] = DEFAULTS[name]
+            values[DEFAULTED].append(name)
             continue
         raw = found[1]
         if not isinstance(raw, str):

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from omp.core import layout, settings as core_settings
 from omp.core.memory_on import is_recorded, note_memory_on
-from omp.core.settings import IGNORED
+from omp.core.settings import DEFAULTED, IGNORED
 from omp.hooks.outcome import HookResult, problem
 
 TYPE_CHECKING = False
@@ -31,8 +31,9 @@ def cwd_of(payload: Mapping[str, Any], env: Mapping[str, str]) -> str | None:
 
 
 def settings_for(root: str, env: Mapping[str, str]) -> dict[str, Any] | None:
-    """`memory-mode` and `memory-inject` (env › trusted project › global › default), and
-    `IGNORED`: whether an untrusted project config was left out; None if unreadable."""
+    """`memory-mode` and `memory-inject` (env › trusted project › global › default), `IGNORED`:
+    whether an untrusted project config was left out, and `DEFAULTED`: the keys no layer sets;
+    None if unreadable."""
     try:
         return core_settings.hook_settings(root, env)
     except core_settings.Unsure:
@@ -48,7 +49,9 @@ def settings_for(root: str, env: Mapping[str, str]) -> dict[str, Any] | None:
 
     try:
         paths = ProjectPaths(Path(root))
-        found: dict[str, Any] = {name: setting.value for name, setting in resolve(paths).items()}
+        resolved = resolve(paths)
+        found: dict[str, Any] = {name: setting.value for name, setting in resolved.items()}
+        found[DEFAULTED] = [name for name, setting in resolved.items() if setting.origin == "default"]
         verdict = check(paths)
         found[IGNORED] = bool(verdict and verdict.ignored)
         return found
@@ -61,14 +64,27 @@ def untrusted_output(found: Mapping[str, Any]) -> dict[str, Any]:
     return {"additionalContext": UNTRUSTED_NUDGE} if found.get(IGNORED) else {}
 
 
-def memory_project(payload: Mapping[str, Any], env: Mapping[str, str]) -> tuple[str, dict[str, Any]] | HookResult:
-    """The git project and its settings when memory-mode is on there; otherwise why not."""
+def git_project(payload: Mapping[str, Any], env: Mapping[str, str]) -> tuple[str, dict[str, Any]] | HookResult:
+    """The git project and its settings, whatever the mode; otherwise why not."""
     root = layout.git_project_root(cwd_of(payload, env))
     if root is None:
         return HookResult({}, "no git project")
     found = settings_for(root, env)
     if found is None:
         return HookResult({}, "memory-mode off")
+    return root, found
+
+
+def memory_project(payload: Mapping[str, Any], env: Mapping[str, str]) -> tuple[str, dict[str, Any]] | HookResult:
+    """The git project and its settings when memory-mode is on there; otherwise why not."""
+    located = git_project(payload, env)
+    if isinstance(located, HookResult):
+        return located
+    return memory_on_in(*located)
+
+
+def memory_on_in(root: str, found: dict[str, Any]) -> tuple[str, dict[str, Any]] | HookResult:
+    """`root` and its settings when memory-mode is on there (noting since when); else why not."""
     if found["memory-mode"] != "on":
         return HookResult(untrusted_output(found), "memory-mode off")
     if not is_recorded(root):

@@ -4,6 +4,8 @@
   reviews, an ignored untrusted config) and asks the model to pass it on, since the user never
   sees it;
 - with `memory-inject=hook`, the managed block's content, from omp.core.context_cache;
+- with memory-mode off because nothing set it, once per project: that omp is not reviewing it
+  and the command that turns it on (omp.core.notice; one stat once it was said);
 - the instruction file is brought to what the mode demands even when nothing ran `omp memory
   sync` — a global switch to `hook` mode, or another tool (Copilot's `/chronicle improve`)
   rewriting the file (SPEC §7.3). The check is one read or one stat; the library (heavy to
@@ -18,7 +20,7 @@ from omp.core import context_cache, instructions, layout
 from omp.core.pending import QueueSummary, draft_count, pending_count, queue_summary
 from omp.core.settings import IGNORED, directives_held_back, is_reviewer_session
 from omp.hooks.outcome import HookResult, problem
-from omp.hooks.project import UNTRUSTED_NUDGE, memory_project
+from omp.hooks.project import UNTRUSTED_NUDGE, git_project, memory_on_in, untrusted_output
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations only: importing typing costs start-up time
@@ -108,11 +110,35 @@ def converge_instructions(root: str, inject: str) -> str:
     return ", instructions synced"
 
 
+def mode_off(root: str, settings: Mapping[str, Any]) -> HookResult:
+    """memory-mode off: the ignored-config line, or — once per project, when no layer set the
+    mode — that omp is not reviewing it and how to turn it on (omp.core.notice). One line
+    either way (the notice names the ignored config itself)."""
+    off = HookResult(untrusted_output(settings), "memory-mode off")
+    # Only with the mode off: a reviewed project's sessions never load the notice's modules.
+    from omp.core import notice
+
+    if not notice.is_left_to_default(settings) or notice.was_told(root):
+        return off
+    from omp.hooks.notice import not_reviewing  # once per project: it writes the record
+
+    said = not_reviewing(root, settings, "sessionStart")
+    if said is None:
+        return off
+    return HookResult({"additionalContext": f"[MEMORY REVIEW] {said} {notice.RELAY}"},
+                      "memory-mode off, not-reviewing notice")
+
+
 def session_start(payload: Mapping[str, Any], env: Mapping[str, str]) -> HookResult:
     """The pending nudge (and, with memory-inject=hook, the managed block's content)."""
     if is_reviewer_session(env):
         return HookResult({}, "reviewer session")
-    found = memory_project(payload, env)
+    located = git_project(payload, env)
+    if isinstance(located, HookResult):
+        return located
+    if located[1]["memory-mode"] != "on":
+        return mode_off(*located)
+    found = memory_on_in(*located)
     if isinstance(found, HookResult):
         return found
     root, settings = found
