@@ -41,7 +41,7 @@ from msgspec import Struct, field
 
 from omp.config import is_program_name_allowed
 from omp.copilot import HINT_INSTALL, find_copilot
-from omp.copilot_history import Forgotten, copilot_home_of, forget_session, new_session_id
+from omp.copilot_history import Forgotten, copilot_home_of, forget_session, new_session_id, use_reviewer_home
 from omp.errors import OmpError
 from omp.lazyre import lazy
 from omp.paths import global_home
@@ -153,6 +153,7 @@ def reviewer_env(config: ReviewerConfig, base: Mapping[str, str] | None = None) 
     env["OMP_MEMORY_MODE"] = "off"
     env["OMP_REVIEWER"] = "1"
     env["OMP_REVIEW_MODEL"] = config.model
+    use_reviewer_home(env)  # eval/demo: the user's Copilot home, where the session is then forgotten
     if config.claim_token:
         env["OMP_REVIEW_CLAIM"] = config.claim_token
     return env
