@@ -435,9 +435,8 @@ def sample_cases(cases: list[Case], n: int) -> list[Case]:
     for index, case in enumerate(cases):
         groups.setdefault(case.category, []).append(index)
     names = sorted(groups, key=lambda name: -len(groups[name]))  # stable: ties keep corpus order
-    quota = {name: 0 for name in names}
-    if n >= len(names):
-        quota = {name: 1 for name in names}
+    # One case from each category first (from the largest ones down while n is short of them).
+    quota = {name: int(rank < n) for rank, name in enumerate(names)}
     for _ in range(n - sum(quota.values())):
         open_names = [name for name in names if quota[name] < len(groups[name])]
         best = max(open_names, key=lambda name: len(groups[name]) / (2 * quota[name] + 1))
