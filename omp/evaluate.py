@@ -390,7 +390,15 @@ class ReviewerPlan(Struct, frozen=True):
     costs_money: bool  # a call may cost money (the backend registry says so): ask first
 
     def setting(self, name: str) -> str | None:
-        return self.settings.get(config.KEYS[name].env_var)
+        """The user's value of `name`, else its default (what the throwaway home will use)."""
+        value = self.settings.get(config.KEYS[name].env_var, config.KEYS[name].default)
+        return None if value is None else str(value)
+
+    def describe(self, model: str | None = None) -> str:
+        """`copilot, model gpt-5-mini`; an `openai` reviewer also says where it is."""
+        text = f"{self.backend}, model {model or self.setting('memory-review-model')}"
+        url = self.setting("memory-reviewer-url") if self.backend == "openai" else None
+        return text + (f" at {url}" if url else "")
 
 
 def plan_reviewer(reviewer: str | None = None) -> ReviewerPlan:

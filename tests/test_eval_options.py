@@ -126,7 +126,7 @@ def test_a_paid_reviewer_without_a_terminal_is_refused_before_anything_starts(tm
     result = run_omp(["eval", "--reviewer", "copilot", "--corpus", str(corpus)], cwd=tmp_path,
                      env=_copilot_env(tmp_path, fake), input="")
     assert result.returncode == 2, result.stderr
-    assert "2 reviewer call(s) to copilot (3 case(s))" in result.stderr  # the short case calls nothing
+    assert "2 reviewer call(s) to copilot, model gpt-5-mini (3 case(s))" in result.stderr  # the short case calls none
     assert "--yes" in result.stderr and "--sample N" in result.stderr
     assert fake.calls() == []  # no reviewer started
     assert list(_tmpdir(tmp_path).iterdir()) == []  # no throwaway folder made either
@@ -151,7 +151,8 @@ def test_only_a_reviewer_that_costs_money_asks(tmp_path: Path) -> None:
     corpus = _three_cases(tmp_path)
     remote = run_omp(["eval", "--reviewer", "openai", "--corpus", str(corpus)], cwd=tmp_path, input="",
                      env={"OMP_MEMORY_REVIEWER_URL": "https://models.example.invalid/v1", "TMPDIR": str(_tmpdir(tmp_path))})
-    assert remote.returncode == 2 and "2 reviewer call(s) to openai" in remote.stderr and "--yes" in remote.stderr
+    assert remote.returncode == 2 and "--yes" in remote.stderr
+    assert "2 reviewer call(s) to openai, model gpt-5-mini at https://models.example.invalid/v1" in remote.stderr
     with StubServer() as server:
         server.then(completion(json.dumps(EMPTY_ANSWER)))
         local = run_omp(["eval", "--reviewer", "openai", "--corpus", str(corpus), "--json"], cwd=tmp_path, input="",

@@ -49,8 +49,8 @@ def cli(reviewer: str | None, model: str | None, corpus: Path | None, sample: in
     cases, names = load_corpus(corpus)
     cases = select_cases(cases, category, sample)
     plan = plan_reviewer(reviewer)
-    if plan.costs_money and not assume_yes and not _agreed(plan.backend, model or plan.setting("memory-review-model"),
-                                                            reviewer_calls(cases, plan.backend), len(cases)):
+    if plan.costs_money and not assume_yes and not _agreed(plan.describe(model), reviewer_calls(cases, plan.backend),
+                                                            len(cases)):
         click.echo("omp eval: nothing was run; no reviewer was called.", err=True)
         return 1
 
@@ -69,12 +69,11 @@ def cli(reviewer: str | None, model: str | None, corpus: Path | None, sample: in
     return 0
 
 
-def _agreed(backend: str, model: str | None, calls: int, cases: int) -> bool:
+def _agreed(reviewer: str, calls: int, cases: int) -> bool:
     """Ask before a reviewer that costs money is called (SPEC §14); refuse when nobody can answer."""
     if calls == 0:
         return True  # every case is too short for a model call: nothing to pay for
-    which = f"{backend}" + (f", model {model}" if model else "")
-    what = f"{calls} reviewer call(s) to {which} ({cases} case(s)), which may cost money"
+    what = f"{calls} reviewer call(s) to {reviewer} ({cases} case(s)), which may cost money"
     if not sys.stdin.isatty():
         raise UsageError(f"omp eval would make {what}, and stdin is not a terminal to ask",
                          "agree with --yes, or run fewer with --sample N (or --category C)")
