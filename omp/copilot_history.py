@@ -192,6 +192,15 @@ def forget_session(copilot_home: Path, session_id: str, global_home: Path | None
     return Forgotten(session_id, folder_removed, rows, error)
 
 
+def hand_over_left_over(throwaway_global: Path, copilot_home: Path, global_home: Path) -> None:
+    """After a throwaway run (`omp eval`, `omp demo`): the reviewer sessions whose store rows it
+    could not remove from the user's `copilot_home` (the user's own Copilot held the store
+    locked) are tried again now, and any still there join `global_home`'s list, so the user's
+    next reviewer call retries them. The throwaway run's own list goes with its folder."""
+    for session_id in _read_left_over(throwaway_global):
+        forget_session(copilot_home, session_id, global_home)
+
+
 # ---------------------------------------------------------------------------------------------
 # reviewer sessions an earlier omp left behind (before it chose and removed their ids)
 

@@ -57,7 +57,7 @@ from typing import Any, Iterator
 from msgspec import Struct, field
 
 from omp import config, hooks
-from omp.copilot_history import REVIEWER_HOME_VAR
+from omp.copilot_history import REVIEWER_HOME_VAR, hand_over_left_over
 from omp.errors import OmpError, UsageError
 from omp.fsio import read_text, throwaway_writes
 from omp.memory import block, manage
@@ -65,7 +65,7 @@ from omp.memory.block import END_MARKER, START_MARKER
 from omp.memory.items import RejectionCode
 from omp.packet import build_packet
 from omp.review.prompt import transcript_budget
-from omp.paths import ProjectPaths
+from omp.paths import ProjectPaths, copilot_home, global_home
 from omp.review.outcome import ReviewRequest
 from omp.review.pipeline import review_session
 from omp.review.reviewers import HINT_INSTALL, copilot_binary
@@ -277,6 +277,13 @@ def copilot_reviewer_home() -> dict[str, str]:
     return {REVIEWER_HOME_VAR: os.environ.get("COPILOT_HOME", "")}
 
 
+def hand_over_reviewer_sessions(folders: DemoFolders) -> None:
+    """Once the environment is the user's again: a reviewer session whose store rows could not
+    be removed during the run (the user's Copilot held the store) is retried in the user's
+    Copilot home, and left on the user's own retry list if it still cannot be."""
+    hand_over_left_over(folders.omp_home, copilot_home(), global_home())
+
+
 def _user_review_model() -> str | None:
     """The user's own `memory-review-model` (environment or global config), for `--reviewer copilot`."""
     return str(config.get_value("memory-review-model", None))
@@ -299,12 +306,11 @@ def run_demo(reviewer: str = "offline", keep: bool = False, parent: Path | None 
             report = _run(folders, reviewer, model)
         report.kept = keep
         report.next_steps = next_steps(report)
-    except BaseException:
+    finally:
+        if reviewer == "copilot":
+            hand_over_reviewer_sessions(folders)
         if not keep:
             shutil.rmtree(folders.base, ignore_errors=True)
-        raise
-    if not keep:
-        shutil.rmtree(folders.base, ignore_errors=True)
     report.duration_ms = int((time.monotonic() - started) * 1000)
     return report
 

@@ -40,7 +40,7 @@ from msgspec import Struct, field
 from msgspec.structs import asdict
 
 from omp import config
-from omp.demo import DemoFolders, copilot_reviewer_home, isolated_environment
+from omp.demo import DemoFolders, copilot_reviewer_home, hand_over_reviewer_sessions, isolated_environment
 from omp.errors import OmpError, UsageError
 from omp.memory import notes as notes_mod
 from omp.memory.items import ItemKind, ItemResult
@@ -512,6 +512,8 @@ def run_eval(cases: list[Case], corpus: list[str], reviewer: str | None = None, 
                 if on_case is not None:
                     on_case(result)
     finally:
+        if backend == "copilot":
+            hand_over_reviewer_sessions(folders)
         shutil.rmtree(folders.base, ignore_errors=True)
     return EvalReport(backend, model if backends.lookup(backend).runs_model else None, corpus, results)
 

@@ -44,6 +44,18 @@ if "--model" in args:  # a model call is a session; `--version` or `plugin list`
     db.execute("INSERT INTO turns VALUES (?, ?)", (sid, "You review one finished GitHub Copilot CLI session"))
     db.commit()
     db.close()
+    hold = os.environ.get("RECORDING_COPILOT_HOLDS_STORE")
+    if hold:  # the user's own Copilot holds the store a while (its own group: omp does not end it)
+        import subprocess, time
+        flag = os.path.join(folder, "held")
+        subprocess.Popen([sys.executable, "-S", "-c",
+                          "import sqlite3, sys, time; db = sqlite3.connect(sys.argv[1], isolation_level=None); "
+                          "db.execute('BEGIN EXCLUSIVE'); open(sys.argv[2], 'w').close(); time.sleep(float(sys.argv[3]))",
+                          os.path.join(home, "session-store.db"), flag, hold],
+                         start_new_session=True, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                         stderr=subprocess.DEVNULL)
+        while not os.path.exists(flag):
+            time.sleep(0.01)
 sys.argv[1:] = args
 exec(compile(open(FAKE).read(), FAKE, "exec"), {"__name__": "__main__"})
 '''
@@ -130,4 +142,23 @@ def test_doctor_deep_leaves_the_users_history_as_it_was(tmp_path: Path) -> None:
     history = UserHistory(Path(os.environ["COPILOT_HOME"]))
     run_omp(["doctor", "--deep"], cwd=tmp_path, env=env, input="", timeout=120)  # other checks may fail here
     assert [call for call in fake.calls() if "--session-id" in call.argv], "doctor --deep called no reviewer"
+    history.assert_only_the_users()
+
+
+def test_a_store_the_users_copilot_holds_during_eval_is_cleaned_once_it_is_free(tmp_path: Path) -> None:
+    """The user's own Copilot holds `session-store.db` past omp's wait (5 s) while a case's
+    reviewer session is being forgotten: the rows stay for now, and the id, kept on the run's
+    retry list, must not vanish with the throwaway home: eval retries it in the user's home at
+    its end (and leaves it on the user's own list if the store is still held)."""
+    fake, env = _recording_copilot(tmp_path)
+    history = UserHistory(Path(os.environ["COPILOT_HOME"]))
+    corpus = tmp_path / "one.jsonl"
+    corpus.write_text(json.dumps({"id": "one", "category": "request", "language": "en", "messages": [
+        {"role": "user", "content": "Rename the helper."}, {"role": "assistant", "content": "Done."},
+        {"role": "user", "content": "Remember that we deploy with make release."},
+        {"role": "assistant", "content": "Noted."}]}) + "\n", encoding="utf-8")
+    result = run_omp(["eval", "--reviewer", "copilot", "--corpus", str(corpus), "--yes", "--json"], cwd=tmp_path,
+                     env={**env, "RECORDING_COPILOT_HOLDS_STORE": "6.5"}, input="", timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert len(fake.calls()) == 1
     history.assert_only_the_users()
