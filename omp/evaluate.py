@@ -48,7 +48,7 @@ from omp.paths import ProjectPaths
 from omp.review import backends
 from omp.review.answer import fold_for_evidence
 from omp.review.outcome import ReviewRequest
-from omp.review.pipeline import review_session
+from omp.review.pipeline import review_session, scan_session
 
 BUNDLED = "eval"  # omp/data/eval/*.jsonl
 CATEGORIES = ("request", "condition", "forget", "pasted", "question", "one-off", "statement", "secret", "injection")
@@ -463,8 +463,6 @@ def reviewer_calls(cases: list[Case], backend: str) -> int:
     if not backends.lookup(backend).runs_model:
         return 0
     minimum = int(config.KEYS["memory-review-min-messages"].default)
-    from omp.review.pipeline import scan_session  # the pipeline's count, not a copy of it
-
     calls = 0
     with tempfile.TemporaryDirectory(prefix="omp-eval-count-") as folder:
         for case in cases:
