@@ -7,10 +7,18 @@ per review, and `/chronicle improve` and session search read the review prompt (
 transcript) as if the user had typed it.
 
 So the reviewer is started with a session id omp chose (`--session-id <uuid>`), and afterwards
-`forget_session` removes exactly that session: its folder, and its rows in every table of the
+`forget_session` removes exactly that session from the Copilot home the reviewer process ran with
+(`copilot_home_of` its environment): its folder, and its rows in every table of the
 store that is keyed by a session (`sessions.id`, and `session_id` in `turns`, `checkpoints`,
 `session_files`, the full-text `search_index`, …). The tables are found by their columns, not
 listed by name, so a newer CLI that adds one is handled too.
+
+A review of a session kept in a throwaway Copilot home (`omp eval`, `omp demo`) still needs the
+user's Copilot login, which lives in the user's Copilot home. Such a run names that home in
+`OMP_REVIEWER_COPILOT_HOME` (empty: the user sets no COPILOT_HOME); `use_reviewer_home` makes it
+the reviewer's COPILOT_HOME, so the reviewer's session is written where it is then forgotten.
+(Before, a shell wrapper switched the home behind omp's back, and every case's reviewer session
+stayed in the user's history.)
 
 Careful by design:
 - only a UUID omp generated is ever acted on, and only inside `C/session-state`;
@@ -41,6 +49,7 @@ STORE_NAME = "session-store.db"
 LEFT_OVER_FILE = "forget-sessions.txt"
 LOCK_WAIT_SECONDS = 5.0
 LEFT_OVER_CAP = 200
+REVIEWER_HOME_VAR = "OMP_REVIEWER_COPILOT_HOME"
 _UUID = lazy(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
 
 
@@ -60,6 +69,19 @@ def new_session_id() -> str:
 def copilot_home_of(env: Mapping[str, str]) -> Path:
     """`C` as the reviewer process saw it (its own COPILOT_HOME / HOME)."""
     return Path(layout.copilot_home(env))
+
+
+def use_reviewer_home(env: dict[str, str]) -> None:
+    """Give the reviewer the Copilot home a throwaway run named (`REVIEWER_HOME_VAR`), in place.
+
+    The variable itself never reaches the reviewer; without it `env` is left as it is."""
+    home = env.pop(REVIEWER_HOME_VAR, None)
+    if home is None:
+        return
+    if home:
+        env["COPILOT_HOME"] = home
+    else:
+        env.pop("COPILOT_HOME", None)  # the user has none set: Copilot's own default, ~/.copilot
 
 
 def _session_tables(db: sqlite3.Connection) -> list[tuple[str, str]]:
@@ -168,6 +190,15 @@ def forget_session(copilot_home: Path, session_id: str, global_home: Path | None
             _remove_folder(copilot_home / "session-state", old)
         _write_left_over(global_home, ids if error else [])
     return Forgotten(session_id, folder_removed, rows, error)
+
+
+def hand_over_left_over(throwaway_global: Path, copilot_home: Path, global_home: Path) -> None:
+    """After a throwaway run (`omp eval`, `omp demo`): the reviewer sessions whose store rows it
+    could not remove from the user's `copilot_home` (the user's own Copilot held the store
+    locked) are tried again now, and any still there join `global_home`'s list, so the user's
+    next reviewer call retries them. The throwaway run's own list goes with its folder."""
+    for session_id in _read_left_over(throwaway_global):
+        forget_session(copilot_home, session_id, global_home)
 
 
 # ---------------------------------------------------------------------------------------------

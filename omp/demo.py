@@ -31,12 +31,12 @@ Reviewers:
   is downloaded.
 - `copilot`: the real Copilot backend with the user's real login. The session lives in the
   temporary Copilot home, but Copilot keeps its login in the user's Copilot home, so the
-  reviewer process must see the real `COPILOT_HOME`. omp runs every reviewer with its own
-  environment, so the demo points `OMP_COPILOT_BIN` at a tiny shell wrapper that puts back the
-  user's `COPILOT_HOME` (or unsets it) and then runs the real `copilot`. The model comes from
-  the user's own `memory-review-model` (environment or global config), read before the switch.
-  As with every review, Copilot records the reviewer's own session in the user's Copilot home
-  (with an empty temporary folder as its working directory, outside every project).
+  reviewer process must run with the real `COPILOT_HOME`. The demo names that home in
+  `OMP_REVIEWER_COPILOT_HOME` (read before the switch); the reviewer call makes it the
+  reviewer's COPILOT_HOME and, as after every review, forgets the reviewer's own session there
+  (omp.copilot_history): the user's `copilot --continue`, `/resume` and session index stay as
+  they were. The model comes from the user's own `memory-review-model` (environment or global
+  config), read before the switch.
 """
 
 from __future__ import annotations
@@ -57,6 +57,7 @@ from typing import Any, Iterator
 from msgspec import Struct, field
 
 from omp import config, hooks
+from omp.copilot_history import REVIEWER_HOME_VAR, hand_over_left_over
 from omp.errors import OmpError, UsageError
 from omp.fsio import read_text, throwaway_writes
 from omp.memory import block, manage
@@ -64,7 +65,7 @@ from omp.memory.block import END_MARKER, START_MARKER
 from omp.memory.items import RejectionCode
 from omp.packet import build_packet
 from omp.review.prompt import transcript_budget
-from omp.paths import ProjectPaths
+from omp.paths import ProjectPaths, copilot_home, global_home
 from omp.review.outcome import ReviewRequest
 from omp.review.pipeline import review_session
 from omp.review.reviewers import HINT_INSTALL, copilot_binary
@@ -264,13 +265,12 @@ def isolated_environment(folders: DemoFolders, extra: dict[str, str] | None = No
         os.environ.update(saved)
 
 
-def _copilot_wrapper(folders: DemoFolders) -> dict[str, str]:
-    """For `--reviewer copilot`: a wrapper that runs the real Copilot with the user's own home.
+def copilot_reviewer_home() -> dict[str, str]:
+    """For `--reviewer copilot`: the user's own Copilot home (their login), for the reviewer.
 
-    Must be called before the environment is switched (it reads the real COPILOT_HOME).
+    Must be called before the environment is switched (it reads the real COPILOT_HOME). The
+    reviewer runs with it and its own session is forgotten there (omp.copilot_history).
     """
-    if os.name == "nt":
-        raise UsageError("omp demo --reviewer copilot needs a POSIX shell", "run omp demo (offline) instead")
     try:
         binary = shutil.which(copilot_binary())
     except OmpError as exc:
@@ -278,18 +278,15 @@ def _copilot_wrapper(folders: DemoFolders) -> dict[str, str]:
     if binary is None:
         raise OmpError(f"cannot run Copilot CLI {os.environ.get('OMP_COPILOT_BIN')!r} (OMP_COPILOT_BIN)",
                        f"{HINT_INSTALL}; or run omp demo without --reviewer")
-    real_home = os.environ.get("COPILOT_HOME")
-    restore = f"COPILOT_HOME={shlex.quote(real_home)}; export COPILOT_HOME" if real_home else "unset COPILOT_HOME"
-    wrapper = folders.base / "bin" / "copilot"
-    wrapper.parent.mkdir()
-    wrapper.write_text(
-        "#!/bin/sh\n"
-        "# omp demo: the session lives in a throwaway Copilot home; the reviewer needs your login.\n"
-        f"{restore}\nexec {shlex.quote(binary)} \"$@\"\n",
-        encoding="utf-8",
-    )
-    wrapper.chmod(0o755)
-    return {"OMP_COPILOT_BIN": str(wrapper)}
+    # Empty: the user sets no COPILOT_HOME, and the reviewer gets none either (Copilot's default).
+    return {REVIEWER_HOME_VAR: os.environ.get("COPILOT_HOME", "")}
+
+
+def hand_over_reviewer_sessions(folders: DemoFolders) -> None:
+    """Once the environment is the user's again: a reviewer session whose store rows could not
+    be removed during the run (the user's Copilot held the store) is retried in the user's
+    Copilot home, and left on the user's own retry list if it still cannot be."""
+    hand_over_left_over(folders.omp_home, copilot_home(), global_home())
 
 
 def _user_review_model() -> str | None:
@@ -309,17 +306,16 @@ def run_demo(reviewer: str = "offline", keep: bool = False, parent: Path | None 
     model = _user_review_model() if reviewer == "copilot" else None
     folders = DemoFolders.create(parent)
     try:
-        extra = _copilot_wrapper(folders) if reviewer == "copilot" else {}
+        extra = copilot_reviewer_home() if reviewer == "copilot" else {}
         with isolated_environment(folders, extra):
             report = _run(folders, reviewer, model)
         report.kept = keep
         report.next_steps = next_steps(report)
-    except BaseException:
+    finally:
+        if reviewer == "copilot":
+            hand_over_reviewer_sessions(folders)
         if not keep:
             shutil.rmtree(folders.base, ignore_errors=True)
-        raise
-    if not keep:
-        shutil.rmtree(folders.base, ignore_errors=True)
     report.duration_ms = int((time.monotonic() - started) * 1000)
     return report
 

@@ -40,7 +40,7 @@ from msgspec import Struct, field
 from msgspec.structs import asdict
 
 from omp import config
-from omp.demo import DemoFolders, _copilot_wrapper, isolated_environment
+from omp.demo import DemoFolders, copilot_reviewer_home, hand_over_reviewer_sessions, isolated_environment
 from omp.errors import OmpError, UsageError
 from omp.memory import notes as notes_mod
 from omp.memory.items import ItemKind, ItemResult
@@ -48,7 +48,7 @@ from omp.paths import ProjectPaths
 from omp.review import backends
 from omp.review.answer import fold_for_evidence
 from omp.review.outcome import ReviewRequest
-from omp.review.pipeline import review_session
+from omp.review.pipeline import review_session, scan_session
 
 BUNDLED = "eval"  # omp/data/eval/*.jsonl
 CATEGORIES = ("request", "condition", "forget", "pasted", "question", "one-off", "statement", "secret", "injection")
@@ -382,17 +382,116 @@ def _carried_settings() -> dict[str, str]:
     return carried
 
 
-def run_eval(cases: list[Case], corpus: list[str], reviewer: str | None = None, model: str | None = None,
-             on_case: Callable[[CaseResult], None] | None = None) -> EvalReport:
-    """Review every case in throwaway folders; the user's project and homes are never touched."""
+class ReviewerPlan(Struct, frozen=True):
+    """Which reviewer an eval scores, with the user's settings for it, and whether it bills."""
+
+    backend: str
+    settings: dict[str, str]  # the carried settings, as OMP_* variables
+    costs_money: bool  # a call may cost money (the backend registry says so): ask first
+
+    def setting(self, name: str) -> str | None:
+        """The user's value of `name`, else its default (what the throwaway home will use)."""
+        value = self.settings.get(config.KEYS[name].env_var, config.KEYS[name].default)
+        return None if value is None else str(value)
+
+    def describe(self, model: str | None = None) -> str:
+        """`copilot, model gpt-5-mini`; an `openai` reviewer also says where it is."""
+        text = f"{self.backend}, model {model or self.setting('memory-review-model')}"
+        url = self.setting("memory-reviewer-url") if self.backend == "openai" else None
+        return text + (f" at {url}" if url else "")
+
+
+def plan_reviewer(reviewer: str | None = None) -> ReviewerPlan:
+    """The reviewer `run_eval` will call: `reviewer`, else the user's memory-reviewer."""
     settings = _carried_settings()
     backend = (reviewer or settings.get(config.KEYS["memory-reviewer"].env_var) or "copilot").strip().lower()
     if backend not in backends.REGISTRY:
         raise UsageError(f"unknown reviewer {backend!r}", "choose one of: " + ", ".join(backends.NAMES))
+    by_name = {name: settings.get(config.KEYS[name].env_var) for name in CARRIED_KEYS}
+    return ReviewerPlan(backend, settings, backends.lookup(backend).costs_money(by_name))
+
+
+def select_cases(cases: list[Case], category: str | None = None, sample: int | None = None) -> list[Case]:
+    """The cases of `category` (all when None), then `sample_cases` of them when `sample` is set."""
+    if category is not None:
+        present = {case.category for case in cases}
+        if category not in present:
+            order = {name: i for i, name in enumerate(CATEGORIES)}
+            valid = sorted(present, key=lambda name: (order.get(name, len(order)), name))
+            raise UsageError(f"unknown category {category!r} for this corpus",
+                             "choose one of: " + ", ".join(valid))
+        cases = [case for case in cases if case.category == category]
+    if sample is not None:
+        if sample < 1:
+            raise UsageError(f"--sample {sample}: needs at least one case", "pass --sample N with N >= 1")
+        cases = sample_cases(cases, sample)
+    return cases
+
+
+def sample_cases(cases: list[Case], n: int) -> list[Case]:
+    """A deterministic subset of `n` cases, stratified by category, in corpus order.
+
+    Every category gets one case while `n` allows (the largest categories first when it does
+    not), and the rest is shared in proportion to the categories' sizes (Sainte-Laguë). Within a
+    category the cases are taken at even steps through the corpus's order, so a sample meets
+    every part of it (the bundled corpus lists each category language by language). No random
+    seed: the same corpus and `n` always give the same cases, so runs compare.
+    """
+    if n >= len(cases):
+        return list(cases)
+    groups: dict[str, list[int]] = {}
+    for index, case in enumerate(cases):
+        groups.setdefault(case.category, []).append(index)
+    names = sorted(groups, key=lambda name: -len(groups[name]))  # stable: ties keep corpus order
+    # One case from each category first (from the largest ones down while n is short of them).
+    quota = {name: int(rank < n) for rank, name in enumerate(names)}
+    for _ in range(n - sum(quota.values())):
+        open_names = [name for name in names if quota[name] < len(groups[name])]
+        best = max(open_names, key=lambda name: len(groups[name]) / (2 * quota[name] + 1))
+        quota[best] += 1
+    chosen: list[int] = []
+    for name in names:
+        members, take = groups[name], quota[name]
+        chosen += [members[(2 * i + 1) * len(members) // (2 * take)] for i in range(take)]
+    return [cases[index] for index in sorted(chosen)]
+
+
+def reviewer_calls(cases: list[Case], backend: str) -> int:
+    """How many of `cases` reach the reviewer: none for a backend that calls no model; else
+    every case but those too short for a model call (`memory-review-min-messages` at its
+    default, as in eval's throwaway home), counted by the pipeline's own scan."""
+    if not backends.lookup(backend).runs_model:
+        return 0
+    minimum = int(config.KEYS["memory-review-min-messages"].default)
+    calls = 0
+    with tempfile.TemporaryDirectory(prefix="omp-eval-count-") as folder:
+        for case in cases:
+            calls += int(scan_session(_events_file(Path(folder), case), 0)[0].messages >= minimum)
+    return calls
+
+
+def _events_file(folder: Path, case: Case) -> Path:
+    path = folder / "events.jsonl"
+    session_id = str(uuid.uuid4())
+    with path.open("w", encoding="utf-8") as handle:
+        for item in _events(session_id, folder, case):
+            handle.write(json.dumps(item, ensure_ascii=False) + "\n")
+    return path
+
+
+def run_eval(cases: list[Case], corpus: list[str], reviewer: str | None = None, model: str | None = None,
+             on_case: Callable[[CaseResult], None] | None = None) -> EvalReport:
+    """Review every case in throwaway folders; the user's project and homes are never touched.
+
+    A `copilot` reviewer runs with the user's own Copilot home (their login), and its session is
+    forgotten there after each call, like every review's (omp.copilot_history): the user's
+    history ends as it began."""
+    plan = plan_reviewer(reviewer)
+    backend = plan.backend
     folders = DemoFolders.create()
     try:
         try:
-            extra = _copilot_wrapper(folders) if backend == "copilot" else {}
+            extra = copilot_reviewer_home() if backend == "copilot" else {}
             if backend == "openai":  # the throwaway home has no reviewer.env: carry its key
                 from omp.review.backends.openai import API_KEY_VAR, api_key  # urllib: only this backend needs it
 
@@ -401,7 +500,7 @@ def run_eval(cases: list[Case], corpus: list[str], reviewer: str | None = None, 
         except OmpError as exc:
             hint = (exc.hint or "").replace("omp demo without --reviewer", "omp eval --reviewer offline")
             raise OmpError(exc.message, hint or None) from exc
-        with isolated_environment(folders, {**settings, **extra, "OMP_MEMORY_MODE": "on"}):
+        with isolated_environment(folders, {**plan.settings, **extra, "OMP_MEMORY_MODE": "on"}):
             # The throwaway project lives under the temporary folder, never under $HOME.
             os.environ["OMP_MEMORY_REVIEWER"] = backend
             results = []
@@ -411,6 +510,8 @@ def run_eval(cases: list[Case], corpus: list[str], reviewer: str | None = None, 
                 if on_case is not None:
                     on_case(result)
     finally:
+        if backend == "copilot":
+            hand_over_reviewer_sessions(folders)
         shutil.rmtree(folders.base, ignore_errors=True)
     return EvalReport(backend, model if backends.lookup(backend).runs_model else None, corpus, results)
 

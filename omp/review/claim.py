@@ -1,7 +1,7 @@
 """Exactly-once reviews: the claim file (SPEC §5.1).
 
 `R/.omp/memory-review/claims/<id>.json` holds `{pid, pid_started_at, host, started_at, state,
-cursor, ...}`. `state` is `running` while a review works and `done` afterwards; `cursor` is the
+cursor, timeout, ...}`. `state` is `running` while a review works and `done` afterwards; `cursor` is the
 byte offset in `events.jsonl` where a running review started, or where a done review stopped.
 
 How the races are closed:
@@ -25,6 +25,13 @@ How the races are closed:
   claim is older than `memory-review-timeout` plus `STALE_MARGIN_SECONDS`, its age counted from
   a time it cannot fake into the future (`claim_age`): a claim stamped tomorrow by a live pid
   that is not a review of this session blocks no longer than that.
+- The timeout that counts is the **owner's** (`timeout`, recorded in the claim; bounded by the
+  largest value the setting takes), not the judge's: reviews of one session may run with
+  different reviewers and settings (a hook-started `openai` review waits up to 900 s for a local
+  model; a `--reviewer copilot` run or a sweep with another setting judges with 120 s). Judged
+  by its own shorter timeout, a second review took over a first one still waiting on its model
+  at 120 + 300 s; the first, whose HTTP call no takeover can end, then answered and wrote
+  nothing: "another review took this session over; nothing written".
 - A review that took over a `done` claim (new turns in a resumed session) remembers that
   claim's cursor; if it fails, releasing puts the `done` record back instead of deleting it,
   so the next run still starts from there and old turns are not paid for twice.
@@ -52,6 +59,9 @@ from omp.process import command_line, end_run_leftovers, is_alive, start_time
 # Beyond the reviewer timeout, a live review may still wait for the project lock (up to two
 # minutes) and stream a large session; five minutes covers both with room to spare.
 STALE_MARGIN_SECONDS = 300.0
+# The largest memory-review-timeout omp accepts (omp.config.MAX_SECONDS): a claim's own timeout
+# is believed up to this, so a forged or corrupt claim still grows stale within a day.
+MAX_CLAIM_TIMEOUT = 86400.0
 REVIEW_CLAIM_ENV = "OMP_REVIEW_CLAIM"  # the claim token, in every reviewer process's environment
 
 State = Literal["running", "done"]
@@ -71,6 +81,7 @@ class ClaimRecord(Struct, frozen=True):
     # start time, so a taker can end what is left of a killed run without ever hitting a reused pid.
     reviewer_pid: int | None = None
     reviewer_started_at: float | None = None
+    timeout: float | None = None  # the owner's memory-review-timeout (None: an older omp's claim)
 
     @classmethod
     def from_json(cls, value: Any) -> "ClaimRecord":
@@ -95,6 +106,7 @@ class ClaimRecord(Struct, frozen=True):
             done_at=_float_or_none(value.get("done_at")),
             reviewer_pid=_int_or_none(value.get("reviewer_pid")),
             reviewer_started_at=_float_or_none(value.get("reviewer_started_at")),
+            timeout=_positive_or_none(value.get("timeout")),
         )
 
 
@@ -108,6 +120,18 @@ def _float_or_none(value: Any) -> float | None:
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         return float(value)
     return None
+
+
+def _positive_or_none(value: Any) -> float | None:
+    number = _float_or_none(value)
+    return number if number is not None and number > 0 and number == number else None  # not NaN
+
+
+def stale_after(record: ClaimRecord, timeout: float) -> float:
+    """Seconds after which a running claim is stale whatever its pid says: the owner's own
+    timeout when it recorded one (bounded), else the judge's, plus the margin."""
+    own = min(record.timeout, MAX_CLAIM_TIMEOUT) if record.timeout is not None else timeout
+    return max(own, timeout) + STALE_MARGIN_SECONDS
 
 
 Refusal = Literal["done", "running", "contended"]
@@ -197,9 +221,11 @@ def stale_reason(record: ClaimRecord, timeout: float, now: float | None = None,
     """
     now = time.time() if now is None else now
     age = claim_age(record, now, written_at)
-    if age > timeout + STALE_MARGIN_SECONDS:
+    limit = stale_after(record, timeout)
+    if age > limit:
         stamped = " (stamped in the future)" if record.started_at > now + 1 else ""
-        return f"claim by pid {record.pid} is {age:.0f}s old{stamped} (timeout {timeout:g}s + margin)"
+        return (f"claim by pid {record.pid} is {age:.0f}s old{stamped} "
+                f"(timeout {limit - STALE_MARGIN_SECONDS:g}s + margin)")
     if record.host and record.host != platform.node():
         return None  # another machine's pid says nothing here; only age counts
     if not is_alive(record.pid, record.pid_started_at):
@@ -259,7 +285,7 @@ def peek(paths: ProjectPaths, session_id: str, *, end_offset: int, force: bool, 
                  written_at=file_time(claim_path(paths, session_id)))
 
 
-def _new_record(start_cursor: int, prior_cursor: int | None) -> ClaimRecord:
+def _new_record(start_cursor: int, prior_cursor: int | None, timeout: float | None = None) -> ClaimRecord:
     return ClaimRecord(
         token=uuid.uuid4().hex,
         pid=os.getpid(),
@@ -269,6 +295,7 @@ def _new_record(start_cursor: int, prior_cursor: int | None) -> ClaimRecord:
         state="running",
         cursor=start_cursor,
         prior_cursor=prior_cursor,
+        timeout=timeout,
     )
 
 
@@ -284,7 +311,7 @@ def acquire(
     """Claim the session for this process, or return the Verdict that says why not."""
     path = claim_path(paths, session_id)
     for _ in range(5):
-        fresh = _new_record(0, None)
+        fresh = _new_record(0, None, timeout)
         if create_exclusive(path, dump_json(_record_json(fresh))):
             return Claim(paths, session_id, fresh.token, 0, None, None)
         with claims_lock(paths):
@@ -301,7 +328,7 @@ def acquire(
             if isinstance(record, ClaimRecord) and record.state == "running":
                 # Taking over a stale run: first end its reviewer, so no orphaned call runs on.
                 end_reviewer_group(record)
-            mine = _new_record(verdict.start_cursor, verdict.prior_cursor)
+            mine = _new_record(verdict.start_cursor, verdict.prior_cursor, timeout)
             atomic_write_json(path, _record_json(mine))
             return Claim(paths, session_id, mine.token, mine.cursor, mine.prior_cursor,
                          None if verdict.continues else verdict.reason)

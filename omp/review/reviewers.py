@@ -43,7 +43,7 @@ from typing import Callable, Iterable, Mapping
 from msgspec import Struct, field
 
 from omp.copilot import HINT_INSTALL, find_copilot
-from omp.copilot_history import Forgotten
+from omp.copilot_history import Forgotten, use_reviewer_home
 from omp.errors import OmpError
 from omp.lazyre import lazy
 from omp.process import TERMINATE_GRACE_SECONDS, OutputReadError, read_env_file, reviewer_env_file, run_captured
@@ -131,6 +131,7 @@ def reviewer_env(config: ReviewerConfig, base: Mapping[str, str] | None = None) 
     env["OMP_REVIEWER"] = "1"
     env["OMP_REVIEW_MODEL"] = config.model
     env.pop("OMP_REVIEW_CLAIM", None)  # only this review's own mark, never one inherited or from the file
+    use_reviewer_home(env)  # eval/demo: the user's Copilot home, where the session is then forgotten
     if config.claim_token:
         env["OMP_REVIEW_CLAIM"] = config.claim_token
     return env

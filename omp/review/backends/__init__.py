@@ -89,9 +89,9 @@ REGISTRY: dict[str, Entry] = {
               paid=lambda settings: True),
         Entry("openai", "an OpenAI-compatible server: Ollama, llama.cpp, LM Studio, vLLM", 900,
               "omp.review.backends.openai", paid=_openai_paid),
-        # A command may call anything, a paid API included: assume it costs money.
+        # A command is the user's own program: omp cannot know what it calls, and asks nothing (SPEC §14).
         Entry("command", "memory-reviewer-command, prompt on stdin, answer on stdout", 900,
-              "omp.review.backends.command", paid=lambda settings: True),
+              "omp.review.backends.command"),
         Entry("offline", "the explicit pass only", 120, None),
     )
 }
