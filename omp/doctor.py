@@ -30,14 +30,18 @@ from omp import config, trust
 from omp.copilot import find_copilot
 from omp.copilot_history import reviewer_sessions
 from omp.core.instructions import out_of_step
+from omp.core.settings import env_var
 from omp.errors import OmpError
+from omp.fsio import CorruptFileError
 from omp.hook_env import hook_review_environment, missing_from_reviewer_env, reviewer_env_fix
 from omp.install import Registration, _read_jsonc, find_registrations, plugin_dir, run_management_command
-from omp.memory.block import held_back_items, untrusted_directives
+from omp.memory import directives as dirs, notes as notes_mod
+from omp.memory.block import held_back_items, note_held_back, untrusted_directives
 from omp.paths import GlobalPaths, ProjectPaths
 from omp.process import read_env_file, reviewer_env_file
 from omp.review import backends, claim as claims, queue
 from omp.review.reviewers import ReviewerConfig, call_reviewer
+from omp.safety.injection import injection_reasons
 from omp.tokens import get_counter
 
 Status = Literal["ok", "info", "warn", "fail"]
@@ -56,10 +60,35 @@ class Report(Struct):
 
     @property
     def ok(self) -> bool:
+        """Nothing is broken (the exit code): warnings may still need the user."""
         return not any(check.status == "fail" for check in self.checks)
 
+    @property
+    def attention(self) -> list[Check]:
+        """Every check the user has something to do about: `fail` and `warn`."""
+        return [check for check in self.checks if check.status in ("fail", "warn")]
+
+    @property
+    def summary(self) -> str:
+        """The last line: `all good` only when nothing is broken and nothing waits for the user."""
+        todo = self.attention
+        if not todo:
+            return "all good"
+        broken = sum(check.status == "fail" for check in todo)
+        warnings = len(todo) - broken
+        counts = [f"{broken} broken"] if broken else []
+        counts += [_plural(warnings, "warning")] if warnings else []
+        names = ", ".join(dict.fromkeys(check.name for check in todo))
+        return (f"{_plural(len(todo), 'thing')} to fix ({' and '.join(counts)}: {names}): "
+                "run the fix lines above")
+
     def to_json(self) -> dict[str, object]:
-        return {"ok": self.ok, "checks": [asdict(check) for check in self.checks]}
+        return {"ok": self.ok, "all_good": not self.attention, "attention": len(self.attention),
+                "summary": self.summary, "checks": [asdict(check) for check in self.checks]}
+
+
+def _plural(count: int, word: str) -> str:
+    return f"{count} {word}" if count == 1 else f"{count} {word}s"
 
 
 class _Context(Struct):
@@ -69,6 +98,76 @@ class _Context(Struct):
     copilot: str | None = None
     copilot_works: bool = False
     settings: dict | None = None
+    origins: dict[str, str] = {}  # key -> where its value came from (env, project, global, default)
+    config_ignored: bool = False  # the project's config is untrusted, so `omp config set` refuses it
+    found_here: bool = False  # omp run from this folder finds the same project (fixes need no --root)
+
+
+# ---------------------------------------------------------------------------------------------
+# fix commands: each runs as printed, from the project folder or anywhere else (SPEC §11)
+
+
+def _found_here(project: ProjectPaths | None) -> bool:
+    """Does an omp command run from this folder act on `project` (so a fix needs no --root)?"""
+    if project is None:
+        return False
+    try:
+        return ProjectPaths.discover(None).root.resolve() == project.root.resolve()
+    except (OmpError, OSError):
+        return False
+
+
+def _root_arg(ctx: _Context) -> str:
+    """` --root R` when run from elsewhere (`omp doctor --root R`), else nothing."""
+    assert ctx.project is not None
+    return "" if ctx.found_here else f" --root {shlex.quote(str(ctx.project.root))}"
+
+
+def _trust_fix(ctx: _Context) -> str:
+    """`omp trust` shows the files and asks: the human choice stays the human's."""
+    return f"{trust.FIX}{_root_arg(ctx)}" if ctx.project is not None else trust.FIX
+
+
+def _setting_fix(ctx: _Context, key: str, value: str) -> str:
+    """The command that gives `key` the value `value` where it counts: the layer it comes from now
+    (the environment wins over every file; a project value over the global one), and the global
+    file for a default, which `omp config set` never refuses (an untrusted project file it does)."""
+    origin = ctx.origins.get(key, "default")
+    if origin == "env":
+        return f"export {env_var(key)}={shlex.quote(value)}"
+    if origin == "project" and ctx.project is not None:
+        return f"omp config set {key} {shlex.quote(value)}{_root_arg(ctx)}"
+    return f"omp config set {key} {shlex.quote(value)} --global"
+
+
+def _memory_on_fix(ctx: _Context) -> str:
+    """Memory mode on for this project (or everywhere, outside one). An untrusted project file
+    refuses `omp config set` until the user has read and trusted it."""
+    if ctx.origins.get("memory-mode") == "env":
+        return f"export {env_var('memory-mode')}=on"
+    if ctx.project is None:
+        return "omp config set memory-mode on --global"
+    set_here = f"omp config set memory-mode on{_root_arg(ctx)}"
+    return f"{_trust_fix(ctx)} && {set_here}" if ctx.config_ignored else set_here
+
+
+def _review_command(ctx: _Context, args: str) -> str:
+    """`omp memory-review ARGS`, for this project, run even while memory mode is off here (the
+    review would otherwise be skipped, and the fix would fix nothing)."""
+    mode_on = (ctx.settings or {}).get("memory-mode") == "on"
+    prefix = "" if mode_on else f"env {env_var('memory-mode')}=on "
+    return f"{prefix}omp memory-review {args}{_root_arg(ctx) if ctx.project is not None else ''}"
+
+
+def _copilot_fix(ctx: _Context, command: str) -> str:
+    """A `copilot …` fix names the very binary omp found when `copilot` on PATH is another one
+    (or none): OMP_COPILOT_BIN, an npm prefix that is not on PATH."""
+    if not command.startswith("copilot ") or ctx.copilot is None:
+        return command
+    on_path = shutil.which("copilot")
+    if on_path and os.path.realpath(on_path) == os.path.realpath(ctx.copilot):
+        return command
+    return shlex.quote(ctx.copilot) + command.removeprefix("copilot")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -126,10 +225,12 @@ def check_registration(ctx: _Context) -> list[Check]:
     for registration in registrations:
         if not registration.enabled:
             checks.append(Check("registration", "info", f"{registration.label}: does not run",
-                                registration.removal))
+                                _copilot_fix(ctx, registration.removal)))
     if not enabled:
+        # Without a working Copilot CLI only the hooks file can be written (`omp install` needs it).
         checks.append(Check("registration", "fail", "omp's hooks are not registered with Copilot CLI: "
-                            "no session is reviewed when it ends", "omp install"))
+                            "no session is reviewed when it ends",
+                            "omp install" if ctx.copilot_works else "omp install --hooks-only"))
         return checks
     if len(enabled) > 1:
         labels = "; ".join(r.label for r in enabled)
@@ -137,7 +238,7 @@ def check_registration(ctx: _Context) -> list[Check]:
         checks.append(Check("registration", "fail",
                             f"registered {len(enabled)} times ({labels}): every hook runs {len(enabled)} times; "
                             f"keeping {keep.label}",
-                            " && ".join(r.removal for r in extra)))
+                            " && ".join(_copilot_fix(ctx, r.removal) for r in extra)))
     else:
         checks.append(Check("registration", "ok", enabled[0].label))
         checks.extend(_checkout_copy(enabled[0]))
@@ -180,19 +281,66 @@ def _checkout_copy(registration: Registration) -> list[Check]:
 
 
 def check_memory_mode(ctx: _Context) -> list[Check]:
+    verdict = trust.check(ctx.project, ctx.global_paths)
+    ctx.config_ignored = verdict is not None and verdict.ignored
     try:
         settings = config.resolve(ctx.project, ctx.global_paths)
     except OmpError as exc:
-        return [Check("memory-mode", "fail", exc.message, exc.hint)]
+        return [Check("memory-mode", "fail", f"settings cannot be read: {exc.message}", _settings_fix(ctx, exc))]
     ctx.settings = {name: s.value for name, s in settings.items()}
+    ctx.origins = {name: s.origin for name, s in settings.items()}
     mode = settings["memory-mode"]
     where = mode.origin + (f" ({mode.source})" if mode.source else "")
     scope = f"project {ctx.project.root}" if ctx.project else "outside any project"
     inject = settings["memory-inject"].value
     if mode.value != "on":
-        return [Check("memory-mode", "warn", f"off for {scope}, from {where}: sessions are not reviewed",
-                      "omp config set memory-mode on")]
+        # Never set: omp is installed but does nothing yet. Set off somewhere: the user's choice.
+        status: Status = "warn" if mode.origin == "default" else "info"
+        ignored = "; the project's own config is ignored until trusted (see project config)" if ctx.config_ignored else ""
+        return [Check("memory-mode", status, f"off for {scope}, from {where}: sessions are not reviewed{ignored}",
+                      _memory_on_fix(ctx))]
     return [Check("memory-mode", "ok", f"on for {scope}, from {where}; memory-inject={inject}")]
+
+
+def _settings_fix(ctx: _Context, error: OmpError) -> str | None:
+    """A command that gets the settings readable again: a file that does not parse is moved aside
+    (kept, never rewritten), a value no key accepts is unset in the layer that holds it."""
+    if isinstance(error, CorruptFileError):
+        return f"mv {shlex.quote(str(error.path))} {shlex.quote(str(_free_name(error.path)))}"
+    for key in config.KEYS.values():
+        raw = os.environ.get(key.env_var)
+        if raw is not None and raw.strip():
+            try:
+                config.parse_value(key, raw, where=f"environment variable {key.env_var}")
+            except OmpError:
+                return f"unset {key.env_var}"
+    layers: list[tuple[config.Origin, Path]] = [("global", ctx.global_paths.config)]
+    if ctx.project is not None and not ctx.config_ignored:
+        layers.insert(0, ("project", ctx.project.config))
+    for origin, path in layers:
+        try:
+            data = config.read_layer(path)
+        except OmpError:
+            continue
+        for name, value in data.items():
+            found = config.KEYS.get(name)
+            if found is None or value is None:
+                continue
+            try:
+                config.stored_value(found, value, path, origin)
+            except OmpError:
+                where = " --global" if origin == "global" else _root_arg(ctx)
+                return f"omp config unset {found.name}{where}"
+    return None
+
+
+def _free_name(path: Path) -> Path:
+    """`path.broken` (or `.broken-2`, …): where a file that does not parse is moved, losing nothing."""
+    candidate, number = path.with_name(path.name + ".broken"), 1
+    while candidate.exists():
+        number += 1
+        candidate = path.with_name(f"{path.name}.broken-{number}")
+    return candidate
 
 
 def check_trust(ctx: _Context) -> list[Check]:
@@ -204,9 +352,10 @@ def check_trust(ctx: _Context) -> list[Check]:
     if verdict.state == "absent":
         config_check = Check("project config", "ok", f"none ({verdict.path}): global settings and defaults apply")
     elif verdict.ignored:
-        config_check = Check("project config", "warn", f"{verdict.path} is ignored: {verdict.reason}",
-                             f"read the file, then: {trust.FIX}" + (f" --root {shlex.quote(str(ctx.project.root))}"
-                                                               if ctx.project else ""))
+        # `omp trust` shows the file (and what it would run) and asks before trusting it.
+        config_check = Check("project config", "warn",
+                             f"{verdict.path} is ignored: {verdict.reason}; `omp trust` shows it and asks",
+                             _trust_fix(ctx))
     else:
         config_check = Check("project config", "ok", f"{verdict.path} is trusted (written by omp or approved)")
     return [config_check] + _directives_trust(ctx)
@@ -219,16 +368,30 @@ def _directives_trust(ctx: _Context) -> list[Check]:
     checks = []
     held_back = untrusted_directives(ctx.project)
     if held_back is not None:
-        checks.append(Check("project directives", "warn", held_back.notice(),
-                            f"read them (omp project-memory list), then: {trust.FIX} --root "
-                            f"{shlex.quote(str(ctx.project.root))}"))
+        checks.append(Check("project directives", "warn",
+                            f"{held_back.notice()} (`omp trust` lists every directive and asks)", _trust_fix(ctx)))
     screened = held_back_items(ctx.project)
     if screened:
         checks.append(Check("stored memory", "warn",
                             f"{len(screened)} item(s) not shown to Copilot, they read as instruction injection: "
-                            + "; ".join(screened[:3]),
-                            "remove them: omp project-memory remove-directive N / prune-notes, or delete the note file"))
+                            + "; ".join(screened[:3]), _removal_fix(ctx, untrusted=held_back is not None)))
     return checks
+
+
+def _removal_fix(ctx: _Context, untrusted: bool) -> str | None:
+    """Commands that remove every stored item that reads as injection: the notes' files, then the
+    directives from the last (numbers stay valid). omp changes an untrusted directives file only
+    once it is trusted (SPEC §3.1), so that comes first; the held-back items stay out of the block
+    meanwhile."""
+    assert ctx.project is not None
+    commands = [f"rm {shlex.quote(str(note.path))}" for note in notes_mod.list_notes(ctx.project.notes)
+                if note_held_back(note)]
+    numbers = [n for n, d in enumerate(dirs.read_directives(ctx.project.directives), start=1)
+               if injection_reasons(d.text)]
+    if numbers and untrusted:
+        commands.append(_trust_fix(ctx))
+    commands += [f"omp project-memory remove-directive {n}{_root_arg(ctx)}" for n in reversed(numbers)]
+    return " && ".join(commands) or None
 
 
 def _reviewer_env_check() -> list[Check]:
@@ -247,42 +410,72 @@ def _reviewer_env_check() -> list[Check]:
     return checks
 
 
+def _byok_gap() -> list[Check]:
+    """Provider and token variables the shell sets but a hook-started review will not get: Copilot
+    removes them from hooks, and reviewer.env does not give them back (SPEC §11)."""
+    missing = missing_from_reviewer_env()
+    if not missing:
+        return []
+    return [Check("reviewer env", "warn",
+                  f"your shell sets {', '.join(missing)}, which Copilot does not pass to hooks, and "
+                  f"{reviewer_env_file()} does not give them back: a review started when a session ends runs "
+                  "without them (omp doctor --deep calls the reviewer that way)", reviewer_env_fix(missing))]
+
+
+def _fallback_reviewer(ctx: _Context, why: str) -> Check:
+    """A reviewer setting that cannot work: the fix that runs is going back to one that does
+    (copilot when Copilot CLI runs, else the offline reviewer); the detail names the other way."""
+    fallback = "copilot" if ctx.copilot_works else "offline"
+    return Check("reviewer", "fail", why, _setting_fix(ctx, "memory-reviewer", fallback))
+
+
 def check_reviewer(ctx: _Context) -> list[Check]:
     settings = ctx.settings
-    if settings is None:
-        return [Check("reviewer", "fail", "settings could not be read (see memory-mode)", None)]
+    if settings is None:  # check_memory_mode failed and carries the fix
+        return [Check("reviewer", "info", "not checked: the settings cannot be read (see memory-mode)", None)]
     backend, model = settings["memory-reviewer"], settings["memory-review-model"]
     checks = _reviewer_env_check()
     if backend in backends.REGISTRY and not backends.lookup(backend).runs_model:
         return checks + [Check("reviewer", "ok", f"{backend}: {backends.lookup(backend).summary}, no model is called")]
+    gap = _byok_gap()
     if backend == "command":
         command = settings["memory-reviewer-command"]
         if not command:
-            return checks + [Check("reviewer", "fail", "memory-reviewer is command but memory-reviewer-command is not set",
-                                   'omp config set memory-reviewer-command "<command line>"')]
+            return checks + gap + [_fallback_reviewer(
+                ctx, "memory-reviewer is command but memory-reviewer-command is not set (or set it to a program "
+                "on PATH or an absolute path: omp config set memory-reviewer-command '/path/to/reviewer …')")]
         program = shlex.split(command)[0]
         if not (shutil.which(program) or Path(program).exists()):
-            return checks + [Check("reviewer", "fail", f"reviewer command {program!r} not found",
-                                   'omp config set memory-reviewer-command "<command line>"')]
+            return checks + gap + [_fallback_reviewer(
+                ctx, f"reviewer command {program!r} not found (or point memory-reviewer-command at a program "
+                "that exists)")]
         what = f"command: {command}"
     elif backend == "openai":
         url = settings.get("memory-reviewer-url")
         problem = "is not set" if not url else backends.url_problem(url)
         if problem:
-            return checks + [Check("reviewer", "fail", f"memory-reviewer is openai but memory-reviewer-url {problem}",
-                                   backends.HINT_URL.removeprefix("run: "))]
+            # The usual local server's address (Ollama's); the detail says to use your own.
+            return checks + gap + [Check(
+                "reviewer", "fail", f"memory-reviewer is openai but memory-reviewer-url {problem} (the fix sets "
+                f"the usual local server's address; use your server's base URL)",
+                _setting_fix(ctx, "memory-reviewer-url", backends.EXAMPLE_URL))]
         what = f"openai, model {model} at {url}"
     elif backend not in backends.REGISTRY or not backends.lookup(backend).runs_model:
-        return checks + [Check("reviewer", "fail", f"unknown reviewer {backend!r}",
-                               "omp config set memory-reviewer " + "|".join(backends.NAMES))]
+        return checks + [_fallback_reviewer(ctx, f"unknown reviewer {backend!r} (one of {', '.join(backends.NAMES)})")]
     else:
         if not ctx.copilot_works:
-            return checks + [Check("reviewer", "fail", "memory-reviewer is copilot, but Copilot CLI does not run",
-                                   "omp config set memory-reviewer offline")]
+            return checks + gap + [_fallback_reviewer(ctx, "memory-reviewer is copilot, but Copilot CLI does not run")]
         what = f"copilot, model {model}"
     if not ctx.deep:
-        return checks + [Check("reviewer", "ok", f"{what} (not called; omp doctor --deep calls it)")]
-    return checks + [_call_reviewer(ctx, backend, model, what)]
+        return checks + gap + [Check("reviewer", "ok", f"{what} (not called; omp doctor --deep calls it)")]
+    called = _call_reviewer(ctx, backend, model, what)
+    if called.status == "ok":
+        # Called exactly as a hook-started review would be, and it answered: the variables the
+        # shell sets beyond reviewer.env are not needed.
+        gap = [Check(c.name, "info", c.detail + "; the reviewer answered without them", c.fix) for c in gap]
+    elif gap:
+        gap = []  # the failed call's check names them, with the same fix
+    return checks + gap + [called]
 
 
 def _call_reviewer(ctx: _Context, backend: str, model: str, what: str) -> Check:
@@ -316,8 +509,12 @@ def check_tokenizer(ctx: _Context) -> list[Check]:
     counter = get_counter(retry=True)  # doctor always tries again, clearing a remembered failure
     if counter.name == "tiktoken":
         return [Check("tokenizer", "ok", "tiktoken o200k_base")]
+    if os.environ.get("OMP_TOKENIZER", "").strip().lower() == "estimate":
+        return [Check("tokenizer", "info", "byte estimate, as OMP_TOKENIZER=estimate asks (it over-counts; harmless)")]
     cache = os.environ.get("TIKTOKEN_CACHE_DIR") or "tiktoken's cache"
-    return [Check("tokenizer", "warn", f"tiktoken's o200k_base is not in {cache}: packets are sized with a byte "
+    # Not a problem to act on (the estimate only over-counts), so not a warning: `info`, with the
+    # command that downloads the encoding for whoever wants exact counts.
+    return [Check("tokenizer", "info", f"tiktoken's o200k_base is not in {cache}: packets are sized with a byte "
                   "estimate (it over-counts; harmless)",
                   f"{shlex.quote(sys.executable)} -c \"import tiktoken; tiktoken.get_encoding('o200k_base')\"")]
 
@@ -341,7 +538,7 @@ def check_claims_and_queue(ctx: _Context) -> list[Check]:
         bits = [f"{len(stale)} stale claim(s)"] if stale else []
         bits += [f"{len(unreadable)} unreadable claim file(s)"] if unreadable else []
         checks.append(Check("claims", "warn", ", ".join(bits) + ": those sessions wait for the next run",
-                            "omp memory-review --sweep"))
+                            _review_command(ctx, "--sweep")))
     else:
         checks.append(Check("claims", "ok", f"{running} review(s) running, no stale claims"))
     every = queue.entries(ctx.project)
@@ -351,24 +548,28 @@ def check_claims_and_queue(ctx: _Context) -> list[Check]:
         newest = gave_up[0]
         more = f" (and {len(gave_up) - 1} more: {', '.join(e.session for e in gave_up[1:4])})" if len(gave_up) > 1 else ""
         detail = (f"{len(gave_up)} review(s) failed for good after {newest.attempts} attempts, not retried any more: "
-                  f"session {newest.session}{more}; last error: {newest.last_error}")
-        if newest.hint:
-            detail += f" ({newest.hint})"
-        # Only an explicit, forced review of that session calls the reviewer again: until then
-        # nothing reviews it, so this is a fault, not a warning (doctor never says "all good" here).
-        checks.append(Check("failed-reviews", "fail", detail, newest.retry_command))
+                  f"session {newest.session}{more}; last error: {_last_error(newest)}")
+        # Only an explicit, forced review of each session calls the reviewer again: until then
+        # nothing reviews them, so this is a fault, not a warning (doctor never says "all good" here).
+        # One command per session: a sweep never retries them.
+        fix = " && ".join(_review_command(ctx, f"--session {shlex.quote(e.session)} --force") for e in gave_up)
+        checks.append(Check("failed-reviews", "fail", "fix the cause first; " + detail, fix))
     if entries:
         now = time.time()
         due = sum(1 for e in entries if e.next_try_at <= now)
-        first = entries[0]
-        detail = f"{len(entries)} session(s) in the retry queue ({due} due); last error: {first.last_error}"
-        if first.hint:
-            detail += f" ({first.hint})"
+        latest = max(entries, key=lambda e: e.updated_at)
+        detail = (f"{len(entries)} session(s) in the retry queue ({due} due); last error "
+                  f"(session {latest.session}, attempt {latest.attempts}): {_last_error(latest)}")
         # Once the cause is fixed, this reviews them now instead of at their backoff time.
-        checks.append(Check("queue", "warn", detail, "omp memory-review --sweep --force"))
+        checks.append(Check("queue", "warn", detail, _review_command(ctx, "--sweep --force")))
     else:
         checks.append(Check("queue", "ok", "retry queue empty"))
     return checks
+
+
+def _last_error(entry: queue.QueueEntry) -> str:
+    """The stored error and the hint that names its cause's fix."""
+    return entry.last_error + (f" ({entry.hint})" if entry.hint else "")
 
 
 def _writable(folder: Path) -> tuple[bool, Path]:
@@ -422,7 +623,7 @@ def check_copilot_memory(ctx: _Context) -> list[Check]:
         checks.append(Check("chronicle", "warn",
                             f"{instructions} changed since omp last wrote its block (Copilot's /chronicle improve "
                             "edits this file); the next session start restores omp's block and keeps the other text",
-                            "omp memory sync"))
+                            f"omp memory sync{_root_arg(ctx)}"))
     else:
         checks.append(Check("chronicle", "ok",
                             f"{instructions} is as omp left it; if /chronicle improve edits it, omp restores its "
@@ -448,7 +649,7 @@ CHECKS: tuple[Callable[[_Context], list[Check]], ...] = (
 
 
 def diagnose(project: ProjectPaths | None, deep: bool = False) -> Report:
-    ctx = _Context(project, GlobalPaths.current(), deep)
+    ctx = _Context(project, GlobalPaths.current(), deep, found_here=_found_here(project))
     checks: list[Check] = []
     for check in CHECKS:
         try:

@@ -195,7 +195,7 @@ def test_doctor_names_the_ignored_config_and_the_fix(project: Path, fake: FakeRe
     report = run_omp(["doctor", "--json"], cwd=project, env={"PATH": "/usr/bin:/bin"}).json()
     found = [c for c in report["checks"] if c["name"] == "project config"]
     assert len(found) == 1 and found[0]["status"] == "warn"
-    assert "ignored" in found[0]["detail"] and found[0]["fix"].startswith("read the file, then: omp trust")
+    assert "ignored" in found[0]["detail"] and found[0]["fix"] == "omp trust"
     assert run_omp(["trust", "--yes"], cwd=project).returncode == 0
     report = run_omp(["doctor", "--json"], cwd=project, env={"PATH": "/usr/bin:/bin"}).json()
     assert [c["status"] for c in report["checks"] if c["name"] == "project config"] == ["ok"]
