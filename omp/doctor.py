@@ -42,6 +42,7 @@ from omp.process import read_env_file, reviewer_env_file
 from omp.review import backends, claim as claims, queue
 from omp.review.reviewers import ReviewerConfig, call_reviewer
 from omp.safety.injection import injection_reasons
+from omp.sessions.discovery import find_session
 from omp.tokens import get_counter
 
 Status = Literal["ok", "info", "warn", "fail"]
@@ -192,18 +193,23 @@ def check_copilot(ctx: _Context) -> list[Check]:
     return [Check("copilot", "ok", f"{version.rstrip('.')} ({found})")]
 
 
+def _reinstall(registration: Registration) -> str:
+    """`omp install --force` again, of the same kind (a plugin, or the hooks file alone)."""
+    return "omp install --hooks-only --force" if registration.kind == "hooks-file" else "omp install --force"
+
+
 def _interpreter_check(registration: Registration) -> Check:
     baked = registration.interpreter()
     if baked:
         if not (os.path.isfile(baked) and os.access(baked, os.X_OK)):
             return Check("hooks python", "warn",
                          f"the Python that registered the hooks is gone ({baked}); they fall back to omp on PATH",
-                         "omp install --force")
+                         _reinstall(registration))
         here = os.path.abspath(sys.executable)
         if os.path.abspath(baked) != here:
             return Check("hooks python", "info",
                          f"hooks run with {baked}; this omp runs with {here}",
-                         "omp install --force")
+                         _reinstall(registration))
         return Check("hooks python", "ok", f"hooks run with {baked} (this omp)")
     if os.environ.get("OMP_PYTHON"):
         return Check("hooks python", "ok", f"hooks run with $OMP_PYTHON ({os.environ['OMP_PYTHON']})")
@@ -212,7 +218,7 @@ def _interpreter_check(registration: Registration) -> Check:
         return Check("hooks python", "ok", f"hooks run with the Python behind {omp_on_path}")
     return Check("hooks python", "fail",
                  f"{registration.label} names no Python and there is no omp on PATH: its hooks cannot run",
-                 "omp install --force")
+                 _reinstall(registration))
 
 
 def check_registration(ctx: _Context) -> list[Check]:
@@ -537,23 +543,22 @@ def check_claims_and_queue(ctx: _Context) -> list[Check]:
     if stale or unreadable:
         bits = [f"{len(stale)} stale claim(s)"] if stale else []
         bits += [f"{len(unreadable)} unreadable claim file(s)"] if unreadable else []
-        checks.append(Check("claims", "warn", ", ".join(bits) + ": those sessions wait for the next run",
-                            _review_command(ctx, "--sweep")))
+        # A sweep takes a stale or unreadable claim over and reviews the session; a claim whose
+        # transcript is gone has nothing left to review, and only removing it clears it.
+        gone = [s for s in stale + unreadable if not _transcript_exists(ctx.project, s)]
+        commands = [_review_command(ctx, "--sweep")] if len(gone) < len(stale) + len(unreadable) else []
+        commands += [f"rm {shlex.quote(str(claims.claim_path(ctx.project, s)))}" for s in gone]
+        detail = ", ".join(bits) + ": those sessions wait for the next run"
+        if gone:
+            detail += f"; {len(gone)} of them no longer have a transcript (the fix removes their claims)"
+        checks.append(Check("claims", "warn", detail, " && ".join(commands)))
     else:
         checks.append(Check("claims", "ok", f"{running} review(s) running, no stale claims"))
     every = queue.entries(ctx.project)
     entries = [e for e in every if not e.failed]
     gave_up = sorted((e for e in every if e.failed), key=lambda e: e.updated_at, reverse=True)
     if gave_up:
-        newest = gave_up[0]
-        more = f" (and {len(gave_up) - 1} more: {', '.join(e.session for e in gave_up[1:4])})" if len(gave_up) > 1 else ""
-        detail = (f"{len(gave_up)} review(s) failed for good after {newest.attempts} attempts, not retried any more: "
-                  f"session {newest.session}{more}; last error: {_last_error(newest)}")
-        # Only an explicit, forced review of each session calls the reviewer again: until then
-        # nothing reviews them, so this is a fault, not a warning (doctor never says "all good" here).
-        # One command per session: a sweep never retries them.
-        fix = " && ".join(_review_command(ctx, f"--session {shlex.quote(e.session)} --force") for e in gave_up)
-        checks.append(Check("failed-reviews", "fail", "fix the cause first; " + detail, fix))
+        checks.append(_failed_reviews(ctx, gave_up))
     if entries:
         now = time.time()
         due = sum(1 for e in entries if e.next_try_at <= now)
@@ -565,6 +570,33 @@ def check_claims_and_queue(ctx: _Context) -> list[Check]:
     else:
         checks.append(Check("queue", "ok", "retry queue empty"))
     return checks
+
+
+def _failed_reviews(ctx: _Context, gave_up: list[queue.QueueEntry]) -> Check:
+    """Reviews that failed queue.MAX_ATTEMPTS times. Only an explicit, forced review of each
+    session calls the reviewer again (a sweep never does): until then nothing reviews them, so
+    this is a fault, not a warning. A session whose transcript is gone has nothing left to review:
+    its entry is dropped instead (a retry would only fail to find it)."""
+    assert ctx.project is not None
+    project = ctx.project
+    newest = gave_up[0]
+    more = f" (and {len(gave_up) - 1} more: {', '.join(e.session for e in gave_up[1:4])})" if len(gave_up) > 1 else ""
+    detail = (f"fix the cause first; {len(gave_up)} review(s) failed for good after {newest.attempts} attempts, "
+              f"not retried any more: session {newest.session}{more}; last error: {_last_error(newest)}")
+    gone = [e for e in gave_up if not _transcript_exists(project, e.session)]
+    if gone:
+        detail += f"; {len(gone)} of them no longer have a transcript (the fix drops their entries)"
+    commands = [_review_command(ctx, f"--session {shlex.quote(e.session)} --force") for e in gave_up if e not in gone]
+    commands += [f"rm {shlex.quote(str(queue.entry_path(project, e.session)))}" for e in gone]
+    return Check("failed-reviews", "fail", detail, " && ".join(commands))
+
+
+def _transcript_exists(project: ProjectPaths, session: str) -> bool:
+    try:
+        find_session(session, project)
+    except OmpError:
+        return False
+    return True
 
 
 def _last_error(entry: queue.QueueEntry) -> str:

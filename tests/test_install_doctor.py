@@ -291,7 +291,7 @@ def test_doctor_warns_when_the_hooks_python_is_gone(project: Path, fake_env: dic
     (isolated_home / ".omp" / "plugin" / "omp" / "hooks" / "interpreter").write_text("/nowhere/python\n")
     _, checks = doctor(project, fake_env)
     assert checks["hooks python"]["status"] == "warn"
-    assert checks["hooks python"]["fix"] == "omp install --force"
+    assert checks["hooks python"]["fix"] == "omp install --hooks-only --force"  # the kind it was: a hooks file
 
 
 def test_doctor_reports_stale_claims_and_the_queue(project: Path, fake_env: dict[str, str]) -> None:
