@@ -102,6 +102,7 @@ class _Context(Struct):
     origins: dict[str, str] = {}  # key -> where its value came from (env, project, global, default)
     config_ignored: bool = False  # the project's config is untrusted, so `omp config set` refuses it
     found_here: bool = False  # omp run from this folder finds the same project (fixes need no --root)
+    config_unusable: str | None = None  # why `omp trust` would refuse the ignored project config
 
 
 # ---------------------------------------------------------------------------------------------
@@ -149,6 +150,8 @@ def _memory_on_fix(ctx: _Context) -> str:
     if ctx.project is None:
         return "omp config set memory-mode on --global"
     set_here = f"omp config set memory-mode on{_root_arg(ctx)}"
+    if ctx.config_unusable:
+        return f"{_move_aside(ctx.project.config)} && {set_here}"
     return f"{_trust_fix(ctx)} && {set_here}" if ctx.config_ignored else set_here
 
 
@@ -183,7 +186,8 @@ def check_copilot(ctx: _Context) -> list[Check]:
     try:
         proc = run_management_command(found, "--version", timeout=60)
     except OmpError as exc:
-        return [Check("copilot", "fail", exc.message, exc.hint)]
+        return [Check("copilot", "fail", exc.message + (f" ({exc.hint})" if exc.hint else ""),
+                      "npm install -g @github/copilot")]
     version = next((line.strip() for line in proc.stdout.splitlines() if line.strip()), "")
     if proc.returncode != 0 or not version:
         detail = (proc.stderr or proc.stdout).strip().splitlines()[-1:] or [f"exit code {proc.returncode}"]
@@ -225,7 +229,7 @@ def check_registration(ctx: _Context) -> list[Check]:
     try:
         registrations = find_registrations(ctx.copilot if ctx.copilot_works else None, ctx.global_paths)
     except OmpError as exc:
-        return [Check("registration", "fail", exc.message, exc.hint)]
+        return [Check("registration", "fail", exc.message + (f" ({exc.hint})" if exc.hint else ""), None)]
     enabled = [r for r in registrations if r.enabled]
     checks: list[Check] = []
     for registration in registrations:
@@ -289,6 +293,11 @@ def _checkout_copy(registration: Registration) -> list[Check]:
 def check_memory_mode(ctx: _Context) -> list[Check]:
     verdict = trust.check(ctx.project, ctx.global_paths)
     ctx.config_ignored = verdict is not None and verdict.ignored
+    if ctx.config_ignored and ctx.project is not None:
+        try:
+            config.prepare_trust_review(ctx.project)  # what `omp trust` checks before it asks
+        except OmpError as exc:
+            ctx.config_unusable = exc.message
     try:
         settings = config.resolve(ctx.project, ctx.global_paths)
     except OmpError as exc:
@@ -312,7 +321,7 @@ def _settings_fix(ctx: _Context, error: OmpError) -> str | None:
     """A command that gets the settings readable again: a file that does not parse is moved aside
     (kept, never rewritten), a value no key accepts is unset in the layer that holds it."""
     if isinstance(error, CorruptFileError):
-        return f"mv {shlex.quote(str(error.path))} {shlex.quote(str(_free_name(error.path)))}"
+        return _move_aside(error.path)
     for key in config.KEYS.values():
         raw = os.environ.get(key.env_var)
         if raw is not None and raw.strip():
@@ -340,6 +349,11 @@ def _settings_fix(ctx: _Context, error: OmpError) -> str | None:
     return None
 
 
+def _move_aside(path: Path) -> str:
+    """`mv FILE FILE.broken`: a file omp cannot use stops counting, and nothing in it is lost."""
+    return f"mv {shlex.quote(str(path))} {shlex.quote(str(_free_name(path)))}"
+
+
 def _free_name(path: Path) -> Path:
     """`path.broken` (or `.broken-2`, …): where a file that does not parse is moved, losing nothing."""
     candidate, number = path.with_name(path.name + ".broken"), 1
@@ -357,6 +371,12 @@ def check_trust(ctx: _Context) -> list[Check]:
         return []
     if verdict.state == "absent":
         config_check = Check("project config", "ok", f"none ({verdict.path}): global settings and defaults apply")
+    elif verdict.ignored and ctx.config_unusable:
+        # `omp trust` refuses a file omp could not use anyway: moving it aside is what runs.
+        config_check = Check("project config", "warn",
+                             f"{verdict.path} is ignored: {verdict.reason}; and omp cannot use it as it is "
+                             f"({ctx.config_unusable}): correct it by hand and run omp trust, or move it aside",
+                             _move_aside(verdict.path))
     elif verdict.ignored:
         # `omp trust` shows the file (and what it would run) and asks before trusting it.
         config_check = Check("project config", "warn",
@@ -364,7 +384,10 @@ def check_trust(ctx: _Context) -> list[Check]:
                              _trust_fix(ctx))
     else:
         config_check = Check("project config", "ok", f"{verdict.path} is trusted (written by omp or approved)")
-    return [config_check] + _directives_trust(ctx)
+    try:
+        return [config_check] + _directives_trust(ctx)
+    except CorruptFileError as exc:  # every write refuses it too: moving it aside is what runs
+        return [config_check, Check("project directives", "fail", f"{exc.message} ({exc.hint})", _move_aside(exc.path))]
 
 
 def _directives_trust(ctx: _Context) -> list[Check]:
@@ -505,10 +528,26 @@ def _call_reviewer(ctx: _Context, backend: str, model: str, what: str) -> Check:
                          f"{what}, {how}: {exc.message}. Your shell sets {', '.join(missing)}, which Copilot "
                          "does not pass to hooks, and reviewer.env does not give them back",
                          reviewer_env_fix(missing))
-        return Check("reviewer", "fail", f"{what}, {how}: {exc.message}", exc.hint)
+        hint = f" ({exc.hint})" if exc.hint else ""
+        return Check("reviewer", "fail", f"{what}, {how}: {exc.message}{hint}", _deep_fix(ctx, backend, model, exc))
     answer = " ".join(reply.text.split())[:60]
     seconds = time.monotonic() - started
     return Check("reviewer", "ok", f"{what}: answered {answer!r} in {seconds:.1f}s ({how})")
+
+
+def _deep_fix(ctx: _Context, backend: str, model: str, error: OmpError) -> str | None:
+    """A command that fixes the failed call, where one exists (the reviewer's hint is advice in
+    words, with placeholders: it goes in the detail). A network fault, a server's own model list
+    or key: only the user can say, so no fix line."""
+    kind = getattr(error, "kind", None)
+    if backend == "copilot" and kind == "auth":
+        return _copilot_fix(ctx, "copilot login")
+    if backend == "copilot" and kind == "model" and model != config.KEYS["memory-review-model"].default:
+        return _setting_fix(ctx, "memory-review-model", config.KEYS["memory-review-model"].default)
+    if kind == "timeout":
+        longer = min(2 * int(float((ctx.settings or {}).get("memory-review-timeout", 120))), 86400)
+        return _setting_fix(ctx, "memory-review-timeout", str(longer))
+    return None
 
 
 def check_tokenizer(ctx: _Context) -> list[Check]:
@@ -687,5 +726,8 @@ def diagnose(project: ProjectPaths | None, deep: bool = False) -> Report:
         try:
             checks.extend(check(ctx))
         except OmpError as exc:
-            checks.append(Check(check.__name__.removeprefix("check_"), "fail", exc.message, exc.hint))
+            # A hint is advice in words, not always a command: a fix line must run as printed.
+            fix = _move_aside(exc.path) if isinstance(exc, CorruptFileError) else None
+            hint = "" if exc.hint is None or fix else f" ({exc.hint})"
+            checks.append(Check(check.__name__.removeprefix("check_"), "fail", exc.message + hint, fix))
     return Report(checks)

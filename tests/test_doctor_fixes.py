@@ -338,3 +338,20 @@ def test_deep_says_the_gap_did_not_matter_when_the_reviewer_answers(project: Pat
     [gap] = [c for c in deep["checks"] if c["name"] == "reviewer env"]
     assert gap["status"] == "info" and "answered without them" in gap["detail"]
     assert "sk-test" not in json.dumps(deep)
+
+
+@pytest.mark.parametrize("which", ["config.json", "project-memory.json"])
+def test_a_committed_file_omp_cannot_use(project: Path, fake_env: dict[str, str], which: str) -> None:
+    """A clone's .omp file that does not parse: `omp trust` refuses it, so the fix is not `omp trust`."""
+    assert run_omp(["install", "--hooks-only"], env=fake_env).returncode == 0
+    config.set_value("memory-mode", "on", "global", None)
+    broken = project / ".omp" / which
+    broken.parent.mkdir(exist_ok=True)
+    broken.write_text('{"memory-mode": "on",\n')
+    code, report = doctor(project, fake_env)
+    assert needing_attention(report), report["checks"]
+    assert not any(c["fix"] and c["fix"].startswith("omp trust") for c in needing_attention(report))
+    run_every_fix(report, project, fake_env)
+    code, after = doctor(project, fake_env)
+    assert code == 0 and after["all_good"], needing_attention(after)
+    assert (broken.parent / f"{which}.broken").read_text() == '{"memory-mode": "on",\n'  # moved aside, not lost
