@@ -2,16 +2,26 @@
 
 Each check reports `ok`, `info`, `warn` or `fail`, what it found, and for anything but `ok` the
 command that fixes it. A `fail` means memory does not work as configured; the command then exits 1.
+A `warn` is something the user has to act on (a queued review, a BYOK variable hooks will not get,
+reviewer sessions in the history, an ignored project config): the last line says `all good` only
+when no check is `warn` or `fail`, and otherwise counts and names them. `info` is context.
 
 Checks: Copilot CLI found and its version; how omp's hooks are registered (missing; duplicated —
 each registration runs every hook, so every review would start twice; the Python the hooks run
 with); memory-mode and where it comes from; whether the project's config is trusted or ignored
-(SPEC §3.1); the reviewer (`--deep` really calls it, with what a
-hook-started review would get from `reviewer.env`); tokenizer; stale claims; the retry queue;
-whether the state folders are writable; Copilot's own memory features that touch the same files
-(the Copilot Memory setting, `/chronicle improve` edits of the instruction file).
-"""
+(SPEC §3.1); the reviewer (`--deep` really calls it, with what a hook-started review would get
+from `reviewer.env`; without --deep, the provider variables the shell sets that reviewer.env does
+not give back); tokenizer; stale claims; the retry queue and reviews that failed for good, with
+their last error; whether the state folders are writable; Copilot's own memory features that
+touch the same files (the Copilot Memory setting, `/chronicle improve` edits of the instruction
+file); reviewer sessions left in Copilot's history.
 
+Every fix line is a command that runs as printed and fixes what its check names, from where doctor
+ran and in an untrusted clone too (docs/doctor.md): a setting is changed in the layer its value
+comes from (`omp config set` refuses an untrusted project file, so a default is changed globally),
+`--root` is named when doctor ran from another folder, a review is retried with memory mode on for
+that one command, and a worded hint (with placeholders) goes in the detail, never in the fix.
+"""
 from __future__ import annotations
 
 import os
