@@ -449,16 +449,28 @@ def _reviewer_env_check() -> list[Check]:
     return checks
 
 
-def _byok_gap() -> list[Check]:
+def _byok_gap(backend: str) -> list[Check]:
     """Provider and token variables the shell sets but a hook-started review will not get: Copilot
-    removes them from hooks, and reviewer.env does not give them back (SPEC §11)."""
+    removes them from hooks, and reviewer.env does not give them back (SPEC §11).
+
+    Copilot's own variables (`COPILOT_PROVIDER_*`, `COPILOT_OFFLINE`, `COPILOT_GITHUB_TOKEN`: set
+    for Copilot, so a copilot reviewer, or a command that runs it, needs them) are a warning; a
+    general token (`GITHUB_TOKEN`, `OPENAI_API_KEY`, usually set for other tools) or Copilot's
+    variables with the openai reviewer, which does not read them, are context: copying a token
+    nobody needs into a file would only spread it."""
     missing = missing_from_reviewer_env()
-    if not missing:
-        return []
-    return [Check("reviewer env", "warn",
-                  f"your shell sets {', '.join(missing)}, which Copilot does not pass to hooks, and "
-                  f"{reviewer_env_file()} does not give them back: a review started when a session ends runs "
-                  "without them (omp doctor --deep calls the reviewer that way)", reviewer_env_fix(missing))]
+    needed = [name for name in missing if name.startswith("COPILOT_")] if backend != "openai" else []
+    other = [name for name in missing if name not in needed]
+    checks = []
+    levels: tuple[tuple[list[str], Status], ...] = ((needed, "warn"), (other, "info"))
+    for names, status in levels:
+        if names:
+            checks.append(Check(
+                "reviewer env", status,
+                f"your shell sets {', '.join(names)}, which Copilot does not pass to hooks, and {reviewer_env_file()} "
+                "does not give them back: a review started when a session ends runs without them "
+                "(omp doctor --deep calls the reviewer that way)", reviewer_env_fix(names)))
+    return checks
 
 
 def _fallback_reviewer(ctx: _Context, why: str) -> Check:
@@ -476,7 +488,7 @@ def check_reviewer(ctx: _Context) -> list[Check]:
     checks = _reviewer_env_check()
     if backend in backends.REGISTRY and not backends.lookup(backend).runs_model:
         return checks + [Check("reviewer", "ok", f"{backend}: {backends.lookup(backend).summary}, no model is called")]
-    gap = _byok_gap()
+    gap = _byok_gap(backend)
     if backend == "command":
         command = settings["memory-reviewer-command"]
         if not command:
@@ -512,8 +524,8 @@ def check_reviewer(ctx: _Context) -> list[Check]:
         # Called exactly as a hook-started review would be, and it answered: the variables the
         # shell sets beyond reviewer.env are not needed.
         gap = [Check(c.name, "info", c.detail + "; the reviewer answered without them", c.fix) for c in gap]
-    elif gap:
-        gap = []  # the failed call's check names them, with the same fix
+    elif missing_from_reviewer_env():
+        gap = []  # the failed call's check names them all, with the fix
     return checks + gap + [called]
 
 

@@ -369,3 +369,20 @@ def test_a_committed_file_omp_cannot_use(project: Path, fake_env: dict[str, str]
     code, after = doctor(project, fake_env)
     assert code == 0 and after["all_good"], needing_attention(after)
     assert (broken.parent / f"{which}.broken").read_text() == '{"memory-mode": "on",\n'  # moved aside, not lost
+
+
+def test_a_general_token_in_the_shell_is_context_copilots_own_variable_is_a_warning(
+        project: Path, fake_env: dict[str, str]) -> None:
+    """GITHUB_TOKEN is set for many tools: copying it into reviewer.env unasked would spread it.
+    COPILOT_GITHUB_TOKEN is set for Copilot: a hook-started copilot reviewer goes without it."""
+    assert run_omp(["install", "--hooks-only"], env=fake_env).returncode == 0
+    config.set_value("memory-mode", "on", "project", ProjectPaths(project))
+    code, report = doctor(project, {**fake_env, "GITHUB_TOKEN": "ghp_" + "a" * 36})
+    [gap] = [c for c in report["checks"] if c["name"] == "reviewer env"]
+    assert gap["status"] == "info" and report["all_good"], report["checks"]
+    code, report = doctor(project, {**fake_env, "GITHUB_TOKEN": "ghp_" + "a" * 36,
+                                    "COPILOT_GITHUB_TOKEN": "ghp_" + "b" * 36})
+    gaps = {c["status"]: c for c in report["checks"] if c["name"] == "reviewer env"}
+    assert "COPILOT_GITHUB_TOKEN" in gaps["warn"]["detail"] and "GITHUB_TOKEN" not in gaps["warn"]["fix"].replace(
+        "COPILOT_GITHUB_TOKEN", "")
+    assert "ghp_" not in json.dumps(report)
