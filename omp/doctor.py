@@ -604,10 +604,11 @@ def check_claims_and_queue(ctx: _Context) -> list[Check]:
     if stale or unreadable:
         bits = [f"{len(stale)} stale claim(s)"] if stale else []
         bits += [f"{len(unreadable)} unreadable claim file(s)"] if unreadable else []
-        # A sweep takes a stale or unreadable claim over and reviews the session; a claim whose
-        # transcript is gone has nothing left to review, and only removing it clears it.
+        # A review of the session takes a stale or unreadable claim over (just that session: a
+        # sweep would also review every other unreviewed one); a claim whose transcript is gone
+        # has nothing left to review, and only removing it clears it.
         gone = [s for s in stale + unreadable if not _transcript_exists(ctx.project, s)]
-        commands = [_review_command(ctx, "--sweep")] if len(gone) < len(stale) + len(unreadable) else []
+        commands = [_review_command(ctx, f"--session {shlex.quote(s)}") for s in stale + unreadable if s not in gone]
         commands += [f"rm {shlex.quote(str(claims.claim_path(ctx.project, s)))}" for s in gone]
         detail = ", ".join(bits) + ": those sessions wait for the next run"
         if gone:
