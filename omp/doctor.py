@@ -90,8 +90,10 @@ class Report(Struct):
         counts = [f"{broken} broken"] if broken else []
         counts += [_plural(warnings, "warning")] if warnings else []
         names = ", ".join(dict.fromkeys(check.name for check in todo))
-        return (f"{_plural(len(todo), 'thing')} to fix ({' and '.join(counts)}: {names}): "
-                "run the fix lines above")
+        # Some faults have no command (a network down, a model only the user can name): their
+        # detail says what to do.
+        action = "run the fix lines above" if all(check.fix for check in todo) else "see the lines above"
+        return f"{_plural(len(todo), 'thing')} to fix ({' and '.join(counts)}: {names}): {action}"
 
     def to_json(self) -> dict[str, object]:
         return {"ok": self.ok, "all_good": not self.attention, "attention": len(self.attention),
