@@ -628,7 +628,8 @@ def check_claims_and_queue(ctx: _Context) -> list[Check]:
         due = sum(1 for e in entries if e.next_try_at <= now)
         latest = max(entries, key=lambda e: e.updated_at)
         detail = (f"{len(entries)} session(s) in the retry queue ({due} due); last error "
-                  f"(session {latest.session}, attempt {latest.attempts}): {_last_error(latest)}")
+                  f"(session {latest.session}, attempt {latest.attempts}): {_last_error(latest)}; "
+                  "once that is fixed, the fix line retries them now")
         # Once the cause is fixed, this reviews them now instead of at their backoff time.
         checks.append(Check("queue", "warn", detail, _review_command(ctx, "--sweep --force")))
     else:
@@ -645,11 +646,13 @@ def _failed_reviews(ctx: _Context, gave_up: list[queue.QueueEntry]) -> Check:
     project = ctx.project
     newest = gave_up[0]
     more = f" (and {len(gave_up) - 1} more: {', '.join(e.session for e in gave_up[1:4])})" if len(gave_up) > 1 else ""
-    detail = (f"fix the cause first; {len(gave_up)} review(s) failed for good after {newest.attempts} attempts, "
-              f"not retried any more: session {newest.session}{more}; last error: {_last_error(newest)}")
+    detail = (f"{len(gave_up)} review(s) failed for good after {newest.attempts} attempts, not retried any more: "
+              f"session {newest.session}{more}; last error: {_last_error(newest)}")
     gone = [e for e in gave_up if not _transcript_exists(project, e.session)]
     if gone:
         detail += f"; {len(gone)} of them no longer have a transcript (the fix drops their entries)"
+    if len(gone) < len(gave_up):
+        detail += "; fix that cause, then run the fix line (one reviewer call per session)"
     commands = [_review_command(ctx, f"--session {shlex.quote(e.session)} --force") for e in gave_up if e not in gone]
     commands += [f"rm {shlex.quote(str(queue.entry_path(project, e.session)))}" for e in gone]
     return Check("failed-reviews", "fail", detail, " && ".join(commands))
