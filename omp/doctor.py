@@ -22,6 +22,7 @@ comes from (`omp config set` refuses an untrusted project file, so a default is 
 `--root` is named when doctor ran from another folder, a review is retried with memory mode on for
 that one command, and a worded hint (with placeholders) goes in the detail, never in the fix.
 """
+
 from __future__ import annotations
 
 import os
