@@ -29,8 +29,6 @@ from omp import config
 from omp.paths import ProjectPaths
 from omp.review import queue
 
-pytestmark = pytest.mark.usefixtures("ends_detached_runs")
-
 SHELL_WORDS = {"&&", "||", "|", ";", "export", "unset"}
 # Copilot strips these from hooks; the machine running the tests may set some of them.
 STRIPPED = ("GITHUB_TOKEN", "COPILOT_GITHUB_TOKEN", "OPENAI_API_KEY", "GH_TOKEN")
