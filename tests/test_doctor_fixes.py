@@ -250,8 +250,9 @@ def test_fixes_from_the_home_folder_outside_any_project(tmp_path: Path, isolated
     for name in ("memory-mode", "reviewer", "registration"):
         proc = run_fix(fixes[name], isolated_home, fake_env)
         assert proc.returncode == 0, proc.stderr
-    assert not (isolated_home / ".omp" / "config.json").read_text().count("project")
-    assert not (isolated_home / ".omp" / "state").exists() or True
+    written = json.loads((isolated_home / ".omp" / "config.json").read_text())  # the global file
+    assert written == {"memory-mode": "on", "memory-reviewer": "offline"}
+    assert not (isolated_home / ".github").exists()  # $HOME was not made a project
     _, after = doctor(isolated_home, {**fake_env, "OMP_COPILOT_BIN": str(tmp_path / "no-copilot")})
     left = {c["name"] for c in needing_attention(after)}
     assert left == {"copilot"}, needing_attention(after)  # installing Copilot CLI is the user's
