@@ -116,6 +116,7 @@ class _Context(Struct):
     config_ignored: bool = False  # the project's config is untrusted, so `omp config set` refuses it
     found_here: bool = False  # omp run from this folder finds the same project (fixes need no --root)
     config_unusable: str | None = None  # why `omp trust` would refuse the ignored project config
+    ignored_turns_on: bool = False  # the ignored project config sets memory-mode on
 
 
 # ---------------------------------------------------------------------------------------------
@@ -143,29 +144,63 @@ def _trust_fix(ctx: _Context) -> str:
     return f"{trust.FIX}{_root_arg(ctx)}" if ctx.project is not None else trust.FIX
 
 
-def _setting_fix(ctx: _Context, key: str, value: str) -> str:
+def _one_command(*commands: str | None) -> str | None:
+    """One command line that runs as printed, whether pasted into a shell or split with shlex and
+    started without one: a single command as it is; several steps (each only if the one before
+    worked), or a line that needs a shell's syntax, handed to `sh -c`."""
+    steps = [command for command in commands if command]
+    if not steps:
+        return None
+    if len(steps) == 1 and not _needs_shell(steps[0]):
+        return steps[0]
+    return f"sh -c {shlex.quote(' && '.join(steps))}"
+
+
+def _needs_shell(command: str) -> bool:
+    """Does `command` use a shell's operators (`&&`, `|`, `>>`, `;`, a subshell)?"""
+    lexer = shlex.shlex(command, posix=True, punctuation_chars=True)
+    try:
+        return any(token and set(token) <= set("();<>|&") for token in lexer)
+    except ValueError:
+        return True
+
+
+def _setting_fix(ctx: _Context, key: str, value: str) -> str | None:
     """The command that gives `key` the value `value` where it counts: the layer it comes from now
-    (the environment wins over every file; a project value over the global one), and the global
-    file for a default, which `omp config set` never refuses (an untrusted project file it does)."""
+    (a project value wins over the global one), and the global file for a default, which `omp
+    config set` never refuses (an untrusted project file it does). A value from the environment
+    wins over every file, and no command can change the shell that runs it: no fix line then
+    (`_env_note` says where to change it)."""
     origin = ctx.origins.get(key, "default")
     if origin == "env":
-        return f"export {env_var(key)}={shlex.quote(value)}"
+        return None
     if origin == "project" and ctx.project is not None:
         return f"omp config set {key} {shlex.quote(value)}{_root_arg(ctx)}"
     return f"omp config set {key} {shlex.quote(value)} --global"
 
 
-def _memory_on_fix(ctx: _Context) -> str:
+def _env_note(ctx: _Context, key: str, value: str) -> str:
+    """What to do when the environment sets `key` (it wins over every file), else nothing."""
+    if ctx.origins.get(key) != "env":
+        return ""
+    return (f" ({env_var(key)} is set in your environment and wins over every config file: set it to "
+            f"{value}, or unset it, where you set it)")
+
+
+def _memory_on_fix(ctx: _Context) -> str | None:
     """Memory mode on for this project (or everywhere, outside one). An untrusted project file
-    refuses `omp config set` until the user has read and trusted it."""
+    refuses `omp config set` until the user has read and trusted it (trusting one that turns
+    memory mode on is the whole fix); one omp cannot use is moved aside first."""
     if ctx.origins.get("memory-mode") == "env":
-        return f"export {env_var('memory-mode')}=on"
+        return None
     if ctx.project is None:
         return "omp config set memory-mode on --global"
     set_here = f"omp config set memory-mode on{_root_arg(ctx)}"
     if ctx.config_unusable:
-        return f"{_move_aside(ctx.project.config)} && {set_here}"
-    return f"{_trust_fix(ctx)} && {set_here}" if ctx.config_ignored else set_here
+        return _one_command(_move_aside(ctx.project.config), set_here)
+    if ctx.config_ignored:
+        return _trust_fix(ctx) if ctx.ignored_turns_on else _one_command(_trust_fix(ctx), set_here)
+    return set_here
 
 
 def _review_command(ctx: _Context, args: str) -> str:
@@ -261,7 +296,7 @@ def check_registration(ctx: _Context) -> list[Check]:
         checks.append(Check("registration", "fail",
                             f"registered {len(enabled)} times ({labels}): every hook runs {len(enabled)} times; "
                             f"keeping {keep.label}",
-                            " && ".join(_copilot_fix(ctx, r.removal) for r in extra)))
+                            _one_command(*(_copilot_fix(ctx, r.removal) for r in extra))))
     else:
         checks.append(Check("registration", "ok", enabled[0].label))
         checks.extend(_checkout_copy(enabled[0]))
@@ -308,7 +343,8 @@ def check_memory_mode(ctx: _Context) -> list[Check]:
     ctx.config_ignored = verdict is not None and verdict.ignored
     if ctx.config_ignored and ctx.project is not None:
         try:
-            config.prepare_trust_review(ctx.project)  # what `omp trust` checks before it asks
+            review = config.prepare_trust_review(ctx.project)  # what `omp trust` checks before it asks
+            ctx.ignored_turns_on = ("memory-mode", "on") in review.settings
         except OmpError as exc:
             ctx.config_unusable = exc.message
     try:
@@ -325,8 +361,8 @@ def check_memory_mode(ctx: _Context) -> list[Check]:
         # Never set: omp is installed but does nothing yet. Set off somewhere: the user's choice.
         status: Status = "warn" if mode.origin == "default" else "info"
         ignored = "; the project's own config is ignored until trusted (see project config)" if ctx.config_ignored else ""
-        return [Check("memory-mode", status, f"off for {scope}, from {where}: sessions are not reviewed{ignored}",
-                      _memory_on_fix(ctx))]
+        return [Check("memory-mode", status, f"off for {scope}, from {where}: sessions are not reviewed{ignored}"
+                      + _env_note(ctx, "memory-mode", "on"), _memory_on_fix(ctx))]
     return [Check("memory-mode", "ok", f"on for {scope}, from {where}; memory-inject={inject}")]
 
 
@@ -341,7 +377,7 @@ def _settings_fix(ctx: _Context, error: OmpError) -> str | None:
             try:
                 config.parse_value(key, raw, where=f"environment variable {key.env_var}")
             except OmpError:
-                return f"unset {key.env_var}"
+                return None  # the message names the variable; only the shell that set it can change it
     layers: list[tuple[config.Origin, Path]] = [("global", ctx.global_paths.config)]
     if ctx.project is not None and not ctx.config_ignored:
         layers.insert(0, ("project", ctx.project.config))
@@ -433,7 +469,7 @@ def _removal_fix(ctx: _Context, untrusted: bool) -> str | None:
     if numbers and untrusted:
         commands.append(_trust_fix(ctx))
     commands += [f"omp project-memory remove-directive {n}{_root_arg(ctx)}" for n in reversed(numbers)]
-    return " && ".join(commands) or None
+    return _one_command(*commands)
 
 
 def _reviewer_env_check() -> list[Check]:
@@ -472,7 +508,7 @@ def _byok_gap(backend: str) -> list[Check]:
                 "reviewer env", status,
                 f"your shell sets {', '.join(names)}, which Copilot does not pass to hooks, and {reviewer_env_file()} "
                 "does not give them back: a review started when a session ends runs without them "
-                "(omp doctor --deep calls the reviewer that way)", reviewer_env_fix(names)))
+                "(omp doctor --deep calls the reviewer that way)", _one_command(reviewer_env_fix(names))))
     return checks
 
 
@@ -480,7 +516,8 @@ def _fallback_reviewer(ctx: _Context, why: str) -> Check:
     """A reviewer setting that cannot work: the fix that runs is going back to one that does
     (copilot when Copilot CLI runs, else the offline reviewer); the detail names the other way."""
     fallback = "copilot" if ctx.copilot_works else "offline"
-    return Check("reviewer", "fail", why, _setting_fix(ctx, "memory-reviewer", fallback))
+    return Check("reviewer", "fail", why + _env_note(ctx, "memory-reviewer", fallback),
+                 _setting_fix(ctx, "memory-reviewer", fallback))
 
 
 def check_reviewer(ctx: _Context) -> list[Check]:
@@ -511,7 +548,8 @@ def check_reviewer(ctx: _Context) -> list[Check]:
             # The usual local server's address (Ollama's); the detail says to use your own.
             return checks + gap + [Check(
                 "reviewer", "fail", f"memory-reviewer is openai but memory-reviewer-url {problem} (the fix sets "
-                f"the usual local server's address; use your server's base URL)",
+                f"the usual local server's address; use your server's base URL)"
+                + _env_note(ctx, "memory-reviewer-url", backends.EXAMPLE_URL),
                 _setting_fix(ctx, "memory-reviewer-url", backends.EXAMPLE_URL))]
         what = f"openai, model {model} at {url}"
     elif backend not in backends.REGISTRY or not backends.lookup(backend).runs_model:
@@ -552,7 +590,7 @@ def _call_reviewer(ctx: _Context, backend: str, model: str, what: str) -> Check:
             return Check("reviewer", "fail",
                          f"{what}, {how}: {exc.message}. Your shell sets {', '.join(missing)}, which Copilot "
                          "does not pass to hooks, and reviewer.env does not give them back",
-                         reviewer_env_fix(missing))
+                         _one_command(reviewer_env_fix(missing)))
         hint = f" ({exc.hint})" if exc.hint else ""
         return Check("reviewer", "fail", f"{what}, {how}: {exc.message}{hint}", _deep_fix(ctx, backend, model, exc))
     answer = " ".join(reply.text.split())[:60]
@@ -616,7 +654,7 @@ def check_claims_and_queue(ctx: _Context) -> list[Check]:
         detail = ", ".join(bits) + ": those sessions wait for the next run"
         if gone:
             detail += f"; {len(gone)} of them no longer have a transcript (the fix removes their claims)"
-        checks.append(Check("claims", "warn", detail, " && ".join(commands)))
+        checks.append(Check("claims", "warn", detail, _one_command(*commands)))
     else:
         checks.append(Check("claims", "ok", f"{running} review(s) running, no stale claims"))
     every = queue.entries(ctx.project)
@@ -656,7 +694,7 @@ def _failed_reviews(ctx: _Context, gave_up: list[queue.QueueEntry]) -> Check:
         detail += "; fix that cause, then run the fix line (one reviewer call per session)"
     commands = [_review_command(ctx, f"--session {shlex.quote(e.session)} --force") for e in gave_up if e not in gone]
     commands += [f"rm {shlex.quote(str(queue.entry_path(project, e.session)))}" for e in gone]
-    return Check("failed-reviews", "fail", detail, " && ".join(commands))
+    return Check("failed-reviews", "fail", detail, _one_command(*commands))
 
 
 def _transcript_exists(project: ProjectPaths, session: str) -> bool:
