@@ -153,7 +153,15 @@ def _one_command(*commands: str | None) -> str | None:
         return None
     if len(steps) == 1 and not _needs_shell(steps[0]):
         return steps[0]
-    return f"sh -c {shlex.quote(' && '.join(steps))}"
+    return f"sh -c {_readable_quote(' && '.join(steps))}"
+
+
+def _readable_quote(text: str) -> str:
+    """`shlex.quote`, but a script with single quotes inside and nothing a shell expands in double
+    quotes goes in double quotes: a single quote inside single quotes is correct and unreadable."""
+    if "'" in text and not set(text) & set('"$`\\!'):
+        return f'"{text}"'
+    return shlex.quote(text)
 
 
 def _needs_shell(command: str) -> bool:

@@ -408,3 +408,18 @@ def test_a_setting_from_the_environment_gets_no_fix_that_cannot_change_it(projec
     assert reviewer["status"] == "fail" and reviewer["fix"] is None
     assert "OMP_MEMORY_REVIEWER is set in your environment" in reviewer["detail"]
     assert report["summary"].endswith("see the lines above")
+
+
+@pytest.mark.parametrize("steps", [
+    ["omp trust", "omp config set memory-mode on"],
+    ["mkdir -p /h/.omp", "(umask 077; env | grep -E '^(A|B)=' >> /h/.omp/reviewer.env)"],
+    ["rm '/p/it'\"'\"'s $HOME; (x)/.omp/claims/s.json'", "omp memory-review --session s --root \"/a b\""],
+    ["echo \\!", "echo `date`"],
+])
+def test_several_steps_are_one_command_that_gives_sh_them_unchanged(steps: list[str]) -> None:
+    from omp.doctor import _one_command
+
+    fix = _one_command(*steps)
+    assert fix is not None
+    argv = shlex.split(fix)
+    assert argv[:2] == ["sh", "-c"] and argv[2] == " && ".join(steps) and len(argv) == 3
