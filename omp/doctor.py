@@ -16,11 +16,8 @@ their last error; whether the state folders are writable; Copilot's own memory f
 touch the same files (the Copilot Memory setting, `/chronicle improve` edits of the instruction
 file); reviewer sessions left in Copilot's history.
 
-Every fix line is a command that runs as printed and fixes what its check names, from where doctor
-ran and in an untrusted clone too (docs/doctor.md): a setting is changed in the layer its value
-comes from (`omp config set` refuses an untrusted project file, so a default is changed globally),
-`--root` is named when doctor ran from another folder, a review is retried with memory mode on for
-that one command, and a worded hint (with placeholders) goes in the detail, never in the fix.
+Every fix line is one command that runs as printed and fixes what its check names, from where
+doctor ran and in an untrusted clone too: omp.doctor_fixes builds them (docs/doctor.md).
 """
 
 from __future__ import annotations
@@ -41,18 +38,19 @@ from omp import config, trust
 from omp.copilot import find_copilot
 from omp.copilot_history import reviewer_sessions
 from omp.core.instructions import out_of_step
-from omp.core.settings import env_var
+from omp.doctor_fixes import (
+    Context, copilot_fix, deep_fix, env_note, found_here, memory_on_fix, move_aside, one_command, reinstall,
+    removal_fix, review_command, root_arg, setting_fix, settings_fix, trust_fix,
+)
 from omp.errors import OmpError
 from omp.fsio import CorruptFileError
 from omp.hook_env import hook_review_environment, missing_from_reviewer_env, reviewer_env_fix
 from omp.install import Registration, _read_jsonc, find_registrations, plugin_dir, run_management_command
-from omp.memory import directives as dirs, notes as notes_mod
-from omp.memory.block import held_back_items, note_held_back, untrusted_directives
+from omp.memory.block import held_back_items, untrusted_directives
 from omp.paths import GlobalPaths, ProjectPaths
 from omp.process import read_env_file, reviewer_env_file
 from omp.review import backends, claim as claims, queue
 from omp.review.reviewers import ReviewerConfig, call_reviewer
-from omp.safety.injection import injection_reasons
 from omp.sessions.discovery import find_session
 from omp.tokens import get_counter
 
@@ -105,136 +103,11 @@ def _plural(count: int, word: str) -> str:
     return f"{count} {word}" if count == 1 else f"{count} {word}s"
 
 
-class _Context(Struct):
-    project: ProjectPaths | None
-    global_paths: GlobalPaths
-    deep: bool
-    copilot: str | None = None
-    copilot_works: bool = False
-    settings: dict | None = None
-    origins: dict[str, str] = {}  # key -> where its value came from (env, project, global, default)
-    config_ignored: bool = False  # the project's config is untrusted, so `omp config set` refuses it
-    found_here: bool = False  # omp run from this folder finds the same project (fixes need no --root)
-    config_unusable: str | None = None  # why `omp trust` would refuse the ignored project config
-    ignored_turns_on: bool = False  # the ignored project config sets memory-mode on
-
-
-# ---------------------------------------------------------------------------------------------
-# fix commands: each runs as printed, from the project folder or anywhere else (SPEC §11)
-
-
-def _found_here(project: ProjectPaths | None) -> bool:
-    """Does an omp command run from this folder act on `project` (so a fix needs no --root)?"""
-    if project is None:
-        return False
-    try:
-        return ProjectPaths.discover(None).root.resolve() == project.root.resolve()
-    except (OmpError, OSError):
-        return False
-
-
-def _root_arg(ctx: _Context) -> str:
-    """` --root R` when run from elsewhere (`omp doctor --root R`), else nothing."""
-    assert ctx.project is not None
-    return "" if ctx.found_here else f" --root {shlex.quote(str(ctx.project.root))}"
-
-
-def _trust_fix(ctx: _Context) -> str:
-    """`omp trust` shows the files and asks: the human choice stays the human's."""
-    return f"{trust.FIX}{_root_arg(ctx)}" if ctx.project is not None else trust.FIX
-
-
-def _one_command(*commands: str | None) -> str | None:
-    """One command line that runs as printed, whether pasted into a shell or split with shlex and
-    started without one: a single command as it is; several steps (each only if the one before
-    worked), or a line that needs a shell's syntax, handed to `sh -c`."""
-    steps = [command for command in commands if command]
-    if not steps:
-        return None
-    if len(steps) == 1 and not _needs_shell(steps[0]):
-        return steps[0]
-    return f"sh -c {_readable_quote(' && '.join(steps))}"
-
-
-def _readable_quote(text: str) -> str:
-    """`shlex.quote`, but a script with single quotes inside and nothing a shell expands in double
-    quotes goes in double quotes: a single quote inside single quotes is correct and unreadable."""
-    if "'" in text and not set(text) & set('"$`\\!'):
-        return f'"{text}"'
-    return shlex.quote(text)
-
-
-def _needs_shell(command: str) -> bool:
-    """Does `command` use a shell's operators (`&&`, `|`, `>>`, `;`, a subshell)?"""
-    lexer = shlex.shlex(command, posix=True, punctuation_chars=True)
-    try:
-        return any(token and set(token) <= set("();<>|&") for token in lexer)
-    except ValueError:
-        return True
-
-
-def _setting_fix(ctx: _Context, key: str, value: str) -> str | None:
-    """The command that gives `key` the value `value` where it counts: the layer it comes from now
-    (a project value wins over the global one), and the global file for a default, which `omp
-    config set` never refuses (an untrusted project file it does). A value from the environment
-    wins over every file, and no command can change the shell that runs it: no fix line then
-    (`_env_note` says where to change it)."""
-    origin = ctx.origins.get(key, "default")
-    if origin == "env":
-        return None
-    if origin == "project" and ctx.project is not None:
-        return f"omp config set {key} {shlex.quote(value)}{_root_arg(ctx)}"
-    return f"omp config set {key} {shlex.quote(value)} --global"
-
-
-def _env_note(ctx: _Context, key: str, value: str) -> str:
-    """What to do when the environment sets `key` (it wins over every file), else nothing."""
-    if ctx.origins.get(key) != "env":
-        return ""
-    return (f" ({env_var(key)} is set in your environment and wins over every config file: set it to "
-            f"{value}, or unset it, where you set it)")
-
-
-def _memory_on_fix(ctx: _Context) -> str | None:
-    """Memory mode on for this project (or everywhere, outside one). An untrusted project file
-    refuses `omp config set` until the user has read and trusted it (trusting one that turns
-    memory mode on is the whole fix); one omp cannot use is moved aside first."""
-    if ctx.origins.get("memory-mode") == "env":
-        return None
-    if ctx.project is None:
-        return "omp config set memory-mode on --global"
-    set_here = f"omp config set memory-mode on{_root_arg(ctx)}"
-    if ctx.config_unusable:
-        return _one_command(_move_aside(ctx.project.config), set_here)
-    if ctx.config_ignored:
-        return _trust_fix(ctx) if ctx.ignored_turns_on else _one_command(_trust_fix(ctx), set_here)
-    return set_here
-
-
-def _review_command(ctx: _Context, args: str) -> str:
-    """`omp memory-review ARGS`, for this project, run even while memory mode is off here (the
-    review would otherwise be skipped, and the fix would fix nothing)."""
-    mode_on = (ctx.settings or {}).get("memory-mode") == "on"
-    prefix = "" if mode_on else f"env {env_var('memory-mode')}=on "
-    return f"{prefix}omp memory-review {args}{_root_arg(ctx) if ctx.project is not None else ''}"
-
-
-def _copilot_fix(ctx: _Context, command: str) -> str:
-    """A `copilot …` fix names the very binary omp found when `copilot` on PATH is another one
-    (or none): OMP_COPILOT_BIN, an npm prefix that is not on PATH."""
-    if not command.startswith("copilot ") or ctx.copilot is None:
-        return command
-    on_path = shutil.which("copilot")
-    if on_path and os.path.realpath(on_path) == os.path.realpath(ctx.copilot):
-        return command
-    return shlex.quote(ctx.copilot) + command.removeprefix("copilot")
-
-
 # ---------------------------------------------------------------------------------------------
 # checks
 
 
-def check_copilot(ctx: _Context) -> list[Check]:
+def check_copilot(ctx: Context) -> list[Check]:
     found = find_copilot()
     if not found:
         return [Check("copilot", "fail", "Copilot CLI not found on PATH",
@@ -253,23 +126,18 @@ def check_copilot(ctx: _Context) -> list[Check]:
     return [Check("copilot", "ok", f"{version.rstrip('.')} ({found})")]
 
 
-def _reinstall(registration: Registration) -> str:
-    """`omp install --force` again, of the same kind (a plugin, or the hooks file alone)."""
-    return "omp install --hooks-only --force" if registration.kind == "hooks-file" else "omp install --force"
-
-
 def _interpreter_check(registration: Registration) -> Check:
     baked = registration.interpreter()
     if baked:
         if not (os.path.isfile(baked) and os.access(baked, os.X_OK)):
             return Check("hooks python", "warn",
                          f"the Python that registered the hooks is gone ({baked}); they fall back to omp on PATH",
-                         _reinstall(registration))
+                         reinstall(registration))
         here = os.path.abspath(sys.executable)
         if os.path.abspath(baked) != here:
             return Check("hooks python", "info",
                          f"hooks run with {baked}; this omp runs with {here}",
-                         _reinstall(registration))
+                         reinstall(registration))
         return Check("hooks python", "ok", f"hooks run with {baked} (this omp)")
     if os.environ.get("OMP_PYTHON"):
         return Check("hooks python", "ok", f"hooks run with $OMP_PYTHON ({os.environ['OMP_PYTHON']})")
@@ -278,10 +146,10 @@ def _interpreter_check(registration: Registration) -> Check:
         return Check("hooks python", "ok", f"hooks run with the Python behind {omp_on_path}")
     return Check("hooks python", "fail",
                  f"{registration.label} names no Python and there is no omp on PATH: its hooks cannot run",
-                 _reinstall(registration))
+                 reinstall(registration))
 
 
-def check_registration(ctx: _Context) -> list[Check]:
+def check_registration(ctx: Context) -> list[Check]:
     try:
         registrations = find_registrations(ctx.copilot if ctx.copilot_works else None, ctx.global_paths)
     except OmpError as exc:
@@ -291,7 +159,7 @@ def check_registration(ctx: _Context) -> list[Check]:
     for registration in registrations:
         if not registration.enabled:
             checks.append(Check("registration", "info", f"{registration.label}: does not run",
-                                _copilot_fix(ctx, registration.removal)))
+                                copilot_fix(ctx, registration.removal)))
     if not enabled:
         # Without a working Copilot CLI only the hooks file can be written (`omp install` needs it).
         checks.append(Check("registration", "fail", "omp's hooks are not registered with Copilot CLI: "
@@ -304,7 +172,7 @@ def check_registration(ctx: _Context) -> list[Check]:
         checks.append(Check("registration", "fail",
                             f"registered {len(enabled)} times ({labels}): every hook runs {len(enabled)} times; "
                             f"keeping {keep.label}",
-                            _one_command(*(_copilot_fix(ctx, r.removal) for r in extra))))
+                            one_command(*(copilot_fix(ctx, r.removal) for r in extra))))
     else:
         checks.append(Check("registration", "ok", enabled[0].label))
         checks.extend(_checkout_copy(enabled[0]))
@@ -346,7 +214,7 @@ def _checkout_copy(registration: Registration) -> list[Check]:
                   "not just the plugin", "omp install --force")]
 
 
-def check_memory_mode(ctx: _Context) -> list[Check]:
+def check_memory_mode(ctx: Context) -> list[Check]:
     verdict = trust.check(ctx.project, ctx.global_paths)
     ctx.config_ignored = verdict is not None and verdict.ignored
     if ctx.config_ignored and ctx.project is not None:
@@ -358,7 +226,7 @@ def check_memory_mode(ctx: _Context) -> list[Check]:
     try:
         settings = config.resolve(ctx.project, ctx.global_paths)
     except OmpError as exc:
-        return [Check("memory-mode", "fail", f"settings cannot be read: {exc.message}", _settings_fix(ctx, exc))]
+        return [Check("memory-mode", "fail", f"settings cannot be read: {exc.message}", settings_fix(ctx, exc))]
     ctx.settings = {name: s.value for name, s in settings.items()}
     ctx.origins = {name: s.origin for name, s in settings.items()}
     mode = settings["memory-mode"]
@@ -370,57 +238,11 @@ def check_memory_mode(ctx: _Context) -> list[Check]:
         status: Status = "warn" if mode.origin == "default" else "info"
         ignored = "; the project's own config is ignored until trusted (see project config)" if ctx.config_ignored else ""
         return [Check("memory-mode", status, f"off for {scope}, from {where}: sessions are not reviewed{ignored}"
-                      + _env_note(ctx, "memory-mode", "on"), _memory_on_fix(ctx))]
+                      + env_note(ctx, "memory-mode", "on"), memory_on_fix(ctx))]
     return [Check("memory-mode", "ok", f"on for {scope}, from {where}; memory-inject={inject}")]
 
 
-def _settings_fix(ctx: _Context, error: OmpError) -> str | None:
-    """A command that gets the settings readable again: a file that does not parse is moved aside
-    (kept, never rewritten), a value no key accepts is unset in the layer that holds it."""
-    if isinstance(error, CorruptFileError):
-        return _move_aside(error.path)
-    for key in config.KEYS.values():
-        raw = os.environ.get(key.env_var)
-        if raw is not None and raw.strip():
-            try:
-                config.parse_value(key, raw, where=f"environment variable {key.env_var}")
-            except OmpError:
-                return None  # the message names the variable; only the shell that set it can change it
-    layers: list[tuple[config.Origin, Path]] = [("global", ctx.global_paths.config)]
-    if ctx.project is not None and not ctx.config_ignored:
-        layers.insert(0, ("project", ctx.project.config))
-    for origin, path in layers:
-        try:
-            data = config.read_layer(path)
-        except OmpError:
-            continue
-        for name, value in data.items():
-            found = config.KEYS.get(name)
-            if found is None or value is None:
-                continue
-            try:
-                config.stored_value(found, value, path, origin)
-            except OmpError:
-                where = " --global" if origin == "global" else _root_arg(ctx)
-                return f"omp config unset {found.name}{where}"
-    return None
-
-
-def _move_aside(path: Path) -> str:
-    """`mv FILE FILE.broken`: a file omp cannot use stops counting, and nothing in it is lost."""
-    return f"mv {shlex.quote(str(path))} {shlex.quote(str(_free_name(path)))}"
-
-
-def _free_name(path: Path) -> Path:
-    """`path.broken` (or `.broken-2`, …): where a file that does not parse is moved, losing nothing."""
-    candidate, number = path.with_name(path.name + ".broken"), 1
-    while candidate.exists():
-        number += 1
-        candidate = path.with_name(f"{path.name}.broken-{number}")
-    return candidate
-
-
-def check_trust(ctx: _Context) -> list[Check]:
+def check_trust(ctx: Context) -> list[Check]:
     """An untrusted project config is ignored as a whole (SPEC §3.1), and directives omp did not
     write here are not shown: say so, and the fix."""
     verdict = trust.check(ctx.project, ctx.global_paths)
@@ -433,21 +255,21 @@ def check_trust(ctx: _Context) -> list[Check]:
         config_check = Check("project config", "warn",
                              f"{verdict.path} is ignored: {verdict.reason}; and omp cannot use it as it is "
                              f"({ctx.config_unusable}): correct it by hand and run omp trust, or move it aside",
-                             _move_aside(verdict.path))
+                             move_aside(verdict.path))
     elif verdict.ignored:
         # `omp trust` shows the file (and what it would run) and asks before trusting it.
         config_check = Check("project config", "warn",
                              f"{verdict.path} is ignored: {verdict.reason}; `omp trust` shows it and asks",
-                             _trust_fix(ctx))
+                             trust_fix(ctx))
     else:
         config_check = Check("project config", "ok", f"{verdict.path} is trusted (written by omp or approved)")
     try:
         return [config_check] + _directives_trust(ctx)
     except CorruptFileError as exc:  # every write refuses it too: moving it aside is what runs
-        return [config_check, Check("project directives", "fail", f"{exc.message} ({exc.hint})", _move_aside(exc.path))]
+        return [config_check, Check("project directives", "fail", f"{exc.message} ({exc.hint})", move_aside(exc.path))]
 
 
-def _directives_trust(ctx: _Context) -> list[Check]:
+def _directives_trust(ctx: Context) -> list[Check]:
     """Active directives omp did not write here are not shown to Copilot (omp.trust), nor stored
     items that read as instruction injection: say so."""
     assert ctx.project is not None
@@ -455,29 +277,13 @@ def _directives_trust(ctx: _Context) -> list[Check]:
     held_back = untrusted_directives(ctx.project)
     if held_back is not None:
         checks.append(Check("project directives", "warn",
-                            f"{held_back.notice()} (`omp trust` lists every directive and asks)", _trust_fix(ctx)))
+                            f"{held_back.notice()} (`omp trust` lists every directive and asks)", trust_fix(ctx)))
     screened = held_back_items(ctx.project)
     if screened:
         checks.append(Check("stored memory", "warn",
                             f"{len(screened)} item(s) not shown to Copilot, they read as instruction injection: "
-                            + "; ".join(screened[:3]), _removal_fix(ctx, untrusted=held_back is not None)))
+                            + "; ".join(screened[:3]), removal_fix(ctx, untrusted=held_back is not None)))
     return checks
-
-
-def _removal_fix(ctx: _Context, untrusted: bool) -> str | None:
-    """Commands that remove every stored item that reads as injection: the notes' files, then the
-    directives from the last (numbers stay valid). omp changes an untrusted directives file only
-    once it is trusted (SPEC §3.1), so that comes first; the held-back items stay out of the block
-    meanwhile."""
-    assert ctx.project is not None
-    commands = [f"rm {shlex.quote(str(note.path))}" for note in notes_mod.list_notes(ctx.project.notes)
-                if note_held_back(note)]
-    numbers = [n for n, d in enumerate(dirs.read_directives(ctx.project.directives), start=1)
-               if injection_reasons(d.text)]
-    if numbers and untrusted:
-        commands.append(_trust_fix(ctx))
-    commands += [f"omp project-memory remove-directive {n}{_root_arg(ctx)}" for n in reversed(numbers)]
-    return _one_command(*commands)
 
 
 def _reviewer_env_check() -> list[Check]:
@@ -516,19 +322,19 @@ def _byok_gap(backend: str) -> list[Check]:
                 "reviewer env", status,
                 f"your shell sets {', '.join(names)}, which Copilot does not pass to hooks, and {reviewer_env_file()} "
                 "does not give them back: a review started when a session ends runs without them "
-                "(omp doctor --deep calls the reviewer that way)", _one_command(reviewer_env_fix(names))))
+                "(omp doctor --deep calls the reviewer that way)", one_command(reviewer_env_fix(names))))
     return checks
 
 
-def _fallback_reviewer(ctx: _Context, why: str) -> Check:
+def _fallback_reviewer(ctx: Context, why: str) -> Check:
     """A reviewer setting that cannot work: the fix that runs is going back to one that does
     (copilot when Copilot CLI runs, else the offline reviewer); the detail names the other way."""
     fallback = "copilot" if ctx.copilot_works else "offline"
-    return Check("reviewer", "fail", why + _env_note(ctx, "memory-reviewer", fallback),
-                 _setting_fix(ctx, "memory-reviewer", fallback))
+    return Check("reviewer", "fail", why + env_note(ctx, "memory-reviewer", fallback),
+                 setting_fix(ctx, "memory-reviewer", fallback))
 
 
-def check_reviewer(ctx: _Context) -> list[Check]:
+def check_reviewer(ctx: Context) -> list[Check]:
     settings = ctx.settings
     if settings is None:  # check_memory_mode failed and carries the fix
         return [Check("reviewer", "info", "not checked: the settings cannot be read (see memory-mode)", None)]
@@ -557,8 +363,8 @@ def check_reviewer(ctx: _Context) -> list[Check]:
             return checks + gap + [Check(
                 "reviewer", "fail", f"memory-reviewer is openai but memory-reviewer-url {problem} (the fix sets "
                 f"the usual local server's address; use your server's base URL)"
-                + _env_note(ctx, "memory-reviewer-url", backends.EXAMPLE_URL),
-                _setting_fix(ctx, "memory-reviewer-url", backends.EXAMPLE_URL))]
+                + env_note(ctx, "memory-reviewer-url", backends.EXAMPLE_URL),
+                setting_fix(ctx, "memory-reviewer-url", backends.EXAMPLE_URL))]
         what = f"openai, model {model} at {url}"
     elif backend not in backends.REGISTRY or not backends.lookup(backend).runs_model:
         return checks + [_fallback_reviewer(ctx, f"unknown reviewer {backend!r} (one of {', '.join(backends.NAMES)})")]
@@ -578,7 +384,7 @@ def check_reviewer(ctx: _Context) -> list[Check]:
     return checks + gap + [called]
 
 
-def _call_reviewer(ctx: _Context, backend: str, model: str, what: str) -> Check:
+def _call_reviewer(ctx: Context, backend: str, model: str, what: str) -> Check:
     """Call the reviewer as a hook-started review would: Copilot strips the provider variables
     from hooks, so the shell's environment proves nothing; reviewer.env is added back."""
     assert ctx.settings is not None
@@ -598,30 +404,15 @@ def _call_reviewer(ctx: _Context, backend: str, model: str, what: str) -> Check:
             return Check("reviewer", "fail",
                          f"{what}, {how}: {exc.message}. Your shell sets {', '.join(missing)}, which Copilot "
                          "does not pass to hooks, and reviewer.env does not give them back",
-                         _one_command(reviewer_env_fix(missing)))
+                         one_command(reviewer_env_fix(missing)))
         hint = f" ({exc.hint})" if exc.hint else ""
-        return Check("reviewer", "fail", f"{what}, {how}: {exc.message}{hint}", _deep_fix(ctx, backend, model, exc))
+        return Check("reviewer", "fail", f"{what}, {how}: {exc.message}{hint}", deep_fix(ctx, backend, model, exc))
     answer = " ".join(reply.text.split())[:60]
     seconds = time.monotonic() - started
     return Check("reviewer", "ok", f"{what}: answered {answer!r} in {seconds:.1f}s ({how})")
 
 
-def _deep_fix(ctx: _Context, backend: str, model: str, error: OmpError) -> str | None:
-    """A command that fixes the failed call, where one exists (the reviewer's hint is advice in
-    words, with placeholders: it goes in the detail). A network fault, a server's own model list
-    or key: only the user can say, so no fix line."""
-    kind = getattr(error, "kind", None)
-    if backend == "copilot" and kind == "auth":
-        return _copilot_fix(ctx, "copilot login")
-    if backend == "copilot" and kind == "model" and model != config.KEYS["memory-review-model"].default:
-        return _setting_fix(ctx, "memory-review-model", config.KEYS["memory-review-model"].default)
-    if kind == "timeout":
-        longer = min(2 * int(float((ctx.settings or {}).get("memory-review-timeout", 120))), 86400)
-        return _setting_fix(ctx, "memory-review-timeout", str(longer))
-    return None
-
-
-def check_tokenizer(ctx: _Context) -> list[Check]:
+def check_tokenizer(ctx: Context) -> list[Check]:
     counter = get_counter(retry=True)  # doctor always tries again, clearing a remembered failure
     if counter.name == "tiktoken":
         return [Check("tokenizer", "ok", "tiktoken o200k_base")]
@@ -635,7 +426,7 @@ def check_tokenizer(ctx: _Context) -> list[Check]:
                   f"{shlex.quote(sys.executable)} -c \"import tiktoken; tiktoken.get_encoding('o200k_base')\"")]
 
 
-def check_claims_and_queue(ctx: _Context) -> list[Check]:
+def check_claims_and_queue(ctx: Context) -> list[Check]:
     if ctx.project is None:
         return [Check("claims", "info", "not in a project: no claims or queue to check", None)]
 
@@ -657,12 +448,12 @@ def check_claims_and_queue(ctx: _Context) -> list[Check]:
         # sweep would also review every other unreviewed one); a claim whose transcript is gone
         # has nothing left to review, and only removing it clears it.
         gone = [s for s in stale + unreadable if not _transcript_exists(ctx.project, s)]
-        commands = [_review_command(ctx, f"--session {shlex.quote(s)}") for s in stale + unreadable if s not in gone]
+        commands = [review_command(ctx, f"--session {shlex.quote(s)}") for s in stale + unreadable if s not in gone]
         commands += [f"rm {shlex.quote(str(claims.claim_path(ctx.project, s)))}" for s in gone]
         detail = ", ".join(bits) + ": those sessions wait for the next run"
         if gone:
             detail += f"; {len(gone)} of them no longer have a transcript (the fix removes their claims)"
-        checks.append(Check("claims", "warn", detail, _one_command(*commands)))
+        checks.append(Check("claims", "warn", detail, one_command(*commands)))
     else:
         checks.append(Check("claims", "ok", f"{running} review(s) running, no stale claims"))
     every = queue.entries(ctx.project)
@@ -678,13 +469,13 @@ def check_claims_and_queue(ctx: _Context) -> list[Check]:
                   f"(session {latest.session}, attempt {latest.attempts}): {_last_error(latest)}; "
                   "once that is fixed, the fix line retries them now")
         # Once the cause is fixed, this reviews them now instead of at their backoff time.
-        checks.append(Check("queue", "warn", detail, _review_command(ctx, "--sweep --force")))
+        checks.append(Check("queue", "warn", detail, review_command(ctx, "--sweep --force")))
     else:
         checks.append(Check("queue", "ok", "retry queue empty"))
     return checks
 
 
-def _failed_reviews(ctx: _Context, gave_up: list[queue.QueueEntry]) -> Check:
+def _failed_reviews(ctx: Context, gave_up: list[queue.QueueEntry]) -> Check:
     """Reviews that failed queue.MAX_ATTEMPTS times. Only an explicit, forced review of each
     session calls the reviewer again (a sweep never does): until then nothing reviews them, so
     this is a fault, not a warning. A session whose transcript is gone has nothing left to review:
@@ -700,9 +491,9 @@ def _failed_reviews(ctx: _Context, gave_up: list[queue.QueueEntry]) -> Check:
         detail += f"; {len(gone)} of them no longer have a transcript (the fix drops their entries)"
     if len(gone) < len(gave_up):
         detail += "; fix that cause, then run the fix line (one reviewer call per session)"
-    commands = [_review_command(ctx, f"--session {shlex.quote(e.session)} --force") for e in gave_up if e not in gone]
+    commands = [review_command(ctx, f"--session {shlex.quote(e.session)} --force") for e in gave_up if e not in gone]
     commands += [f"rm {shlex.quote(str(queue.entry_path(project, e.session)))}" for e in gone]
-    return Check("failed-reviews", "fail", detail, _one_command(*commands))
+    return Check("failed-reviews", "fail", detail, one_command(*commands))
 
 
 def _transcript_exists(project: ProjectPaths, session: str) -> bool:
@@ -726,7 +517,7 @@ def _writable(folder: Path) -> tuple[bool, Path]:
     return os.access(probe, os.W_OK | os.X_OK), probe
 
 
-def check_folders(ctx: _Context) -> list[Check]:
+def check_folders(ctx: Context) -> list[Check]:
     folders = [("global home", ctx.global_paths.home), ("copilot home", ctx.global_paths.copilot)]
     if ctx.project is not None:
         folders.insert(0, ("project state", ctx.project.logs))
@@ -749,7 +540,7 @@ def _memory_settings(copilot_home: Path) -> list[str]:
     return found
 
 
-def check_copilot_memory(ctx: _Context) -> list[Check]:
+def check_copilot_memory(ctx: Context) -> list[Check]:
     """Copilot's own memory features beside omp's (COPILOT.md §7): Copilot Memory (cloud-stored
     facts, on by default in interactive sessions) and `/chronicle improve`, which edits the very
     instruction file omp keeps its block in."""
@@ -769,7 +560,7 @@ def check_copilot_memory(ctx: _Context) -> list[Check]:
         checks.append(Check("chronicle", "warn",
                             f"{instructions} changed since omp last wrote its block (Copilot's /chronicle improve "
                             "edits this file); the next session start restores omp's block and keeps the other text",
-                            f"omp memory sync{_root_arg(ctx)}"))
+                            f"omp memory sync{root_arg(ctx)}"))
     else:
         checks.append(Check("chronicle", "ok",
                             f"{instructions} is as omp left it; if /chronicle improve edits it, omp restores its "
@@ -777,7 +568,7 @@ def check_copilot_memory(ctx: _Context) -> list[Check]:
     return checks
 
 
-def check_history(ctx: _Context) -> list[Check]:
+def check_history(ctx: Context) -> list[Check]:
     """Reviewer sessions in the user's Copilot history: `copilot --continue` would resume one."""
     left = reviewer_sessions(ctx.global_paths.copilot)
     if not left:
@@ -788,21 +579,21 @@ def check_history(ctx: _Context) -> list[Check]:
                   "omp memory-review clean-history")]
 
 
-CHECKS: tuple[Callable[[_Context], list[Check]], ...] = (
+CHECKS: tuple[Callable[[Context], list[Check]], ...] = (
     check_copilot, check_registration, check_memory_mode, check_trust, check_reviewer, check_tokenizer,
     check_claims_and_queue, check_folders, check_copilot_memory, check_history,
 )
 
 
 def diagnose(project: ProjectPaths | None, deep: bool = False) -> Report:
-    ctx = _Context(project, GlobalPaths.current(), deep, found_here=_found_here(project))
+    ctx = Context(project, GlobalPaths.current(), deep, found_here=found_here(project))
     checks: list[Check] = []
     for check in CHECKS:
         try:
             checks.extend(check(ctx))
         except OmpError as exc:
             # A hint is advice in words, not always a command: a fix line must run as printed.
-            fix = _move_aside(exc.path) if isinstance(exc, CorruptFileError) else None
+            fix = move_aside(exc.path) if isinstance(exc, CorruptFileError) else None
             hint = "" if exc.hint is None or fix else f" ({exc.hint})"
             checks.append(Check(check.__name__.removeprefix("check_"), "fail", exc.message + hint, fix))
     return Report(checks)

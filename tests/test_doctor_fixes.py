@@ -417,9 +417,9 @@ def test_a_setting_from_the_environment_gets_no_fix_that_cannot_change_it(projec
     ["echo \\!", "echo `date`"],
 ])
 def test_several_steps_are_one_command_that_gives_sh_them_unchanged(steps: list[str]) -> None:
-    from omp.doctor import _one_command
+    from omp.doctor_fixes import one_command
 
-    fix = _one_command(*steps)
+    fix = one_command(*steps)
     assert fix is not None
     argv = shlex.split(fix)
     assert argv[:2] == ["sh", "-c"] and argv[2] == " && ".join(steps) and len(argv) == 3
