@@ -419,11 +419,11 @@ def check_tokenizer(ctx: Context) -> list[Check]:
     if os.environ.get("OMP_TOKENIZER", "").strip().lower() == "estimate":
         return [Check("tokenizer", "info", "byte estimate, as OMP_TOKENIZER=estimate asks (it over-counts; harmless)")]
     cache = os.environ.get("TIKTOKEN_CACHE_DIR") or "tiktoken's cache"
-    # Not a problem to act on (the estimate only over-counts), so not a warning: `info`, with the
-    # command that downloads the encoding for whoever wants exact counts.
+    # Not a problem to act on (the estimate only over-counts), so `info`; and not a fix line: the
+    # download needs the network, which no command here can promise. The detail names it.
+    download = f"{shlex.quote(sys.executable)} -c \"import tiktoken; tiktoken.get_encoding('o200k_base')\""
     return [Check("tokenizer", "info", f"tiktoken's o200k_base is not in {cache}: packets are sized with a byte "
-                  "estimate (it over-counts; harmless)",
-                  f"{shlex.quote(sys.executable)} -c \"import tiktoken; tiktoken.get_encoding('o200k_base')\"")]
+                  f"estimate (it over-counts; harmless); for exact counts, download it once: {download}")]
 
 
 def check_claims_and_queue(ctx: Context) -> list[Check]:
