@@ -323,6 +323,10 @@ def test_leftovers_of_sessions_that_are_gone(project: Path, fake_env: dict[str, 
     queue.record_failure(paths, "vanished-4", "network down", None, "unavailable")
     code, report = doctor(project, env)
     assert {c["name"] for c in needing_attention(report)} == {"claims", "failed-reviews", "queue"}, report["checks"]
+    # The text lines are the same commands, character for character.
+    text = run_omp(["doctor"], cwd=project, env=env).stdout
+    printed = [line.split("fix: ", 1)[1] for line in text.splitlines() if line.lstrip().startswith("fix: ")]
+    assert printed == [c["fix"] for c in report["checks"] if c["status"] != "ok" and c["fix"]]
     run_every_fix(report, project, env)
     code, after = doctor(project, env)
     assert code == 0 and after["all_good"], needing_attention(after)
