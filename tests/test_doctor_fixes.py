@@ -2,10 +2,11 @@
 untrusted clone included; the last line says `all good` only when nothing waits for the user
 (SPEC §11, §3.1).
 
-The tests build broken states, read `omp doctor --json`, then really run each printed fix, as a
-user would paste it into a terminal (a pseudo-terminal on stdin, answering `y` where a fix asks:
-`omp trust` is a human's choice), from the project folder, with the test's HOME, OMP_HOME and
-COPILOT_HOME; each must exit 0 and not be a refusal, and doctor must stop reporting the problem.
+The tests build broken states, read `omp doctor --json`, then really run each printed fix: split
+with shlex and started without a shell (so a fix is one command; a paste into a shell runs it the
+same way), a pseudo-terminal on stdin answering `y` where a fix asks (`omp trust` is a human's
+choice), from the folder doctor ran in, with the test's HOME, OMP_HOME and COPILOT_HOME. Each must
+exit 0 and not be a refusal, and doctor must then print `all good`.
 """
 
 from __future__ import annotations
