@@ -2,14 +2,22 @@
 
 Each check reports `ok`, `info`, `warn` or `fail`, what it found, and for anything but `ok` the
 command that fixes it. A `fail` means memory does not work as configured; the command then exits 1.
+A `warn` is something the user has to act on (a queued review, a BYOK variable hooks will not get,
+reviewer sessions in the history, an ignored project config): the last line says `all good` only
+when no check is `warn` or `fail`, and otherwise counts and names them. `info` is context.
 
 Checks: Copilot CLI found and its version; how omp's hooks are registered (missing; duplicated —
 each registration runs every hook, so every review would start twice; the Python the hooks run
 with); memory-mode and where it comes from; whether the project's config is trusted or ignored
-(SPEC §3.1); the reviewer (`--deep` really calls it, with what a
-hook-started review would get from `reviewer.env`); tokenizer; stale claims; the retry queue;
-whether the state folders are writable; Copilot's own memory features that touch the same files
-(the Copilot Memory setting, `/chronicle improve` edits of the instruction file).
+(SPEC §3.1); the reviewer (`--deep` really calls it, with what a hook-started review would get
+from `reviewer.env`; without --deep, the provider variables the shell sets that reviewer.env does
+not give back); tokenizer; stale claims; the retry queue and reviews that failed for good, with
+their last error; whether the state folders are writable; Copilot's own memory features that
+touch the same files (the Copilot Memory setting, `/chronicle improve` edits of the instruction
+file); reviewer sessions left in Copilot's history.
+
+Every fix line is one command that runs as printed and fixes what its check names, from where
+doctor ran and in an untrusted clone too: omp.doctor_fixes builds them (docs/doctor.md).
 """
 
 from __future__ import annotations
@@ -30,7 +38,12 @@ from omp import config, trust
 from omp.copilot import find_copilot
 from omp.copilot_history import reviewer_sessions
 from omp.core.instructions import out_of_step
+from omp.doctor_fixes import (
+    Context, copilot_fix, deep_fix, env_note, found_here, memory_on_fix, move_aside, one_command, reinstall,
+    removal_fix, review_command, root_arg, setting_fix, settings_fix, trust_fix,
+)
 from omp.errors import OmpError
+from omp.fsio import CorruptFileError
 from omp.hook_env import hook_review_environment, missing_from_reviewer_env, reviewer_env_fix
 from omp.install import Registration, _read_jsonc, find_registrations, plugin_dir, run_management_command
 from omp.memory.block import held_back_items, untrusted_directives
@@ -38,6 +51,7 @@ from omp.paths import GlobalPaths, ProjectPaths
 from omp.process import read_env_file, reviewer_env_file
 from omp.review import backends, claim as claims, queue
 from omp.review.reviewers import ReviewerConfig, call_reviewer
+from omp.sessions.discovery import find_session
 from omp.tokens import get_counter
 
 Status = Literal["ok", "info", "warn", "fail"]
@@ -56,26 +70,44 @@ class Report(Struct):
 
     @property
     def ok(self) -> bool:
+        """Nothing is broken (the exit code): warnings may still need the user."""
         return not any(check.status == "fail" for check in self.checks)
 
+    @property
+    def attention(self) -> list[Check]:
+        """Every check the user has something to do about: `fail` and `warn`."""
+        return [check for check in self.checks if check.status in ("fail", "warn")]
+
+    @property
+    def summary(self) -> str:
+        """The last line: `all good` only when nothing is broken and nothing waits for the user."""
+        todo = self.attention
+        if not todo:
+            return "all good"
+        broken = sum(check.status == "fail" for check in todo)
+        warnings = len(todo) - broken
+        counts = [f"{broken} broken"] if broken else []
+        counts += [_plural(warnings, "warning")] if warnings else []
+        names = ", ".join(dict.fromkeys(check.name for check in todo))
+        # Some faults have no command (a network down, a model only the user can name): their
+        # detail says what to do.
+        action = "run the fix lines above" if all(check.fix for check in todo) else "see the lines above"
+        return f"{_plural(len(todo), 'thing')} to fix ({' and '.join(counts)}: {names}): {action}"
+
     def to_json(self) -> dict[str, object]:
-        return {"ok": self.ok, "checks": [asdict(check) for check in self.checks]}
+        return {"ok": self.ok, "all_good": not self.attention, "attention": len(self.attention),
+                "summary": self.summary, "checks": [asdict(check) for check in self.checks]}
 
 
-class _Context(Struct):
-    project: ProjectPaths | None
-    global_paths: GlobalPaths
-    deep: bool
-    copilot: str | None = None
-    copilot_works: bool = False
-    settings: dict | None = None
+def _plural(count: int, word: str) -> str:
+    return f"{count} {word}" if count == 1 else f"{count} {word}s"
 
 
 # ---------------------------------------------------------------------------------------------
 # checks
 
 
-def check_copilot(ctx: _Context) -> list[Check]:
+def check_copilot(ctx: Context) -> list[Check]:
     found = find_copilot()
     if not found:
         return [Check("copilot", "fail", "Copilot CLI not found on PATH",
@@ -83,7 +115,8 @@ def check_copilot(ctx: _Context) -> list[Check]:
     try:
         proc = run_management_command(found, "--version", timeout=60)
     except OmpError as exc:
-        return [Check("copilot", "fail", exc.message, exc.hint)]
+        return [Check("copilot", "fail", exc.message + (f" ({exc.hint})" if exc.hint else ""),
+                      "npm install -g @github/copilot")]
     version = next((line.strip() for line in proc.stdout.splitlines() if line.strip()), "")
     if proc.returncode != 0 or not version:
         detail = (proc.stderr or proc.stdout).strip().splitlines()[-1:] or [f"exit code {proc.returncode}"]
@@ -99,12 +132,12 @@ def _interpreter_check(registration: Registration) -> Check:
         if not (os.path.isfile(baked) and os.access(baked, os.X_OK)):
             return Check("hooks python", "warn",
                          f"the Python that registered the hooks is gone ({baked}); they fall back to omp on PATH",
-                         "omp install --force")
+                         reinstall(registration))
         here = os.path.abspath(sys.executable)
         if os.path.abspath(baked) != here:
             return Check("hooks python", "info",
                          f"hooks run with {baked}; this omp runs with {here}",
-                         "omp install --force")
+                         reinstall(registration))
         return Check("hooks python", "ok", f"hooks run with {baked} (this omp)")
     if os.environ.get("OMP_PYTHON"):
         return Check("hooks python", "ok", f"hooks run with $OMP_PYTHON ({os.environ['OMP_PYTHON']})")
@@ -113,23 +146,25 @@ def _interpreter_check(registration: Registration) -> Check:
         return Check("hooks python", "ok", f"hooks run with the Python behind {omp_on_path}")
     return Check("hooks python", "fail",
                  f"{registration.label} names no Python and there is no omp on PATH: its hooks cannot run",
-                 "omp install --force")
+                 reinstall(registration))
 
 
-def check_registration(ctx: _Context) -> list[Check]:
+def check_registration(ctx: Context) -> list[Check]:
     try:
         registrations = find_registrations(ctx.copilot if ctx.copilot_works else None, ctx.global_paths)
     except OmpError as exc:
-        return [Check("registration", "fail", exc.message, exc.hint)]
+        return [Check("registration", "fail", exc.message + (f" ({exc.hint})" if exc.hint else ""), None)]
     enabled = [r for r in registrations if r.enabled]
     checks: list[Check] = []
     for registration in registrations:
         if not registration.enabled:
             checks.append(Check("registration", "info", f"{registration.label}: does not run",
-                                registration.removal))
+                                copilot_fix(ctx, registration.removal)))
     if not enabled:
+        # Without a working Copilot CLI only the hooks file can be written (`omp install` needs it).
         checks.append(Check("registration", "fail", "omp's hooks are not registered with Copilot CLI: "
-                            "no session is reviewed when it ends", "omp install"))
+                            "no session is reviewed when it ends",
+                            "omp install" if ctx.copilot_works else "omp install --hooks-only"))
         return checks
     if len(enabled) > 1:
         labels = "; ".join(r.label for r in enabled)
@@ -137,7 +172,7 @@ def check_registration(ctx: _Context) -> list[Check]:
         checks.append(Check("registration", "fail",
                             f"registered {len(enabled)} times ({labels}): every hook runs {len(enabled)} times; "
                             f"keeping {keep.label}",
-                            " && ".join(r.removal for r in extra)))
+                            one_command(*(copilot_fix(ctx, r.removal) for r in extra))))
     else:
         checks.append(Check("registration", "ok", enabled[0].label))
         checks.extend(_checkout_copy(enabled[0]))
@@ -179,23 +214,35 @@ def _checkout_copy(registration: Registration) -> list[Check]:
                   "not just the plugin", "omp install --force")]
 
 
-def check_memory_mode(ctx: _Context) -> list[Check]:
+def check_memory_mode(ctx: Context) -> list[Check]:
+    verdict = trust.check(ctx.project, ctx.global_paths)
+    ctx.config_ignored = verdict is not None and verdict.ignored
+    if ctx.config_ignored and ctx.project is not None:
+        try:
+            review = config.prepare_trust_review(ctx.project)  # what `omp trust` checks before it asks
+            ctx.ignored_turns_on = ("memory-mode", "on") in review.settings
+        except OmpError as exc:
+            ctx.config_unusable = exc.message
     try:
         settings = config.resolve(ctx.project, ctx.global_paths)
     except OmpError as exc:
-        return [Check("memory-mode", "fail", exc.message, exc.hint)]
+        return [Check("memory-mode", "fail", f"settings cannot be read: {exc.message}", settings_fix(ctx, exc))]
     ctx.settings = {name: s.value for name, s in settings.items()}
+    ctx.origins = {name: s.origin for name, s in settings.items()}
     mode = settings["memory-mode"]
     where = mode.origin + (f" ({mode.source})" if mode.source else "")
     scope = f"project {ctx.project.root}" if ctx.project else "outside any project"
     inject = settings["memory-inject"].value
     if mode.value != "on":
-        return [Check("memory-mode", "warn", f"off for {scope}, from {where}: sessions are not reviewed",
-                      "omp config set memory-mode on")]
+        # Never set: omp is installed but does nothing yet. Set off somewhere: the user's choice.
+        status: Status = "warn" if mode.origin == "default" else "info"
+        ignored = "; the project's own config is ignored until trusted (see project config)" if ctx.config_ignored else ""
+        return [Check("memory-mode", status, f"off for {scope}, from {where}: sessions are not reviewed{ignored}"
+                      + env_note(ctx, "memory-mode", "on"), memory_on_fix(ctx))]
     return [Check("memory-mode", "ok", f"on for {scope}, from {where}; memory-inject={inject}")]
 
 
-def check_trust(ctx: _Context) -> list[Check]:
+def check_trust(ctx: Context) -> list[Check]:
     """An untrusted project config is ignored as a whole (SPEC §3.1), and directives omp did not
     write here are not shown: say so, and the fix."""
     verdict = trust.check(ctx.project, ctx.global_paths)
@@ -203,31 +250,39 @@ def check_trust(ctx: _Context) -> list[Check]:
         return []
     if verdict.state == "absent":
         config_check = Check("project config", "ok", f"none ({verdict.path}): global settings and defaults apply")
+    elif verdict.ignored and ctx.config_unusable:
+        # `omp trust` refuses a file omp could not use anyway: moving it aside is what runs.
+        config_check = Check("project config", "warn",
+                             f"{verdict.path} is ignored: {verdict.reason}; and omp cannot use it as it is "
+                             f"({ctx.config_unusable}): correct it by hand and run omp trust, or move it aside",
+                             move_aside(verdict.path))
     elif verdict.ignored:
-        config_check = Check("project config", "warn", f"{verdict.path} is ignored: {verdict.reason}",
-                             f"read the file, then: {trust.FIX}" + (f" --root {shlex.quote(str(ctx.project.root))}"
-                                                               if ctx.project else ""))
+        # `omp trust` shows the file (and what it would run) and asks before trusting it.
+        config_check = Check("project config", "warn",
+                             f"{verdict.path} is ignored: {verdict.reason}; `omp trust` shows it and asks",
+                             trust_fix(ctx))
     else:
         config_check = Check("project config", "ok", f"{verdict.path} is trusted (written by omp or approved)")
-    return [config_check] + _directives_trust(ctx)
+    try:
+        return [config_check] + _directives_trust(ctx)
+    except CorruptFileError as exc:  # every write refuses it too: moving it aside is what runs
+        return [config_check, Check("project directives", "fail", f"{exc.message} ({exc.hint})", move_aside(exc.path))]
 
 
-def _directives_trust(ctx: _Context) -> list[Check]:
+def _directives_trust(ctx: Context) -> list[Check]:
     """Active directives omp did not write here are not shown to Copilot (omp.trust), nor stored
     items that read as instruction injection: say so."""
     assert ctx.project is not None
     checks = []
     held_back = untrusted_directives(ctx.project)
     if held_back is not None:
-        checks.append(Check("project directives", "warn", held_back.notice(),
-                            f"read them (omp project-memory list), then: {trust.FIX} --root "
-                            f"{shlex.quote(str(ctx.project.root))}"))
+        checks.append(Check("project directives", "warn",
+                            f"{held_back.notice()} (`omp trust` lists every directive and asks)", trust_fix(ctx)))
     screened = held_back_items(ctx.project)
     if screened:
         checks.append(Check("stored memory", "warn",
                             f"{len(screened)} item(s) not shown to Copilot, they read as instruction injection: "
-                            + "; ".join(screened[:3]),
-                            "remove them: omp project-memory remove-directive N / prune-notes, or delete the note file"))
+                            + "; ".join(screened[:3]), removal_fix(ctx, untrusted=held_back is not None)))
     return checks
 
 
@@ -247,45 +302,89 @@ def _reviewer_env_check() -> list[Check]:
     return checks
 
 
-def check_reviewer(ctx: _Context) -> list[Check]:
+def _byok_gap(backend: str) -> list[Check]:
+    """Provider and token variables the shell sets but a hook-started review will not get: Copilot
+    removes them from hooks, and reviewer.env does not give them back (SPEC §11).
+
+    Copilot's own variables (`COPILOT_PROVIDER_*`, `COPILOT_OFFLINE`, `COPILOT_GITHUB_TOKEN`: set
+    for Copilot, so a copilot reviewer, or a command that runs it, needs them) are a warning; a
+    general token (`GITHUB_TOKEN`, `OPENAI_API_KEY`, usually set for other tools) or Copilot's
+    variables with the openai reviewer, which does not read them, are context: copying a token
+    nobody needs into a file would only spread it."""
+    missing = missing_from_reviewer_env()
+    needed = [name for name in missing if name.startswith("COPILOT_")] if backend != "openai" else []
+    other = [name for name in missing if name not in needed]
+    checks = []
+    levels: tuple[tuple[list[str], Status], ...] = ((needed, "warn"), (other, "info"))
+    for names, status in levels:
+        if names:
+            checks.append(Check(
+                "reviewer env", status,
+                f"your shell sets {', '.join(names)}, which Copilot does not pass to hooks, and {reviewer_env_file()} "
+                "does not give them back: a review started when a session ends runs without them "
+                "(omp doctor --deep calls the reviewer that way)", one_command(reviewer_env_fix(names))))
+    return checks
+
+
+def _fallback_reviewer(ctx: Context, why: str) -> Check:
+    """A reviewer setting that cannot work: the fix that runs is going back to one that does
+    (copilot when Copilot CLI runs, else the offline reviewer); the detail names the other way."""
+    fallback = "copilot" if ctx.copilot_works else "offline"
+    return Check("reviewer", "fail", why + env_note(ctx, "memory-reviewer", fallback),
+                 setting_fix(ctx, "memory-reviewer", fallback))
+
+
+def check_reviewer(ctx: Context) -> list[Check]:
     settings = ctx.settings
-    if settings is None:
-        return [Check("reviewer", "fail", "settings could not be read (see memory-mode)", None)]
+    if settings is None:  # check_memory_mode failed and carries the fix
+        return [Check("reviewer", "info", "not checked: the settings cannot be read (see memory-mode)", None)]
     backend, model = settings["memory-reviewer"], settings["memory-review-model"]
     checks = _reviewer_env_check()
     if backend in backends.REGISTRY and not backends.lookup(backend).runs_model:
         return checks + [Check("reviewer", "ok", f"{backend}: {backends.lookup(backend).summary}, no model is called")]
+    gap = _byok_gap(backend)
     if backend == "command":
         command = settings["memory-reviewer-command"]
         if not command:
-            return checks + [Check("reviewer", "fail", "memory-reviewer is command but memory-reviewer-command is not set",
-                                   'omp config set memory-reviewer-command "<command line>"')]
+            return checks + gap + [_fallback_reviewer(
+                ctx, "memory-reviewer is command but memory-reviewer-command is not set (or set it to a program "
+                "on PATH or an absolute path: omp config set memory-reviewer-command '/path/to/reviewer …')")]
         program = shlex.split(command)[0]
         if not (shutil.which(program) or Path(program).exists()):
-            return checks + [Check("reviewer", "fail", f"reviewer command {program!r} not found",
-                                   'omp config set memory-reviewer-command "<command line>"')]
+            return checks + gap + [_fallback_reviewer(
+                ctx, f"reviewer command {program!r} not found (or point memory-reviewer-command at a program "
+                "that exists)")]
         what = f"command: {command}"
     elif backend == "openai":
         url = settings.get("memory-reviewer-url")
         problem = "is not set" if not url else backends.url_problem(url)
         if problem:
-            return checks + [Check("reviewer", "fail", f"memory-reviewer is openai but memory-reviewer-url {problem}",
-                                   backends.HINT_URL.removeprefix("run: "))]
+            # The usual local server's address (Ollama's); the detail says to use your own.
+            return checks + gap + [Check(
+                "reviewer", "fail", f"memory-reviewer is openai but memory-reviewer-url {problem} (the fix sets "
+                f"the usual local server's address; use your server's base URL)"
+                + env_note(ctx, "memory-reviewer-url", backends.EXAMPLE_URL),
+                setting_fix(ctx, "memory-reviewer-url", backends.EXAMPLE_URL))]
         what = f"openai, model {model} at {url}"
     elif backend not in backends.REGISTRY or not backends.lookup(backend).runs_model:
-        return checks + [Check("reviewer", "fail", f"unknown reviewer {backend!r}",
-                               "omp config set memory-reviewer " + "|".join(backends.NAMES))]
+        return checks + [_fallback_reviewer(ctx, f"unknown reviewer {backend!r} (one of {', '.join(backends.NAMES)})")]
     else:
         if not ctx.copilot_works:
-            return checks + [Check("reviewer", "fail", "memory-reviewer is copilot, but Copilot CLI does not run",
-                                   "omp config set memory-reviewer offline")]
+            return checks + gap + [_fallback_reviewer(ctx, "memory-reviewer is copilot, but Copilot CLI does not run")]
         what = f"copilot, model {model}"
     if not ctx.deep:
-        return checks + [Check("reviewer", "ok", f"{what} (not called; omp doctor --deep calls it)")]
-    return checks + [_call_reviewer(ctx, backend, model, what)]
+        return checks + gap + [Check("reviewer", "ok", f"{what} (not called; omp doctor --deep calls it)")]
+    called = _call_reviewer(ctx, backend, model, what)
+    if called.status == "ok":
+        # Called exactly as a hook-started review would be, and it answered: the variables the
+        # shell sets beyond reviewer.env are not needed.
+        gap = [Check(c.name, "info", c.detail + "; the reviewer answered without them", c.fix) for c in gap]
+    elif missing_from_reviewer_env():
+        gap = []  # the failed call's check names them all, with the fix
+    return checks + gap + [called]
 
 
-def _call_reviewer(ctx: _Context, backend: str, model: str, what: str) -> Check:
+def _call_reviewer(ctx: Context, backend: str, model: str, what: str) -> Check:
     """Call the reviewer as a hook-started review would: Copilot strips the provider variables
     from hooks, so the shell's environment proves nothing; reviewer.env is added back."""
     assert ctx.settings is not None
@@ -305,24 +404,29 @@ def _call_reviewer(ctx: _Context, backend: str, model: str, what: str) -> Check:
             return Check("reviewer", "fail",
                          f"{what}, {how}: {exc.message}. Your shell sets {', '.join(missing)}, which Copilot "
                          "does not pass to hooks, and reviewer.env does not give them back",
-                         reviewer_env_fix(missing))
-        return Check("reviewer", "fail", f"{what}, {how}: {exc.message}", exc.hint)
+                         one_command(reviewer_env_fix(missing)))
+        hint = f" ({exc.hint})" if exc.hint else ""
+        return Check("reviewer", "fail", f"{what}, {how}: {exc.message}{hint}", deep_fix(ctx, backend, model, exc))
     answer = " ".join(reply.text.split())[:60]
     seconds = time.monotonic() - started
     return Check("reviewer", "ok", f"{what}: answered {answer!r} in {seconds:.1f}s ({how})")
 
 
-def check_tokenizer(ctx: _Context) -> list[Check]:
+def check_tokenizer(ctx: Context) -> list[Check]:
     counter = get_counter(retry=True)  # doctor always tries again, clearing a remembered failure
     if counter.name == "tiktoken":
         return [Check("tokenizer", "ok", "tiktoken o200k_base")]
+    if os.environ.get("OMP_TOKENIZER", "").strip().lower() == "estimate":
+        return [Check("tokenizer", "info", "byte estimate, as OMP_TOKENIZER=estimate asks (it over-counts; harmless)")]
     cache = os.environ.get("TIKTOKEN_CACHE_DIR") or "tiktoken's cache"
-    return [Check("tokenizer", "warn", f"tiktoken's o200k_base is not in {cache}: packets are sized with a byte "
-                  "estimate (it over-counts; harmless)",
-                  f"{shlex.quote(sys.executable)} -c \"import tiktoken; tiktoken.get_encoding('o200k_base')\"")]
+    # Not a problem to act on (the estimate only over-counts), so `info`; and not a fix line: the
+    # download needs the network, which no command here can promise. The detail names it.
+    download = f"{shlex.quote(sys.executable)} -c \"import tiktoken; tiktoken.get_encoding('o200k_base')\""
+    return [Check("tokenizer", "info", f"tiktoken's o200k_base is not in {cache}: packets are sized with a byte "
+                  f"estimate (it over-counts; harmless); for exact counts, download it once: {download}")]
 
 
-def check_claims_and_queue(ctx: _Context) -> list[Check]:
+def check_claims_and_queue(ctx: Context) -> list[Check]:
     if ctx.project is None:
         return [Check("claims", "info", "not in a project: no claims or queue to check", None)]
 
@@ -340,35 +444,69 @@ def check_claims_and_queue(ctx: _Context) -> list[Check]:
     if stale or unreadable:
         bits = [f"{len(stale)} stale claim(s)"] if stale else []
         bits += [f"{len(unreadable)} unreadable claim file(s)"] if unreadable else []
-        checks.append(Check("claims", "warn", ", ".join(bits) + ": those sessions wait for the next run",
-                            "omp memory-review --sweep"))
+        # A review of the session takes a stale or unreadable claim over (just that session: a
+        # sweep would also review every other unreviewed one); a claim whose transcript is gone
+        # has nothing left to review, and only removing it clears it.
+        gone = [s for s in stale + unreadable if not _transcript_exists(ctx.project, s)]
+        commands = [review_command(ctx, f"--session {shlex.quote(s)}") for s in stale + unreadable if s not in gone]
+        commands += [f"rm {shlex.quote(str(claims.claim_path(ctx.project, s)))}" for s in gone]
+        detail = ", ".join(bits) + ": those sessions wait for the next run"
+        if gone:
+            detail += f"; {len(gone)} of them no longer have a transcript (the fix removes their claims)"
+        checks.append(Check("claims", "warn", detail, one_command(*commands)))
     else:
         checks.append(Check("claims", "ok", f"{running} review(s) running, no stale claims"))
     every = queue.entries(ctx.project)
     entries = [e for e in every if not e.failed]
     gave_up = sorted((e for e in every if e.failed), key=lambda e: e.updated_at, reverse=True)
     if gave_up:
-        newest = gave_up[0]
-        more = f" (and {len(gave_up) - 1} more: {', '.join(e.session for e in gave_up[1:4])})" if len(gave_up) > 1 else ""
-        detail = (f"{len(gave_up)} review(s) failed for good after {newest.attempts} attempts, not retried any more: "
-                  f"session {newest.session}{more}; last error: {newest.last_error}")
-        if newest.hint:
-            detail += f" ({newest.hint})"
-        # Only an explicit, forced review of that session calls the reviewer again: until then
-        # nothing reviews it, so this is a fault, not a warning (doctor never says "all good" here).
-        checks.append(Check("failed-reviews", "fail", detail, newest.retry_command))
+        checks.append(_failed_reviews(ctx, gave_up))
     if entries:
         now = time.time()
         due = sum(1 for e in entries if e.next_try_at <= now)
-        first = entries[0]
-        detail = f"{len(entries)} session(s) in the retry queue ({due} due); last error: {first.last_error}"
-        if first.hint:
-            detail += f" ({first.hint})"
+        latest = max(entries, key=lambda e: e.updated_at)
+        detail = (f"{len(entries)} session(s) in the retry queue ({due} due); last error "
+                  f"(session {latest.session}, attempt {latest.attempts}): {_last_error(latest)}; "
+                  "once that is fixed, the fix line retries them now")
         # Once the cause is fixed, this reviews them now instead of at their backoff time.
-        checks.append(Check("queue", "warn", detail, "omp memory-review --sweep --force"))
+        checks.append(Check("queue", "warn", detail, review_command(ctx, "--sweep --force")))
     else:
         checks.append(Check("queue", "ok", "retry queue empty"))
     return checks
+
+
+def _failed_reviews(ctx: Context, gave_up: list[queue.QueueEntry]) -> Check:
+    """Reviews that failed queue.MAX_ATTEMPTS times. Only an explicit, forced review of each
+    session calls the reviewer again (a sweep never does): until then nothing reviews them, so
+    this is a fault, not a warning. A session whose transcript is gone has nothing left to review:
+    its entry is dropped instead (a retry would only fail to find it)."""
+    assert ctx.project is not None
+    project = ctx.project
+    newest = gave_up[0]
+    more = f" (and {len(gave_up) - 1} more: {', '.join(e.session for e in gave_up[1:4])})" if len(gave_up) > 1 else ""
+    detail = (f"{len(gave_up)} review(s) failed for good after {newest.attempts} attempts, not retried any more: "
+              f"session {newest.session}{more}; last error: {_last_error(newest)}")
+    gone = [e for e in gave_up if not _transcript_exists(project, e.session)]
+    if gone:
+        detail += f"; {len(gone)} of them no longer have a transcript (the fix drops their entries)"
+    if len(gone) < len(gave_up):
+        detail += "; fix that cause, then run the fix line (one reviewer call per session)"
+    commands = [review_command(ctx, f"--session {shlex.quote(e.session)} --force") for e in gave_up if e not in gone]
+    commands += [f"rm {shlex.quote(str(queue.entry_path(project, e.session)))}" for e in gone]
+    return Check("failed-reviews", "fail", detail, one_command(*commands))
+
+
+def _transcript_exists(project: ProjectPaths, session: str) -> bool:
+    try:
+        find_session(session, project)
+    except OmpError:
+        return False
+    return True
+
+
+def _last_error(entry: queue.QueueEntry) -> str:
+    """The stored error and the hint that names its cause's fix."""
+    return entry.last_error + (f" ({entry.hint})" if entry.hint else "")
 
 
 def _writable(folder: Path) -> tuple[bool, Path]:
@@ -379,7 +517,7 @@ def _writable(folder: Path) -> tuple[bool, Path]:
     return os.access(probe, os.W_OK | os.X_OK), probe
 
 
-def check_folders(ctx: _Context) -> list[Check]:
+def check_folders(ctx: Context) -> list[Check]:
     folders = [("global home", ctx.global_paths.home), ("copilot home", ctx.global_paths.copilot)]
     if ctx.project is not None:
         folders.insert(0, ("project state", ctx.project.logs))
@@ -402,7 +540,7 @@ def _memory_settings(copilot_home: Path) -> list[str]:
     return found
 
 
-def check_copilot_memory(ctx: _Context) -> list[Check]:
+def check_copilot_memory(ctx: Context) -> list[Check]:
     """Copilot's own memory features beside omp's (COPILOT.md §7): Copilot Memory (cloud-stored
     facts, on by default in interactive sessions) and `/chronicle improve`, which edits the very
     instruction file omp keeps its block in."""
@@ -422,7 +560,7 @@ def check_copilot_memory(ctx: _Context) -> list[Check]:
         checks.append(Check("chronicle", "warn",
                             f"{instructions} changed since omp last wrote its block (Copilot's /chronicle improve "
                             "edits this file); the next session start restores omp's block and keeps the other text",
-                            "omp memory sync"))
+                            f"omp memory sync{root_arg(ctx)}"))
     else:
         checks.append(Check("chronicle", "ok",
                             f"{instructions} is as omp left it; if /chronicle improve edits it, omp restores its "
@@ -430,7 +568,7 @@ def check_copilot_memory(ctx: _Context) -> list[Check]:
     return checks
 
 
-def check_history(ctx: _Context) -> list[Check]:
+def check_history(ctx: Context) -> list[Check]:
     """Reviewer sessions in the user's Copilot history: `copilot --continue` would resume one."""
     left = reviewer_sessions(ctx.global_paths.copilot)
     if not left:
@@ -441,18 +579,21 @@ def check_history(ctx: _Context) -> list[Check]:
                   "omp memory-review clean-history")]
 
 
-CHECKS: tuple[Callable[[_Context], list[Check]], ...] = (
+CHECKS: tuple[Callable[[Context], list[Check]], ...] = (
     check_copilot, check_registration, check_memory_mode, check_trust, check_reviewer, check_tokenizer,
     check_claims_and_queue, check_folders, check_copilot_memory, check_history,
 )
 
 
 def diagnose(project: ProjectPaths | None, deep: bool = False) -> Report:
-    ctx = _Context(project, GlobalPaths.current(), deep)
+    ctx = Context(project, GlobalPaths.current(), deep, found_here=found_here(project))
     checks: list[Check] = []
     for check in CHECKS:
         try:
             checks.extend(check(ctx))
         except OmpError as exc:
-            checks.append(Check(check.__name__.removeprefix("check_"), "fail", exc.message, exc.hint))
+            # A hint is advice in words, not always a command: a fix line must run as printed.
+            fix = move_aside(exc.path) if isinstance(exc, CorruptFileError) else None
+            hint = "" if exc.hint is None or fix else f" ({exc.hint})"
+            checks.append(Check(check.__name__.removeprefix("check_"), "fail", exc.message + hint, fix))
     return Report(checks)

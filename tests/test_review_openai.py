@@ -300,7 +300,7 @@ def test_doctor_names_the_missing_url_and_deep_calls_the_server(project: Path, s
     stub.script.pop(0)
     [failed] = _reviewer_checks(omp(project, {**env, "OMP_MEMORY_REVIEWER_URL": stub.url}, "doctor", "--deep", "--json"))
     assert failed["status"] == "fail" and "not found" in failed["detail"]
-    assert "omp config set memory-review-model" in failed["fix"]
+    assert "omp config set memory-review-model" in failed["detail"]  # a model the server serves: the user's to name
 
 
 # ---------------------------------------------------------------------------------------------

@@ -195,7 +195,7 @@ def test_doctor_names_the_ignored_config_and_the_fix(project: Path, fake: FakeRe
     report = run_omp(["doctor", "--json"], cwd=project, env={"PATH": "/usr/bin:/bin"}).json()
     found = [c for c in report["checks"] if c["name"] == "project config"]
     assert len(found) == 1 and found[0]["status"] == "warn"
-    assert "ignored" in found[0]["detail"] and found[0]["fix"].startswith("read the file, then: omp trust")
+    assert "ignored" in found[0]["detail"] and found[0]["fix"] == "omp trust"
     assert run_omp(["trust", "--yes"], cwd=project).returncode == 0
     report = run_omp(["doctor", "--json"], cwd=project, env={"PATH": "/usr/bin:/bin"}).json()
     assert [c["status"] for c in report["checks"] if c["name"] == "project config"] == ["ok"]
@@ -319,7 +319,7 @@ def test_committed_directives_are_not_shown_until_trusted_and_injected_items_nev
     nudge = hook("session-start", project, "0a0b0c0d-0000-4000-8000-000000000002", {}).get("additionalContext", "")
     assert "2 directive(s) in this project's .omp/project-memory.json are not shown" in nudge and "omp trust" in nudge
     doctor = run_omp(["doctor"], cwd=project)
-    assert "project directives" in doctor.stdout and "omp trust --root" in doctor.stdout
+    assert "project directives" in doctor.stdout and "fix: omp trust" in doctor.stdout
     assert "asks to ignore previous instructions" in doctor.stdout
     # The block points sessions to `omp project-memory read`: what a session reads there is
     # screened the same way, and the untrusted directives are marked as such.

@@ -21,7 +21,8 @@ from omp.trust import visible
 def cli(deep: bool, as_json: bool, root: Path | None) -> int:
     """Check the Copilot CLI, hook registration, settings, reviewer and state; say how to fix each.
 
-    Exits 1 when something is broken.
+    The last line says `all good` only when no check is a warning or a failure; otherwise it
+    counts and names the checks that need you. Exits 1 when something is broken (a failure).
     """
     try:
         project: ProjectPaths | None = ProjectPaths.discover(root)
@@ -37,5 +38,6 @@ def cli(deep: bool, as_json: bool, root: Path | None) -> int:
             click.echo(f"{check.status:<4}  {check.name:<{width}}  {visible(check.detail, keep='')}")
             if check.fix and check.status != "ok":
                 click.echo(f"{'':<4}  {'':<{width}}  fix: {visible(check.fix, keep='')}")
-        click.echo("all good" if report.ok else "something is broken: see the fix lines above")
+        # The last line is what a user reads: `all good` only when nothing waits for them.
+        click.echo(report.summary)
     return 0 if report.ok else 1

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -486,7 +487,8 @@ def test_doctor_fixes_work_and_install_force_replaces_a_hand_made_registration(r
     copilot("plugin", "install", "omp@omp")
     doctor = run_omp(["doctor", "--json"], cwd=rig.project, env=rig.env, timeout=180).json()
     (dup,) = [c for c in doctor["checks"] if c["name"] == "registration" and c["status"] == "fail"]
-    assert dup["fix"] == "copilot plugin marketplace remove omp"
-    subprocess.run(["sh", "-c", dup["fix"].replace("copilot ", f"{rig.copilot} ", 1)], env=dict(os.environ, **rig.env), check=True)
+    # It names the Copilot CLI omp found (no `copilot` on PATH here), so it runs as printed.
+    assert dup["fix"] == f"{shlex.quote(rig.copilot)} plugin marketplace remove omp"
+    subprocess.run(["sh", "-c", dup["fix"]], env=dict(os.environ, **rig.env), check=True)
     again = run_omp(["doctor", "--json"], cwd=rig.project, env=rig.env, timeout=180).json()
     assert [c["status"] for c in again["checks"] if c["name"] == "registration"] == ["ok"], again
