@@ -212,11 +212,11 @@ def test_another_projects_directive_write_leaves_this_projects_cached_context_va
     for folder in (project, other):
         assert run_omp(["config", "set", "memory-mode", "on"], cwd=folder).returncode == 0
     assert run_omp(["project-memory", "add-directive", "Use pnpm"], cwd=project).returncode == 0
-    before = context_cache.fingerprint(str(project), os.environ)
+    before = context_cache.base_parts(str(project), os.environ)
     assert run_omp(["project-memory", "add-directive", "Squash merge every PR"], cwd=other).returncode == 0
-    assert context_cache.fingerprint(str(project), os.environ) == before
+    assert context_cache.base_parts(str(project), os.environ) == before
     assert run_omp(["project-memory", "add-directive", "Rebase before merging"], cwd=project).returncode == 0
-    assert context_cache.fingerprint(str(project), os.environ) != before
+    assert context_cache.base_parts(str(project), os.environ) != before
 
 
 def test_notes_are_shown_as_quoted_data_under_a_heading_that_says_they_are_not_instructions(project: Path) -> None:
