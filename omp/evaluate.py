@@ -51,6 +51,15 @@ from omp.review.outcome import ReviewRequest
 from omp.review.pipeline import review_session, scan_session
 
 BUNDLED = "eval"  # omp/data/eval/*.jsonl
+# The corpora shipped with omp, by the name `omp eval --corpus` takes: the sessions written for
+# omp (every category and language of SPEC §5.3, §6), and the real-data part — user turns from
+# public developer–assistant conversations, labelled by hand (omp/data/eval/real/SOURCES.md),
+# in a development part and a held-out part nobody tunes on.
+NAMED_CORPORA: dict[str, tuple[str, ...]] = {
+    "bundled": (),
+    "real-dev": ("real", "dev.jsonl"),
+    "real-heldout": ("real", "heldout.jsonl"),
+}
 CATEGORIES = ("request", "condition", "forget", "pasted", "question", "one-off", "statement", "secret", "injection")
 # Categories whose cases ask for nothing: every rule proposed there is wrong.
 NOTHING_ASKED = frozenset({"pasted", "question", "one-off", "statement"})
@@ -239,17 +248,25 @@ def _read_cases(name: str, text: str) -> Iterator[Case]:
             raise UsageError(f"corpus {where}: {exc}", "see omp/data/eval/README.md for the case format") from exc
 
 
-def load_corpus(path: Path | None = None) -> tuple[list[Case], list[str]]:
-    """The cases of `path` (a .jsonl file, or a folder of them), or of the bundled corpus."""
+def load_corpus(path: Path | str | None = None) -> tuple[list[Case], list[str]]:
+    """The cases of `path` (a .jsonl file, a folder of them, or the name of a corpus omp ships:
+    NAMED_CORPORA), or of the bundled corpus."""
     cases: list[Case] = []
     names: list[str] = []
-    if path is None:
+    if isinstance(path, str) and path in NAMED_CORPORA and NAMED_CORPORA[path]:
+        shipped = resources.files("omp").joinpath("data").joinpath(BUNDLED).joinpath(*NAMED_CORPORA[path])
+        return list(_read_cases(path, shipped.read_text(encoding="utf-8"))), [f"bundled:{path}"]
+    if path is None or path == "bundled":
         folder = resources.files("omp").joinpath("data").joinpath(BUNDLED)
         for item in sorted(folder.iterdir(), key=lambda t: t.name):
             if item.name.endswith(".jsonl"):
                 names.append(f"bundled:{item.name}")
                 cases.extend(_read_cases(item.name, item.read_text(encoding="utf-8")))
         return cases, names
+    path = Path(path)
+    if not path.exists():
+        raise UsageError(f"no corpus {str(path)!r}: not a file or folder, nor one of {', '.join(NAMED_CORPORA)}",
+                         "pass a .jsonl file, a folder of them, or a corpus name: omp eval --corpus real-heldout")
     files = sorted(path.glob("*.jsonl")) if path.is_dir() else [path]
     if not files:
         raise UsageError(f"no .jsonl file in {path}", "pass a corpus file or a folder of them")

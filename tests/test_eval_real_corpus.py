@@ -54,3 +54,18 @@ def test_both_parts_hold_standing_requests_and_more_than_english() -> None:
         assert sum(c["standing"] for c in cases) >= 5
         assert len({c["language"] for c in cases}) >= 4
     assert "SOURCES.md" in {p.name for p in REAL.iterdir()}
+
+
+def test_omp_eval_takes_the_shipped_parts_by_name(tmp_path: Path) -> None:
+    import pytest
+
+    from omp.errors import UsageError
+
+    for name, part in (("real-dev", "dev"), ("real-heldout", "heldout")):
+        cases, names = load_corpus(name)
+        assert names == [f"bundled:{name}"] and len(cases) == len(_raw(part))
+    assert load_corpus("bundled")[0] == load_corpus()[0]
+    with pytest.raises(UsageError, match="real-heldout"):
+        load_corpus("real-test")  # neither a file nor a shipped corpus: the names are listed
+    with pytest.raises(UsageError):
+        load_corpus(tmp_path / "missing.jsonl")

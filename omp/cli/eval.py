@@ -1,10 +1,9 @@
-"""`omp eval [--reviewer NAME] [--model M] [--corpus PATH] [--sample N] [--category C] [--yes] [--json]`
+"""`omp eval [--reviewer NAME] [--model M] [--corpus PATH|NAME] [--sample N] [--category C] [--yes] [--json]`
 (SPEC §14)."""
 
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 import click
@@ -23,8 +22,10 @@ if TYPE_CHECKING:
 @click.option("--reviewer", type=click.Choice(backends.NAMES), default=None,
               help="Reviewer backend to score (default: memory-reviewer).")
 @click.option("--model", default=None, help="Reviewer model (default: memory-review-model).")
-@click.option("--corpus", type=click.Path(exists=True, path_type=Path), default=None,
-              help="A .jsonl corpus file or a folder of them (default: the bundled corpus).")
+@click.option("--corpus", default=None, metavar="PATH|NAME",
+              help="A .jsonl corpus file, a folder of them, or a corpus omp ships: bundled (the default: "
+                   "sessions written for omp), real-dev or real-heldout (real developer conversations, "
+                   "labelled by hand; the held-out part is never tuned on).")
 @click.option("--sample", type=click.IntRange(min=1), default=None, metavar="N",
               help="Run N cases: a fixed subset stratified by category (every category while N allows, "
                    "the rest in proportion to size), evenly spaced through each; the same N gives the same cases.")
@@ -32,7 +33,7 @@ if TYPE_CHECKING:
 @click.option("--yes", "-y", "assume_yes", is_flag=True,
               help="Agree in advance to the reviewer calls of a reviewer that costs money.")
 @json_option
-def cli(reviewer: str | None, model: str | None, corpus: Path | None, sample: int | None, category: str | None,
+def cli(reviewer: str | None, model: str | None, corpus: str | None, sample: int | None, category: str | None,
         assume_yes: bool, as_json: bool) -> int:
     """Score a reviewer on a labelled corpus of sessions, in throwaway folders.
 
