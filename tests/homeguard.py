@@ -66,6 +66,14 @@ class HomeGuard:
                 isinstance(flags, int) and bool(flags & _WRITE_FLAGS)
             )
             self._check(path, writing, event)
+        elif event in ("os.symlink", "os.link"):
+            # (target, link, ...): only the link is made. A symlink's target is not even a path
+            # from the working folder (a relative one counts from the link's folder), and making
+            # a link writes nothing at the target.
+            self._check(args[1] if len(args) > 1 else None, True, event)
+        elif event == "shutil.copyfile":
+            self._check(args[0] if args else None, False, event)
+            self._check(args[1] if len(args) > 1 else None, True, event)
         elif event in _WRITE_EVENTS:
             for raw in args[:2]:
                 self._check(raw, True, event)

@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import pytest
+
 from homeguard import HomeGuard
 
 
@@ -46,3 +48,31 @@ def test_the_installed_guard_records_a_real_write(tmp_path: Path) -> None:
     (tmp_path / "fakehome" / "x.txt").write_text("touch")
     guard.active = False
     assert any("x.txt" in v for v in guard.violations)
+
+
+@pytest.fixture
+def guard(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> HomeGuard:
+    """A user who cloned the repository under their home, as most do, running the tests from it."""
+    home = tmp_path / "home"
+    repo = home / "src" / "omp"
+    (repo / "tests").mkdir(parents=True)
+    monkeypatch.chdir(repo)
+    made = HomeGuard(home, allowed=[repo])
+    made.active = True
+    return made
+
+
+def test_a_relative_symlink_target_is_not_read_against_the_working_folder(guard: HomeGuard, tmp_path: Path) -> None:
+    link = tmp_path / "project" / ".github" / "copilot-instructions.md"
+    # The target counts from the link's folder; against the working folder it would be in ~/src.
+    guard.audit("os.symlink", ("../../docs/instructions.md", str(link), None))
+    guard.audit("os.link", (str(tmp_path / "a"), str(tmp_path / "b"), None, None, True))
+    assert guard.violations == []
+
+
+def test_a_link_made_under_the_home_is_still_caught(guard: HomeGuard) -> None:
+    home = guard.real_home
+    guard.audit("os.symlink", ("/etc/hostname", str(home / "notes.md"), None))
+    guard.audit("shutil.copyfile", (str(home / ".omp" / "config.json"), os.devnull))
+    guard.audit("os.replace", (str(home / "src" / "omp" / "x"), str(home / "y"), None, None))
+    assert [v.split(":")[0] for v in guard.violations] == ["os.symlink", "shutil.copyfile", "os.replace"]
