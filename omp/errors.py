@@ -3,7 +3,7 @@
 Every fault a user can fix is raised as `OmpError` (or `UsageError`) with a message that says
 what went wrong and a hint that names the fix. One handler (`omp.program.guarded`, used by the
 `omp` command and the detached review) turns them into a message on stderr and an exit code;
-anything else is a bug and gets a crash log.
+anything else is a bug: exit code 3 and a crash log.
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ from __future__ import annotations
 EXIT_OK = 0
 EXIT_FAILURE = 1
 EXIT_USAGE = 2
+EXIT_BUG = 3  # omp's own fault, never the user's: a crash log says where (omp.program)
 
 
 class OmpError(Exception):

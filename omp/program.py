@@ -4,13 +4,10 @@ Two programs share it: the `omp` command (`omp.cli`, click) and the detached rev
 (`omp.review.__main__`, which runs without click). Both:
 
 - turn an `OmpError` into its message and hint on stderr and its exit code (1, or 2 for usage
-  errors); anything unexpected is a bug: a one-line message, and the traceback in a crash log
-  under `G/logs/`, redacted (SPEC §6.1) (`guarded`);
-- print `--json` output in one form (`json_text`);
-- end without Python's finalisation once their work is done (`exit_now`).
-
-Light at import (json, which every omp process loads for its config, os, sys): the detached
-review counts its start-up (SPEC §12).
+  errors); anything unexpected is a bug: exit code 3, a one-line message, and the traceback in
+  a crash log under `G/logs/` with omp's version, Python and the platform, redacted (SPEC §6.1)
+  (`guarded`);
+- print `--json` output in one form (`json_text`).
 """
 
 from __future__ import annotations
@@ -23,7 +20,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from omp import __version__
-from omp.errors import EXIT_FAILURE, OmpError, storage_error
+from omp.errors import EXIT_BUG, EXIT_FAILURE, OmpError, storage_error
 
 # A message for stderr: the program's own writer (click.echo for the command, print for the
 # detached review), so its output keeps its order with what else the program wrote.
@@ -70,7 +67,7 @@ def _crashed(exc: BaseException, write_error: ErrorWriter) -> int:
     log = crash_log(exc)
     where = f"; details in {log}" if log else ""
     write_error(f"omp: internal error: {type(exc).__name__}: {exc}{where}")
-    return EXIT_FAILURE
+    return EXIT_BUG
 
 
 def crash_report(exc: BaseException) -> str:
@@ -80,10 +77,12 @@ def crash_report(exc: BaseException) -> str:
     or `-p "PGPASSWORD=…"` are seen as what they are; the traceback (whose messages and source
     lines can quote a secret) is redacted too.
     """
-    import traceback  # only a crash needs it (with linecache and tokenize): not every command's start-up
+    import platform
+    import traceback
 
     text = (
-        f"omp {__version__}\ncommand: {shlex.join(sys.argv)}\n\n"
+        f"omp {__version__}\npython: {platform.python_version()} ({sys.executable})\n"
+        f"platform: {platform.platform()}\ncommand: {shlex.join(sys.argv)}\n\n"
         + "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
     )
     try:
@@ -109,33 +108,3 @@ def crash_log(exc: BaseException) -> Path | None:
         return path
     except OSError:
         return None
-
-
-def exit_now(code: int) -> None:
-    """End the process without Python's finalisation, which frees every module and object one
-    by one: after a review (a few hundred modules) that took 50–70 ms of its wall time, for
-    nothing (SPEC §12). What a normal exit does that matters is done first: the standard
-    streams are flushed and the atexit handlers run; omp's files are closed as they are written
-    and its threads are daemons. Returns (the caller then exits normally) when a profiler or a
-    tracer is on (it writes its results at exit), a non-daemon thread still runs, or a flush
-    fails (the normal exit reports it)."""
-    import atexit  # only here: the exit is all that needs it
-    import threading
-
-    run_exitfuncs = getattr(atexit, "_run_exitfuncs", None)
-    if run_exitfuncs is None or sys.getprofile() is not None or sys.gettrace() is not None:
-        return
-    if any(t.is_alive() and not t.daemon and t is not threading.main_thread() for t in threading.enumerate()):
-        return
-    try:
-        sys.stdout.flush()
-        sys.stderr.flush()
-    except Exception:
-        return
-    run_exitfuncs()
-    try:
-        sys.stdout.flush()  # what the handlers printed
-        sys.stderr.flush()
-    except Exception:
-        pass
-    os._exit(code)

@@ -6,9 +6,8 @@ run, so adding a command never touches this file and start-up stays small.
 
 `main()` is where errors become exit codes: click's own (usage) errors here, the rest as every omp
 program does (`omp.program.guarded`: `OmpError` → its message and hint on stderr, exit 1, 2 for
-usage errors; anything unexpected → a crash log with the traceback). `run()` is the program
-(console script, `python -m omp`): `main()`, then an exit that skips Python's finalisation
-(`omp.program.exit_now`).
+usage errors; anything unexpected is a bug → exit 3 and a crash log with the traceback). `run()`
+is the program (console script, `python -m omp`): `main()`, then a normal exit.
 """
 
 from __future__ import annotations
@@ -23,7 +22,7 @@ import click
 
 from omp import __version__
 from omp.errors import EXIT_FAILURE, EXIT_USAGE
-from omp.program import exit_now, guarded
+from omp.program import guarded
 
 _NOT_COMMANDS = {"options", "render"}
 
@@ -109,10 +108,8 @@ click.Command.get_short_help_str = _full_short_help  # type: ignore[method-assig
 
 def run() -> NoReturn:
     """The `omp` program: the console script, `python -m omp`, and omp's own detached starts for
-    what `omp.review.__main__` does not run itself. `main()`, then the fast exit."""
-    code = main()
-    exit_now(code)
-    raise SystemExit(code)
+    what `omp.review.__main__` does not run itself."""
+    raise SystemExit(main())
 
 
 def main(argv: Sequence[str] | None = None) -> int:

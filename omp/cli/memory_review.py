@@ -56,7 +56,7 @@ def cli(ctx: click.Context, session: str, root: Path | None, model: str | None, 
     """Review a finished Copilot session and keep what is worth remembering.
 
     Exit status: 0 reviewed or skipped by policy, 1 the review failed (it is queued for retry
-    when the reviewer was unavailable), 2 usage error.
+    when the reviewer was unavailable), 2 usage error, 3 a bug in omp (see the crash log it names).
     """
     if ctx.invoked_subcommand is not None:
         return None

@@ -20,7 +20,7 @@ import sys
 from pathlib import Path
 from typing import NoReturn, Sequence
 
-from omp.program import exit_now, guarded
+from omp.program import guarded
 
 
 class DetachedRun:
@@ -73,9 +73,7 @@ def main(args: Sequence[str]) -> int:
 
 
 def run() -> NoReturn:
-    code = main(sys.argv[1:])
-    exit_now(code)
-    raise SystemExit(code)
+    raise SystemExit(main(sys.argv[1:]))
 
 
 if __name__ == "__main__":
