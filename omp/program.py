@@ -14,8 +14,10 @@ from __future__ import annotations
 
 import json
 import os
+import platform
 import shlex
 import sys
+import traceback
 from pathlib import Path
 from typing import Any, Callable
 
@@ -77,9 +79,6 @@ def crash_report(exc: BaseException) -> str:
     or `-p "PGPASSWORD=…"` are seen as what they are; the traceback (whose messages and source
     lines can quote a secret) is redacted too.
     """
-    import platform
-    import traceback
-
     text = (
         f"omp {__version__}\npython: {platform.python_version()} ({sys.executable})\n"
         f"platform: {platform.platform()}\ncommand: {shlex.join(sys.argv)}\n\n"

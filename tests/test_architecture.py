@@ -188,12 +188,6 @@ def test_the_cycle_check_finds_a_cycle_through_a_function(tmp_path: Path) -> Non
 # ---------------------------------------------------------------------------------------------
 # what an ordinary review loads (SPEC §12: its start-up; §6.1 / §12: no network on its path)
 
-# Never on the review path: requests and what it brings (detect-secrets gets an offline stand-in
-# for its online verification; a review makes no network attempt but its reviewer's). psutil,
-# dataclasses and filelock are ordinary imports now: the review is background work (SPEC §12).
-NOT_ON_THE_REVIEW_PATH = {"requests", "urllib3", "charset_normalizer", "idna", "certifi"}
-
-
 def _loaded_at_exit(module: str) -> str:
     """`python -c` code that runs `python -m MODULE` and prints every module it loaded to stderr."""
     return ("import atexit, runpy, sys\n"
@@ -202,9 +196,24 @@ def _loaded_at_exit(module: str) -> str:
             f"runpy.run_module({module!r}, run_name='__main__', alter_sys=True)\n")
 
 
-def test_an_ordinary_review_loads_no_network_library(project: Path, tmp_path: Path) -> None:
-    """A real review in a real subprocess: a model call, a note, a pending directive, and a
-    message with a SendGrid key, which only detect-secrets knows, so it is loaded too."""
+def _connections_at_exit(module: str) -> str:
+    """`python -c` code that runs `python -m MODULE` and prints, at exit, every network call the
+    process made (the audit events of a connection or a name lookup) and whether it loaded
+    detect-secrets."""
+    return ("import atexit, runpy, sys\n"
+            "seen = []\n"
+            "sys.addaudithook(lambda event, args: seen.append(event) if event in "
+            "('socket.connect', 'socket.getaddrinfo', 'socket.gethostbyname') else None)\n"
+            "atexit.register(lambda: sys.stderr.write('\\nNETWORK ' + ' '.join(seen) + "
+            "' DETECT_SECRETS ' + str('detect_secrets' in sys.modules) + '\\n'))\n"
+            f"sys.argv = [{module!r}, *sys.argv[1:]]\n"
+            f"runpy.run_module({module!r}, run_name='__main__', alter_sys=True)\n")
+
+
+def test_an_ordinary_review_makes_no_network_call(project: Path, tmp_path: Path) -> None:
+    """A real review in a real subprocess: a model call (a reviewer command: a process, not a
+    connection), a note, a pending directive, and a message with a SendGrid key, which only
+    detect-secrets knows, so it is loaded too — and no connection or name lookup is made."""
     import os
     import subprocess
     import sys
@@ -215,13 +224,14 @@ def test_an_ordinary_review_loads_no_network_library(project: Path, tmp_path: Pa
     key = "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"
     session = write_session(project, [*conversation(), user(f"the mail key is SENDGRID={key}, keep it out")])
     fake.queue(json_reply(standard_answer()))
-    proc = subprocess.run([sys.executable, "-c", _loaded_at_exit("omp"), "memory-review", "--json", "--session", session],
-                          cwd=project, env={**os.environ, **fake.env()}, capture_output=True, text=True, timeout=60)
+    proc = subprocess.run([sys.executable, "-c", _connections_at_exit("omp"), "memory-review", "--json", "--session",
+                           session], cwd=project, env={**os.environ, **fake.env()}, capture_output=True, text=True,
+                          timeout=60)
     assert proc.returncode == 0, proc.stderr
     assert '"ran": true' in proc.stdout and key not in fake.calls()[0].stdin
-    loaded = {name.split(".")[0] for name in proc.stderr.rsplit("LOADED ", 1)[1].split()}
-    assert "detect_secrets" in loaded and "omp" in loaded  # the check sees what the review imported
-    assert loaded & NOT_ON_THE_REVIEW_PATH == set()
+    network, loaded = proc.stderr.rsplit("NETWORK ", 1)[1].split(" DETECT_SECRETS ")
+    assert loaded.strip() == "True"  # the check saw the detector that imports requests
+    assert network.split() == []
 
 
 # What importing msgspec costs (≈ 10 ms a process here: datetime, decimal, uuid and platform come

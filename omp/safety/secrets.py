@@ -4,10 +4,8 @@ Secrets are found by two detectors whose findings are merged:
 
 - detect-secrets' *format* plugins (AWS, GitHub, private keys, JWT, basic auth, keywords,
   Slack, Stripe, OpenAI, Azure, …), a well-kept detector. Its entropy plugins are never enabled:
-  they flag git SHAs, UUIDs and hashes. It is imported on first need, without the `requests`
-  package its plugins import only for online verification (an offline stand-in: ≈ 50 ms
-  instead of ≈ 180 ms, and no verify call can reach the network), and shown only the lines a
-  cheap prefilter picks (a plugin's literal prefix, in the case the plugin matches it, or a
+  they flag git SHAs, UUIDs and hashes, and its online verification is never called. It is
+  imported on first need, and shown only the lines a cheap prefilter picks (a plugin's literal prefix, in the case the plugin matches it, or a
   secret keyword followed by an assignment), because it costs ≈ 0.1–0.3 ms per line and
   redaction runs over megabytes. If it cannot be imported, our own patterns still work.
 - our own patterns, for what detect-secrets misses or reports without a usable span:
@@ -52,9 +50,6 @@ from __future__ import annotations
 import bisect
 import collections
 import re
-import sys
-import threading
-import types
 from typing import Any, Callable, Iterable, Iterator
 
 from msgspec import Struct
@@ -913,69 +908,18 @@ _WINDOW = 400
 _ds_state: dict[str, Any] = {"enabled": True}
 
 
-def _offline_requests() -> Any:
-    """A stand-in for `requests` while detect-secrets is imported (see `_import_detect_secrets`):
-    what its modules touch at import (`Response` in annotations, `exceptions.RequestException`
-    in `except` clauses), and network functions that raise instead of connecting."""
-    requests = types.ModuleType("requests", "omp's offline stand-in: detect-secrets never verifies online here")
-    exceptions = types.ModuleType("requests.exceptions")
-
-    class RequestException(OSError):
-        pass
-
-    class ConnectionError(RequestException):  # noqa: A001 - requests' own name for it
-        pass
-
-    class Response:
-        pass
-
-    def offline(*_args: object, **_kwargs: object) -> Any:
-        raise ConnectionError("no network on omp's review path (SPEC §12): detect-secrets does not verify")
-
-    exceptions.RequestException = RequestException  # type: ignore[attr-defined]
-    exceptions.ConnectionError = ConnectionError  # type: ignore[attr-defined]
-    requests.exceptions = exceptions  # type: ignore[attr-defined]
-    requests.RequestException = RequestException  # type: ignore[attr-defined]
-    requests.ConnectionError = ConnectionError  # type: ignore[attr-defined]
-    requests.Response = Response  # type: ignore[attr-defined]
-    for name in ("request", "get", "options", "head", "post", "put", "patch", "delete"):
-        setattr(requests, name, offline)
-    return requests
-
-
-def _import_detect_secrets(settings: dict[str, Any], offline: bool) -> tuple[Callable[..., Any], Callable[..., Any]]:
+def _import_detect_secrets(settings: dict[str, Any]) -> tuple[Callable[..., Any], Callable[..., Any]]:
     """detect-secrets' `scan_line` and `transient_settings`, with every module a scan under
-    `settings` uses (plugins, filters) imported now.
+    `settings` uses (plugins, filters) imported now. Its plugins import `requests` for their
+    online `verify`, which omp never calls: a scan finds, it never verifies (tests/test_safety.py
+    checks that a redaction opens no connection)."""
+    # Heavy (≈ 170 ms with requests): loaded only for a line one of its plugins could match.
+    from detect_secrets.core.scan import scan_line
+    from detect_secrets.settings import transient_settings
 
-    `offline`: import it with the stand-in for `requests` in `sys.modules`, then take the
-    stand-in out again. detect-secrets' plugin modules import `requests` at module level only
-    for their `verify` calls, which omp never enables (and must never make: SPEC §12), and the
-    real package is most of detect-secrets' load time (≈ 120 of 170 ms). The plugins keep the
-    stand-in as their `requests`, so a verify call raises a RequestException (which they treat
-    as "unverified"); any later `import requests` (tiktoken's download) gets the real package.
-    """
-    stand_in = _offline_requests() if offline else None
-    if stand_in is not None:
-        sys.modules["requests"] = stand_in
-        sys.modules["requests.exceptions"] = stand_in.exceptions
-    try:
-        # Heavy (≈ 70 ms and 6 MB): loaded only for a line one of its plugins could match.
-        from detect_secrets.core.scan import scan_line
-        from detect_secrets.settings import transient_settings
-
-        with transient_settings(settings):
-            list(scan_line("omp"))  # imports the plugins and filters the settings name
-    finally:
-        if stand_in is not None:
-            for name in ("requests", "requests.exceptions"):
-                if sys.modules.get(name) in (stand_in, stand_in.exceptions):
-                    del sys.modules[name]
+    with transient_settings(settings):
+        list(scan_line("omp"))  # imports the plugins and filters the settings name
     return scan_line, transient_settings
-
-
-def _forget_detect_secrets() -> None:
-    for name in [name for name in sys.modules if name == "detect_secrets" or name.startswith("detect_secrets.")]:
-        del sys.modules[name]
 
 
 def _detect_secrets_scanner() -> Callable[[list[str]], list[list[tuple[str, str]]]] | None:
@@ -983,18 +927,8 @@ def _detect_secrets_scanner() -> Callable[[list[str]], list[list[tuple[str, str]
     if "scan" in _ds_state:
         return _ds_state["scan"]
     settings = {"plugins_used": [{"name": name} for name in _DS_PLUGINS]}
-    # The stand-in only when nothing else could be importing `requests` meanwhile: the real
-    # package already loaded, or another thread running (tiktoken's loader may download).
-    offline = "requests" not in sys.modules and threading.active_count() == 1
     try:
-        try:
-            scan_line, transient_settings = _import_detect_secrets(settings, offline)
-        except Exception:
-            if not offline:
-                raise
-            # A detect-secrets that needs more of `requests` than the stand-in has: the real one.
-            _forget_detect_secrets()
-            scan_line, transient_settings = _import_detect_secrets(settings, offline=False)
+        scan_line, transient_settings = _import_detect_secrets(settings)
     except Exception:  # any import problem: our own patterns carry on alone
         _ds_state["scan"] = None
         return None
