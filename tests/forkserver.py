@@ -236,20 +236,13 @@ def _warm() -> None:
         if module.name.endswith("__main__"):
             continue
         importlib.import_module(module.name)
-    # Every test has a new home, so every child found an empty regex cache (G/state/regex-cache,
-    # omp.lazyre) and compiled the patterns it used, each twice (once to use, once to prove the
-    # entry it writes): a quarter of the children's CPU in a profile of the suite. All 237 take
-    # 0.16 s here, once per server. Without the cache: the server's home is some test's.
-    # (Tests of the cache itself, and of a dry run writing nothing, start fresh interpreters.)
+    # Compiled once in the server, so the forked children share them (each would compile the
+    # patterns its texts reach, omp.lazyre).
     from omp import lazyre
 
-    lazyre.set_cache_enabled(False)
-    try:
-        for found in gc.get_objects():
-            if isinstance(found, lazyre.LazyPattern):
-                found.compiled  # noqa: B018 - compiles it
-    finally:
-        lazyre.set_cache_enabled(True)
+    for found in gc.get_objects():
+        if isinstance(found, lazyre.LazyPattern):
+            found.compiled  # noqa: B018 - compiles it
 
 
 def serve(address: str) -> None:

@@ -116,8 +116,8 @@ def test_no_secret_reaches_the_dry_run_output(project: Path, copilot: Path) -> N
 
 def test_dry_run_writes_nothing(project: Path, copilot: Path, isolated_home: Path,
                                 monkeypatch: pytest.MonkeyPatch) -> None:
-    # Fresh interpreters, not the fork server's warm ones: a fresh review compiles the patterns
-    # it uses and would keep them in G/state/regex-cache, which a dry run must not write either.
+    # Fresh interpreters, not the fork server's warm ones: what a fresh review would write (in
+    # the project or the homes), a dry run must not.
     monkeypatch.setenv(forkserver.REAL_START_VAR, "1")
     fixture_in(project, copilot)
     (project / "README.md").write_text("hello\n")

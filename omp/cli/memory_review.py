@@ -15,7 +15,6 @@ import click
 
 from omp.cli.options import POSITIVE_COUNT, json_option, project_paths, root_option
 from omp.cli.render import echo_json
-from omp import lazyre
 from omp.copilot_history import forget_reviewer_sessions
 from omp.errors import UsageError
 from omp.paths import GlobalPaths
@@ -72,7 +71,6 @@ def cli(ctx: click.Context, session: str, root: Path | None, model: str | None, 
     if sweep:
         raise UsageError("--dry-run previews one session; it does not combine with --sweep",
                          "pass --session ID|latest instead")
-    lazyre.set_cache_writes(False)  # a dry run writes nothing at all (SPEC §5), not even G's regex cache
     result = preview(session, project_paths(root), force=force)
     if as_json:
         echo_json(result.to_dict())
