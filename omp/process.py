@@ -23,9 +23,7 @@ Six things, one set of rules, portable through psutil where POSIX and Windows di
   they arrive (stdout up to a size bound), a timeout, an early stop once the output is complete,
   and on timeout, overflow, a failed reader or Ctrl-C the child's whole tree ended;
 - **telling a process by its start time** (`start_time`, `is_alive`): a pid alone may have been
-  reused; the claim protocol records both (on Linux a start time is read from `/proc` by
-  psutil's own formula, so an ordinary review, which records its own and its reviewer's, never
-  imports psutil);
+  reused; the claim protocol records both (psutil's `create_time`);
 - **ending a tree** (inside `run_captured`, and `end_run_leftovers` for a run whose starter was
   killed): psutil finds the descendants, they are terminated, then killed after a grace period;
   psutil checks a process's start time before it signals it, and a leftover of a killed run is
@@ -646,29 +644,9 @@ def _end_child(proc: subprocess.Popen[bytes], grace: float, own_group: bool) -> 
     proc.wait()
 
 
-def _linux_start_time(pid: int) -> float | None:
-    """psutil's `create_time()` on Linux, by psutil's own formula, without importing psutil
-    (≈ 15 ms, and every review records its own start time and its reviewer's in the claim):
-    field 22 of `/proc/PID/stat` (clock ticks after boot) / `SC_CLK_TCK` + `btime` of
-    `/proc/stat`. None when any of it cannot be read (psutil is asked then)."""
-    try:
-        with open(f"/proc/{int(pid)}/stat", "rb") as handle:
-            stat = handle.read()
-        with open("/proc/stat", "rb") as handle:
-            boot = next(line for line in handle if line.startswith(b"btime"))
-        ticks = float(stat[stat.rfind(b")") + 2 :].split()[19])
-        return ticks / os.sysconf("SC_CLK_TCK") + float(boot.split()[1])
-    except (OSError, ValueError, IndexError, StopIteration):
-        return None
-
-
 def start_time(pid: int) -> float | None:
     """When process `pid` started (epoch seconds), or None if it cannot be told."""
-    if sys.platform.startswith("linux") and pid > 0:
-        found = _linux_start_time(pid)
-        if found is not None:
-            return found
-    import psutil  # heavy (17 ms): only where a tree is looked at or ended
+    import psutil  # not at the top: this module starts the detached review from the hooks
 
     try:
         return psutil.Process(pid).create_time()

@@ -19,7 +19,6 @@ from pathlib import Path
 import psutil
 import pytest
 
-from helpers import python_output
 from omp import process
 
 OMP = Path(__file__).resolve().parent.parent / "omp"
@@ -274,24 +273,16 @@ def test_a_reused_pid_is_never_killed(tmp_path: Path) -> None:
 # telling a process by its start time
 
 
-@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the /proc reading is Linux's")
-def test_a_start_time_read_from_proc_is_psutils_to_the_bit() -> None:
+def test_a_start_time_is_psutils_and_a_gone_process_has_none() -> None:
     """The claim records start times that is_alive compares with psutil's: they must be equal."""
     child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(5)"])
     try:
-        for pid in (os.getpid(), child.pid, 1):
-            assert process._linux_start_time(pid) == psutil.Process(pid).create_time()
+        for pid in (os.getpid(), child.pid):
             assert process.start_time(pid) == psutil.Process(pid).create_time()
     finally:
         child.kill()
         child.wait()
-    assert process._linux_start_time(child.pid) is None and process.start_time(child.pid) is None
-
-
-def test_telling_a_start_time_does_not_import_psutil_on_linux() -> None:
-    program = "import os, sys, omp.process as p; p.start_time(os.getpid()); print('psutil' in sys.modules)"
-    out = python_output(program)
-    assert out.strip() == ("False" if sys.platform.startswith("linux") else "True")
+    assert process.start_time(child.pid) is None
 
 
 # ---------------------------------------------------------------------------------------------
