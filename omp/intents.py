@@ -44,6 +44,7 @@ from typing import Iterator, Literal
 
 from msgspec import Struct
 
+from omp import standing
 from omp.lazyre import LazyPattern, lazy
 from omp.substrings import SubstringSet, substring_set
 
@@ -58,6 +59,9 @@ class Request(Struct, frozen=True):
     kind: RequestKind
     text: str  # the rule (or what to forget), in the user's words
     sentence: str  # the sentence it came from: the evidence
+    # False: the user may not have meant a standing rule (the standing word only at the end, a
+    # request pointing back at another message): a model reviewer decides (SPEC §5.3).
+    certain: bool = True
 
 
 # ---------------------------------------------------------------------------------------------
@@ -178,7 +182,7 @@ def _mask(text: str) -> str:
 # ---------------------------------------------------------------------------------------------
 # 2. sentences
 
-_LIST_MARK = lazy(r"^(?:[-*•+]\s+|\d{1,3}[.)]\s+|[a-z][.)]\s+|\(\d{1,3}\)\s+|[①-⑳]\s*)")
+_LIST_MARK = lazy(r"^(?:[-*•+]\s+|\d{1,3}[.)-]\s+|[a-z][.)]\s+|\(\d{1,3}\)\s+|[①-⑳]\s*)")
 # After . ! ? and whitespace (but not inside "e.g." or a version number), after CJK sentence
 # ends, and after ! ? right before a Chinese or Japanese character. Never inside a token (a run
 # without whitespace: a URL, a path, a password): "postgres://app:S3cr3t!x9@db" is one word, and
@@ -201,7 +205,8 @@ def sentences(line: str) -> Iterator[str]:
         start = end
         if not seen.strip():
             continue  # a sentence entirely inside quotes
-        if seen != piece and _QUOTE_CHARS.search(piece) and not _QUOTE_CHARS.search(seen):
+        if seen != piece and _QUOTE_CHARS.search(piece) and not _QUOTE_CHARS.search(seen) \
+                and _QUOTED.sub(lambda m: " " * len(m.group(0)), piece) != seen:
             piece = _blank_spans(piece, seen)  # a quote opened here and closed in a later sentence
         sentence = _LIST_MARK.sub("", piece.strip()).strip()
         if sentence:
@@ -230,6 +235,7 @@ _FILLER = (
     r"|in this repo|in this repository|in this project|in this codebase|in our repo|in our project|in our codebase"
     r"|for this repo|for this project|on this project|on this team|in our team|around here"
     r"|perfect|nice|yes|yeah|yep|sure|right|well|and also|just|but|copilot|@copilot|guys|folks|also important"
+    r"|no(?=\s*,)|nope|nah|porfa|porfis|xfa|plis"
     r"|bitte|danke|übrigens|noch was|wichtig|hinweis|also|und|gut|ok|prima|super"
     r"|por favor|gracias|oye|importante|nota|además|bueno|vale|perfecto|y"
     r"|s'il te plaît|s'il vous plaît|stp|svp|merci|au fait|important|remarque|aussi|bon|parfait|et|d'accord"
@@ -248,7 +254,7 @@ _POLITE = (
     r"|(?:puedes|podrías|puede|podría)(?: por favor)?\s+|(?:peux|pourrais)-tu(?: s'il te plaît)?\s+"
     r"|(?:pouvez|pourriez)-vous\s+|merci de\s+|veuillez\s+|(?:você )?(?:pode|poderia)(?: por favor)?\s+"
     r"|il faut(?: que (?:tu|vous|l'on|on))?\s+|(?:tu dois|vous devez|on doit|nous devons)\s+"
-    r"|(?:hay que|tienes que|tenéis que|debes|debemos|es necesario|se debe)\s+"
+    r"|(?:hay que|tienes que|tenéis que|tenés que|tenes que|debes|debés|debemos|es necesario|se debe)\s+"
     r"|(?:é preciso|é necessário|tem que|temos que|você deve|deve-se|precisa|precisamos)\s+"
     r"|(?:du musst|ihr müsst|man muss|man sollte|wir müssen|wir sollten|du solltest)\s+"
     r"|(?:你)?(?:能不能|能否|可不可以|可以|能)(?:帮我)?\s*)"
@@ -304,7 +310,8 @@ _FROM_NOW = (
     r"|规定|规则|规矩|约定|ルール|規則|決まり)(?=\s*[:：—–-])"
     r"|in (?:all )?(?:future|later|upcoming) sessions"
     r"|ab jetzt|ab sofort|von nun an|von jetzt an|künftig|zukünftig|in zukunft|für die zukunft|fortan|ab heute"
-    r"|a partir de ahora|de ahora en adelante|desde ahora|en adelante|en el futuro|para el futuro|a partir de hoy|de aquí en adelante"
+    r"|starting (?:from )?(?:now|today)(?: on)?|starting now"
+    r"|a partir de ahora|de ahora en adelante|de ahora en más|de aquí en más|desde ahora|en adelante|en el futuro|para el futuro|a partir de hoy|de aquí en adelante"
     r"|désormais|dorénavant|à partir de maintenant|à l'avenir|pour l'avenir|à partir d'aujourd'hui|dès maintenant"
     r"|de agora em diante|a partir de agora|daqui (?:para|pra) frente|daqui em diante|no futuro|para o futuro|doravante|a partir de hoje"
     r"|从现在开始|从现在起|从今以后|从今往后|以后|今后|往后|将来"
@@ -537,7 +544,78 @@ _NO_LONGER_APPLIES = lazy(
 
 
 def find_request(sentence: str) -> Request | None:
-    """The explicit request a spoken sentence makes, or None."""
+    """The explicit request a spoken sentence makes, or None: the grammar's (`_grammar_request`)
+    or, when it finds none, a request to save a rule, the standing word at the end, or a request
+    in a later clause (`_beyond_grammar`); then judged whole (`_judged`: scope, fragments)."""
+    saved = _saved_rule(sentence)
+    request = saved or _grammar_request(sentence) or _beyond_grammar(sentence)
+    return None if request is None else _judged(request)
+
+
+def _judged(request: Request) -> Request | None:
+    """A request whose scope is the current story, document or task, or whose rule is a
+    fragment or only points back ("do it like this": the caller resolves it), is none."""
+    if standing.scoped(_mask(request.sentence)):
+        return None
+    text = request.text
+    if not _has_cjk(text) and (standing.fragment(text) or standing.only_points(text)):
+        return None
+    if standing.spec_like(text) and not _REMEMBER_TRIGGER.search(_mask(request.sentence)):
+        return None  # "the function must always return a list": what is being built
+    return request
+
+
+def _saved_rule(sentence: str) -> Request | None:
+    """"add a rule that …", "make this a global rule: …", "update the rule so you always …"."""
+    masked = _mask(sentence)
+    if bool(_QUESTION_END.search(masked.rstrip(" .!"))) and not _polite_question(masked):
+        return None
+    saved = standing.save_rule(_strip_fillers(sentence))
+    if not saved:  # "" points back at what came before ("make this a global rule")
+        return None
+    return Request("directive", _tidy(saved), _evidence(sentence))
+
+
+# "can you use pnpm from now on?", "… from now on thx": a polite ask or thanks around the trigger.
+_COURTESY_ONLY = lazy(standing.COURTESY_TAIL.replace("(?:[", "^(?:[", 1), re.I)
+_CJK_POLITE_MODAL = lazy(r"(?:你)?(?:能不能|能否|可不可以|可以不可以)(?:帮我)?|(?:吗|呢|么)?[？?]*$")
+# "revisa o código, e lembre-se que …": a request in the clause after a conjunction.
+_NEXT_CLAUSE = lazy(r"[,;，；]\s*(?:(?:and|also|but|then|plus|e|y|et|und|aber|pero|mas|mais|também|también|aussi|还有|另外)\s+)?", re.I)
+_EVERY_TIME_I = lazy(
+    rf"^{_FILLERS}(?:every time|each time|whenever|any time|cada vez que|siempre que|sempre que|toda vez que"
+    r"|chaque fois que|jedes mal,? wenn)\s+(?:i|we|you|yo|eu|je|ich|wir|nous|nós)\b.{3,120}?"
+    r"(?:\s+(?:pls|please|plz|then|por favor|bitte)\s+|,\s*)(?P<act>[^\W\d_]{2,}\s+\S.*)$", _FLAGS)
+
+
+def _beyond_grammar(sentence: str) -> Request | None:
+    masked = _mask(sentence)
+    question = bool(_QUESTION_END.search(masked.rstrip(" .!"))) and not _polite_question(masked)
+    if question or _JOKING.search(masked) or _ONE_OFF.search(masked):
+        return None
+    every = _EVERY_TIME_I.match(sentence)
+    if every is not None and _imperative(every.group("act")):
+        return Request("directive", _capitalise(_tidy(_strip_fillers(sentence))), _evidence(sentence), certain=False)
+    tail = standing.standing_tail(sentence)
+    if tail is not None:
+        rule, word = tail
+        rule = _strip_fillers(rule)
+        if _imperative(rule) and _rule_like(rule):
+            keep_word = not _FROM_NOW_TRIGGER.fullmatch(word)
+            text = f"{rule}, {word}" if keep_word and "," in sentence[len(rule):] else (
+                f"{rule} {word}" if keep_word else rule)
+            return Request("directive", _capitalise(_tidy(text)), _evidence(sentence), certain=False)
+    for clause in _NEXT_CLAUSE.finditer(sentence):
+        after = sentence[clause.end():]
+        lead = _strip_fillers_span(after)
+        if _REMEMBER_TRIGGER.match(after, len(lead)) or _FROM_NOW_TRIGGER.match(after, len(lead)):
+            request = _grammar_request(after)
+            if request is not None:
+                return Request(request.kind, request.text, _evidence(sentence), certain=False)
+    return None
+
+
+def _grammar_request(sentence: str) -> Request | None:
+    """The request the grammar reads in a sentence (a trigger and what may stand before it)."""
     if sentence.rstrip().endswith(("?", "？")):
         sentence = _TAG_QUESTION.sub("", sentence) or sentence
     masked = _mask(sentence)
@@ -591,10 +669,14 @@ def _at(sentence: str, masked: str, family: str, match: re.Match[str]) -> Reques
         rest = re.sub(r"(?:ことを|ことは|のを|を|って|と|は)\s*$", "", sentence[:start].strip(" ，、：:"))
         rest = _strip_fillers(rest)
         return Request(family_kind(family), rest, _evidence(sentence)) if _rule_like(rest) else None
-    if family == "from_now" and not sentence[end:].strip(_TRAILING):
+    if family == "from_now" and (not sentence[end:].strip(_TRAILING) or _COURTESY_ONLY.match(sentence[end:])):
         # "Use pnpm from now on." — the trigger closes the sentence.
         rest = _strip_fillers(sentence[:start].strip(" ,，、"))
-        if _QUESTION_END.search(masked.rstrip(" .!")) or _QUESTION_START.match(rest):
+        if _QUESTION_END.search(masked.rstrip(" .!")):
+            if not _polite_question(masked):
+                return None
+            rest = _strip_fillers(_POLITE_LEAD.sub("", rest, count=1))  # "can you use pnpm from now on?"
+        if _QUESTION_START.match(rest):
             return None
         return Request("directive", _capitalise(_tidy(rest)), _evidence(sentence)) if _rule_like(rest) else None
     prefix = (_CJK_PREFIX_OK if cjk else _PREFIX_OK).match(before)
@@ -679,6 +761,8 @@ def _at(sentence: str, masked: str, family: str, match: re.Match[str]) -> Reques
             return None
         polite = _POLITE_START.match(rest)
         rest = rest[polite.end():] if polite else rest  # "going forward can you use …?"
+        if cjk:
+            rest = _CJK_POLITE_MODAL.sub("", rest)  # "以后写代码的时候能不能都加上类型注解？"
         text = rest if not cond else f"{cond.strip()} {rest}"
     else:
         if not cjk and (_ALWAYS_NEXT_BAD.match(rest) or not rest):
@@ -760,6 +844,8 @@ TRIGGER_STEMS: tuple[str, ...] = (
     "notes", "note these", "note those", "note them", "note the following", "note all", "to note",  # a list's intro (`_LIST_WORDS`), "one thing to note:"
     "anymore", "any more", "any longer", "for good", "no longer", " ever ", " ever.", " ever!",  # a standing "no more"
     "next time",  # "For next time: …"
+    "starting", "en más",  # "starting now", "de ahora en más"
+    "instruction", "memory", "memories", "guideline", "preference", "regla", "regra", "règle", "规则", "规定",  # "add to your instructions that …"
     "rule", "policy", "policies", "convention", "for the record",
     # the words a list of the user's rules is introduced with (`_LIST_INTRO`): "Our guidelines:"
     "guideline", "style guide", "standards", "practices", "preferences", "regel", "konvention", "richtlinie",
@@ -895,15 +981,56 @@ def _points_back(sentence: str) -> bool:
             return False
         untagged = _POLITE_LEAD.sub("", untagged, count=1)
     bare = _strip_fillers(untagged).strip(" .!?。！？ね:：")
+    if _positive_pointer(bare):
+        return True  # "do that from now on", "keep doing it like this"
     if _has_cjk(bare):
         bare = _JA_POLITE_SUFFIX.sub("", bare)
         return bool(_BARE_REMEMBER_CJK.match(bare))
     return bool(_BARE_REMEMBER_WORDS.match(bare))
 
 
+# "never do that", "don't do it like this again": a pointer that forbids what it points at; the
+# rule is not the sentence pointed at, so it is not resolved.
+_NEGATION = lazy(r"\b(?:never|don'?t|do not|no|not|stop|nunca|jamais|jamás|nie|niemals|nicht|não|ne|pas)\b|不|别|しない", re.I)
+
+
+def _positive_pointer(bare: str) -> bool:
+    return (might_ask(bare) and not _NEGATION.search(bare) and standing.only_points(bare)
+            and any(p.search(bare) for _, p in _TRIGGERS[1:]))
+
+
+def points_back(text: str) -> bool:
+    """Is a whole user message a request about what was said before it ("remember this",
+    "perfect, do that from now on", "make this a global rule")?"""
+    said = [s for line in spoken_lines(text) for s in sentences(line)]
+    if len(said) != 1 or not might_ask(said[0]):
+        return False
+    return _points_back(said[0]) or standing.save_rule(_strip_fillers(said[0])) == ""
+
+
+def standalone_rule(text: str) -> str | None:
+    """The rule a short user message states on its own ("use pnpm instead of npm for installs"),
+    which a later "remember this" points at: one sentence, an imperative or a team's practice,
+    not a question nor a one-off. None when it is not that clear."""
+    said = [s for line in spoken_lines(text) for s in sentences(line)]
+    if len(said) != 1 or len(said[0]) > 300:
+        return None
+    sentence = said[0]
+    if _asks(sentence) or _ONE_OFF.search(_mask(sentence)) or standing.scoped(_mask(sentence)):
+        return None
+    text = _tidy(_strip_fillers(sentence))
+    if not _rule_like(text) or not (_imperative(text) or _PRACTICE_CLAUSE.match(text)):
+        return None
+    return text if _has_cjk(text) else _capitalise(text)
+
+
 def requests_in(text: str) -> Iterator[Request]:
-    """Every explicit request of a user message, in order (pasted material left out)."""
-    return _find_requests(_bounded(text))
+    """Every explicit request of a user message, in order (pasted material left out: a long
+    message's body, a role-play, persona or template set up, see omp.standing)."""
+    own = standing.own_words(_bounded(text))
+    if standing.is_setup(_mask(own)):
+        return iter(())
+    return _find_requests(own)
 
 
 def _find_requests(text: str) -> Iterator[Request]:
@@ -1003,7 +1130,7 @@ def _pointed_at(previous: str, sentence: str) -> Request | None:
     text = _tidy(_strip_fillers(previous))
     if not _rule_like(text):
         return None
-    return Request("directive", text if _has_cjk(text) else _capitalise(text), _evidence(f"{previous} {sentence}"))
+    return _judged(Request("directive", text if _has_cjk(text) else _capitalise(text), _evidence(f"{previous} {sentence}")))
 
 
 def _line_sentences(line: str) -> Iterator[str]:

@@ -127,8 +127,8 @@ def test_fragments_are_refused(message: str) -> None:
     ("starting from now on answer me in short sentences", "Answer me in short sentences"),
     ("can you use pnpm from now on?", "Use pnpm"),
     ("could you write the commit messages in english from now on?", "Write the commit messages in english"),
-    ("also run black on every file you touch, always.", "Also run black on every file you touch, always"),
-    ("pls keep the imports sorted from now on thx", "Pls keep the imports sorted"),
+    ("also run black on every file you touch, always.", "Run black on every file you touch, always"),
+    ("pls keep the imports sorted from now on thx", "Keep the imports sorted"),
 ])
 def test_the_standing_word_is_found_wherever_it_stands(message: str, expected: str) -> None:
     assert [t.lower() for t in _texts(message)] == [expected.lower()]

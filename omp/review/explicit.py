@@ -39,7 +39,9 @@ from typing import Iterable
 
 from msgspec import Struct, field
 
-from omp.intents import FOREIGN_STEMS, Request, find_request, requests_in, requests_in_foreign
+from omp.intents import (
+    FOREIGN_STEMS, Request, find_request, points_back, requests_in, requests_in_foreign, standalone_rule,
+)
 from omp.lazyre import lazy
 from omp.memory.items import ItemKind, RejectionCode
 from omp.memory.neutralise import neutralise_line
@@ -54,8 +56,25 @@ MAX_NOT_FROM_USER = 10  # rejections reported per review: enough to show an atta
 SNIPPET_CHARS = 100
 
 
+CONTEXT_CHARS = 300  # of the message a pointing request may point at, shown to the model
+
+
+class Candidate(Struct, frozen=True):
+    """A request the explicit pass is not sure of (SPEC §5.3): the standing word only at the end,
+    "every time I …", a request in a later clause, a "remember this" resolved to the message
+    before it, or not resolved at all (`text` empty). The `offline` reviewer proposes those that
+    have a text (a human approves every explicit item anyway); a model reviewer gets all of them
+    with their context, and decides."""
+
+    where: str
+    sentence: str  # the user's words: the evidence
+    text: str  # the rule as the pass reads it; "" when it points at something unclear
+    context: str  # the message it may point at, or the sentence's neighbours
+
+
 class ExplicitScan(Struct):
     proposals: list[Proposal] = field(default_factory=list)
+    uncertain: list[Candidate] = field(default_factory=list)
     rejected: list[Rejection] = field(default_factory=list)
     messages: int = 0  # every message since the cursor (the trivial-session check counts these)
     user_messages: int = 0
@@ -80,6 +99,7 @@ def scan(messages: Iterable[MessageLike]) -> ExplicitScan:
     result = ExplicitScan()
     seen: set[tuple[str, str]] = set()
     foreign: list[_Foreign] = []
+    previous = ""  # the last user message (bounded): what "remember this" points at
     for position, message in enumerate(messages):
         result.messages += 1
         seq = getattr(message, "seq", position)
@@ -89,9 +109,14 @@ def scan(messages: Iterable[MessageLike]) -> ExplicitScan:
             continue
         result.user_messages += 1
         requests = list(requests_in(message.text))
+        pointed = not requests
+        if pointed:
+            requests = _pointing_back(message.text, previous, seq, result)
         if requests:
             result.asking.add(seq)
-        said = _Said(message.text) if requests else None
+        # A rule taken from the message before is checked for secrets against that message too.
+        said = _Said(f"{previous}\n{message.text}" if pointed else message.text) if requests else None
+        previous = message.text if len(message.text) <= 2 * CONTEXT_CHARS else ""
         for request in requests:
             kind, text = ItemKind(request.kind), request.text
             key = (kind, fold_for_evidence(text))
@@ -119,8 +144,26 @@ def scan(messages: Iterable[MessageLike]) -> ExplicitScan:
                 continue
             evidence = _clip(one_line(request.sentence), MAX_CHARS["evidence"])
             result.proposals.append(Proposal(kind=kind, where=where, source="explicit", evidence=evidence, text=text))
+            if not request.certain:
+                result.uncertain.append(Candidate(where, evidence, text, _clip(one_line(message.text), CONTEXT_CHARS)))
     result.rejected.extend(_foreign_rejections(foreign, result.proposals))
     return result
+
+
+def _pointing_back(text: str, previous: str, seq: int, result: ExplicitScan) -> list[Request]:
+    """"remember this", "perfect, do that from now on" as a message of its own: the rule is the
+    user's message before it, when that states one rule clearly; otherwise nothing is proposed,
+    and a model reviewer is shown the request with what it may point at."""
+    if not points_back(text):
+        return []
+    rule = standalone_rule(previous) if previous else None
+    if rule is None:
+        if previous:
+            where = f"explicit (user message #{seq})"
+            result.uncertain.append(Candidate(where, _clip(one_line(text), MAX_CHARS["evidence"]), "",
+                                              _clip(one_line(previous), CONTEXT_CHARS)))
+        return []
+    return [Request("directive", rule, previous, certain=False)]  # its evidence: the user's own sentence
 
 
 # ---------------------------------------------------------------------------------------------
