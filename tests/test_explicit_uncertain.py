@@ -78,7 +78,8 @@ def test_candidates_sit_in_the_data_part_after_a_byte_identical_fixed_part() -> 
     assert UNCERTAIN not in plain.head
     # between this review's nonce markers, like every data section
     nonce = framed.head.split("This review's code is ", 1)[1].split(".", 1)[0]
-    start, end = after_fixed.index(f"<<<CANDIDATES {nonce}>>>"), after_fixed.index(f"<<<END OF CANDIDATES {nonce}>>>")
+    start = after_fixed.index(f"\n<<<CANDIDATES {nonce}>>>\n")
+    end = after_fixed.index(f"\n<<<END OF CANDIDATES {nonce}>>>\n")
     assert start < after_fixed.index(UNCERTAIN) < end
 
 
@@ -88,9 +89,9 @@ def test_the_model_declines_an_uncertain_candidate_and_the_certain_one_stays(pro
     out = review(project, fake.env(), "--session", session).json()
     assert out["ran"] is True, out
     prompt = fake.calls()[0].stdin
-    assert "CANDIDATES" in prompt and UNCERTAIN in prompt.split("<<<CANDIDATES", 1)[1]
+    assert "\n<<<CANDIDATES " in prompt and UNCERTAIN in prompt.split("\n<<<CANDIDATES ", 1)[1]
     assert pending_lines(project) == ["- [ ] We deploy with make release"]
-    assert any(r["code"] == "not-standing" for r in out["rejected"]), out["rejected"]
+    assert any("not a standing rule" in r["reason"] and r["source"] == "explicit" for r in out["rejected"]), out["rejected"]
 
 
 def test_the_model_confirms_an_uncertain_candidate_in_the_users_words(project: Path, fake: FakeReviewer) -> None:

@@ -367,6 +367,28 @@ def same_subject(a: str, b: str) -> bool:
     return len(words_a & words_b) / min(len(words_a), len(words_b)) >= 0.6
 
 
+def decide(found: ExplicitScan, model: list[Proposal]) -> tuple[list[Proposal], list[Rejection]]:
+    """The explicit proposals a review keeps once a model reviewer has seen the uncertain
+    candidates (SPEC §5.3): every certain one — what the user asked for in so many words never
+    depends on a model — and each uncertain one the model confirmed by quoting its sentence (or,
+    for a request pointing back, the sentence it points at); the others are declined, with the
+    reason. (`merge` then drops the confirming model item: the user's own words win.)"""
+    kept: list[Proposal] = []
+    declined: list[Rejection] = []
+    for proposal in found.proposals:
+        candidate = next((c for c in found.uncertain if c.text and c.where == proposal.where and c.text == proposal.text), None)
+        if candidate is None or any(
+                item.kind.is_rule and (same_sentence(item.evidence, candidate.sentence)
+                                       or same_sentence(item.evidence, proposal.evidence)) for item in model):
+            kept.append(proposal)
+            continue
+        declined.append(Rejection(
+            proposal.where, proposal.kind, RejectionCode.NOT_STANDING,
+            f"{proposal.where}: the reviewer judged \"{_snippet(proposal.text)}\" not a standing rule "
+            "(the explicit pass was unsure of it)", "explicit"))
+    return kept, declined
+
+
 def merge(explicit: list[Proposal], model: list[Proposal]) -> tuple[list[Proposal], list[Rejection]]:
     """Explicit items first; model rules on an explicit item's subject dropped; limits applied."""
     kept: list[Proposal] = list(explicit)
