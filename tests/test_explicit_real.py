@@ -201,3 +201,36 @@ def test_a_pointer_with_nothing_clear_to_point_at_is_not_proposed(pointer: str) 
 
 def test_a_pointer_inside_a_message_points_at_the_sentence_before_it() -> None:
     assert _texts("dont use default exports. do that from now on") == ["Dont use default exports"]
+
+
+# ---------------------------------------------------------------------------------------------
+# the same kinds, phrased otherwise (and in the other languages the grammar reads)
+
+@pytest.mark.parametrize(("message", "expected"), [
+    ("Stop adding emojis to the README. Ever again.", "Stop adding emojis to the README"),
+    ("starting today use conventional commits", "Use conventional commits"),
+    ("From today on, use conventional commits.", "Use conventional commits"),
+    ("can we use ruff instead of flake8 going forward?", "Use ruff instead of flake8"),
+    ("create a rule: tests go in tests/unit", "Tests go in tests/unit"),
+    ("添加一条规则：提交信息用英文", "提交信息用英文"),
+    ("tenés que correr los tests siempre antes de pushear", "Correr los tests siempre antes de pushear"),
+    ("arruma o bug e lembre-se que a gente usa tabs", "A gente usa tabs"),
+    ("以后都别用var了好吗", "都别用var了"),
+    ("désormais, utilise toujours des f-strings, stp", "Utilise toujours des f-strings"),
+    ("n'utilise plus jamais print, s'il te plaît", "N'utilise plus jamais print"),
+    ("Benutz bitte nie wieder print zum debuggen", "Benutz nie wieder print zum debuggen"),
+    ("dont use semicolons in js, ever", "Dont use semicolons in js, ever"),
+    ("12- never hardcode urls", "Never hardcode urls"),
+])
+def test_more_phrasings_of_a_standing_request(message: str, expected: str) -> None:
+    assert _texts(message) == [expected]
+
+
+@pytest.mark.parametrize("message", [
+    "Will you always be this slow?",
+    "can we talk about the tests?",
+    "you should always be careful lol",
+    "Don't worry about it anymore.",
+])
+def test_what_only_looks_like_one_is_still_not_a_request(message: str) -> None:
+    assert _texts(message) == []
