@@ -246,7 +246,7 @@ _FILLER = (
 _FILLERS = rf"(?:¿|¡|(?:{_FILLER})(?![A-Za-zÀ-ÿ'’])\s*[,:;!.，：、！。—–-]?\s*)*"
 _LABEL = r"(?:[^\s:：]{1,20}(?:\s+[^\s:：]{1,20}){0,3}\s*[:：]\s*)?"  # "Quick note:", "重要："
 _POLITE = (
-    r"(?:(?:could|can|would|will) you(?: please| kindly| also)?\s+|please\s+|kindly\s+|i(?:'d| would) like you to\s+"
+    r"(?:(?:would|do) you mind\s+|(?:can|could|shall) we(?: please)?\s+|(?:could|can|would|will) you(?: please| kindly| also)?\s+|please\s+|kindly\s+|i(?:'d| would) like you to\s+"
     r"|i want you to\s+|i need you to\s+|you (?:should|must|need to|have to|gotta|always have to)\s+"
     r"|it(?:'s| is) (?:important|crucial|essential|vital|key|a must) (?:that |to )(?:you |we )?"
     r"|make sure(?: that)?(?: you| to| we)?\s+|be sure to\s+|ensure(?: that)? you\s+|try to\s+"
@@ -321,7 +321,7 @@ _ALWAYS = (
     r"(?:always|never|don't ever|do not ever|never ever|don't you ever|at all times"
     r"|immer|niemals|nie|keinesfalls|auf keinen fall"
     r"|siempre|nunca|jamás|jamas"
-    r"|toujours|jamais|ne jamais|n'\w+ jamais|ne \w+ jamais"
+    r"|toujours|jamais|ne jamais|n'\w+ (?:plus )?jamais|ne \w+ (?:plus )?jamais|n'\w+ plus|ne \w+ plus"
     r"|sempre|nunca|jamais"
     r"|永远不要|永远不|千万不要|千万别|绝对不要|绝不|决不|不要再|别再|一定要|总是|始终|务必|每次都|从不|从来不|一律|一直"
     r"|每次[^，,。！？!?]{1,20}?都(?:要|得|必须)"
@@ -354,6 +354,7 @@ def _family(trigger: str) -> LazyPattern:
 
 
 _REMEMBER_TRIGGER = _family(_REMEMBER)
+_ALWAYS_TRIGGER = _family(_ALWAYS)
 _FROM_NOW_TRIGGER = _family(_FROM_NOW)
 _TRIGGERS: tuple[tuple[str, LazyPattern], ...] = (
     ("forget", _family(_FORGET)),
@@ -453,7 +454,7 @@ _VERB_FIRST = lazy(
     rf"^{_FILLERS}(?P<cond>{_CONDITION})?(?:{_POLITE})?(?!(?:es|das|der|die|er|sie|ist|war|hat|it|il|elle|ce|c'est|ça|cela|est|está|esto|eso|isso|isto|ele|ela"
     r"|é|era|foi|fue|ser|être|sein|ich|je|yo|eu|wir|nous|nosotros|nós|on|man|que|qui|y|et|und|e|no|ne|não|nicht)\s)"
     # "Nutze in Zukunft immer ruff": a German "from now on" may stand between the verb and "immer"
-    r"(?P<verb>[^\W\d_]{2,})\s+(?:(?:in zukunft|künftig|zukünftig|ab jetzt|ab sofort|von nun an|von jetzt an|fortan|ab heute)\s+)?$",
+    r"(?P<verb>[^\W\d_]{2,})\s+(?:(?:bitte|mal|por favor|s'il te plaît|stp)\s+)?(?:(?:in zukunft|künftig|zukünftig|ab jetzt|ab sofort|von nun an|von jetzt an|fortan|ab heute)\s+)?$",
     _FLAGS)
 # "Nutze ab jetzt ruff.": the imperative's verb before the German "from now on" ("Läuft ab jetzt
 # besser.", a verb in -t, tells what happens).
@@ -473,11 +474,11 @@ _QUESTION_START = lazy(
     r"|你还记得|你记得|还记得|为什么|怎么|什么|覚えてる|覚えています)(?![A-Za-zÀ-ÿ'’])", re.I)
 _QUESTION_END = lazy(r"[?？]\s*$|(?:吗|么|呢|か)\s*[。.]?\s*$")
 _POLITE_ASK = lazy(
-    r"^(?:{f})(?:could|can|would|will) you(?: please| kindly| also)?\s+|please\b|\bbitte\b|por favor|s'il (?:te|vous) plaît"
+    r"^(?:{f})(?:could|can|would|will) you(?: please| kindly| also)?\s+|^(?:{f})(?:can|could|shall) we\s+|please\b|\bbitte\b|por favor|s'il (?:te|vous) plaît"
     r"|\b(?:could|can|would|will) you(?: please| kindly)?\s+(?!remember (?:what|when|how|why|where|who|which))"
     r"|^(?:{f})(?:kannst|könntest|können|könnten) (?:du|Sie)|^(?:{f})¿?(?:puedes|podrías|podria|podrías|puede|podría)\b"
     r"|^(?:{f})(?:peux|pourrais|pouvez|pourriez)-(?:tu|vous)|^(?:{f})(?:você )?(?:pode|poderia|podes)\b"
-    r"|能不能|能否|可不可以|可以.*吗|麻烦|帮我|请"
+    r"|能不能|能否|可不可以|可以.*吗|好吗|好不好|行吗|行不行|麻烦|帮我|请"
     r"|てくれ|てもら|ていただ|ください|下さい".replace("{f}", _FILLERS), re.I)
 _CANNOT_BE_POLITE = lazy(r"^(?:{f})(?:why|what|how|when|where|who|which|warum|was|wie|por qué|qué|pourquoi|quoi|por que)\b|^(?:{f})(?:do|did|does) you remember|^(?:{f})remember (?:what|when|how|why|where|who|which)\b|你还记得|还记得|覚えてる[？?]|覚えていますか".replace("{f}", _FILLERS), re.I)
 
@@ -557,7 +558,9 @@ def _judged(request: Request) -> Request | None:
     fragment or only points back ("do it like this": the caller resolves it), is none."""
     if standing.scoped(_mask(request.sentence)):
         return None
-    text = request.text
+    text = _COURTESY_AFTER.sub("", request.text)  # "utilise toujours des f-strings, stp"
+    if text != request.text:
+        request = Request(request.kind, text, request.sentence, request.certain)
     if not _has_cjk(text) and (standing.fragment(text) or standing.only_points(text)):
         return None
     if standing.spec_like(text) and not _REMEMBER_TRIGGER.search(_mask(request.sentence)):
@@ -570,17 +573,20 @@ def _saved_rule(sentence: str) -> Request | None:
     masked = _mask(sentence)
     if bool(_QUESTION_END.search(masked.rstrip(" .!"))) and not _polite_question(masked):
         return None
-    saved = standing.save_rule(_strip_fillers(sentence))
+    saved = standing.save_rule(_strip_courtesy(sentence))
     if not saved:  # "" points back at what came before ("make this a global rule")
         return None
     return Request("directive", _tidy(saved), _evidence(sentence))
 
 
+_COURTESY_AFTER = lazy(r"[,;]\s*(?:pls|please|plz|thx|thanks|thank you|ty|por favor|porfa|gracias|bitte|danke|merci|stp|svp"
+                       r"|s'il te plaît|s'il vous plaît|obrigad[oa]|valeu|谢谢)[\s.!。！]*$", re.I)
 # "can you use pnpm from now on?", "… from now on thx": a polite ask or thanks around the trigger.
 _COURTESY_ONLY = lazy(standing.COURTESY_TAIL.replace("(?:[", "^(?:[", 1), re.I)
-_CJK_POLITE_MODAL = lazy(r"(?:你)?(?:能不能|能否|可不可以|可以不可以)(?:帮我)?|(?:吗|呢|么)?[？?]*$")
+_CJK_POLITE_MODAL = lazy(r"(?:你)?(?:能不能|能否|可不可以|可以不可以)(?:帮我)?|(?:好吗|好不好|行吗|行不行|吗|呢|么)?[？?]*$")
 # "revisa o código, e lembre-se que …": a request in the clause after a conjunction.
-_NEXT_CLAUSE = lazy(r"[,;，；]\s*(?:(?:and|also|but|then|plus|e|y|et|und|aber|pero|mas|mais|também|también|aussi|还有|另外)\s+)?", re.I)
+_NEXT_CLAUSE = lazy(r"[,;，；]\s*(?:(?:and|also|but|then|plus|e|y|et|und|aber|pero|mas|mais|também|también|aussi|还有|另外)\s+)?"
+                    r"|\s(?:and|also|then|plus|e|y|et|und|pero|mas|mais)\s+", re.I)
 _EVERY_TIME_I = lazy(
     rf"^{_FILLERS}(?:every time|each time|whenever|any time|cada vez que|siempre que|sempre que|toda vez que"
     r"|chaque fois que|jedes mal,? wenn)\s+(?:i|we|you|yo|eu|je|ich|wir|nous|nós)\b.{3,120}?"
@@ -592,6 +598,13 @@ def _beyond_grammar(sentence: str) -> Request | None:
     question = bool(_QUESTION_END.search(masked.rstrip(" .!"))) and not _polite_question(masked)
     if question or _JOKING.search(masked) or _ONE_OFF.search(masked):
         return None
+    asked = _POLITE_START.match(_strip_courtesy(sentence))
+    standing_word = _ALWAYS_TRIGGER.search(masked)
+    if asked is not None and standing_word is not None and not _ALWAYS_NEXT_BAD.match(masked[standing_word.end():].lstrip()):
+        # "tenés que correr los tests siempre antes de pushear": a modal ask, the standing word later
+        text = _tidy(_strip_courtesy(sentence)[asked.end():])
+        if _rule_like(text) and not _QUESTION_START.match(text):
+            return Request("directive", _capitalise(text), _evidence(sentence), certain=False)
     every = _EVERY_TIME_I.match(sentence)
     if every is not None and _imperative(every.group("act")):
         return Request("directive", _capitalise(_tidy(_strip_fillers(sentence))), _evidence(sentence), certain=False)
@@ -639,7 +652,10 @@ def _grammar_request(sentence: str) -> Request | None:
                 continue
             if question and not _polite_question(masked):
                 return None
-            if _ONE_OFF.search(_conjunction_blanked(masked, match)):
+            checked = _conjunction_blanked(masked, match)
+            if family == "from_now":  # "starting today", "à partir d'aujourd'hui": the start of a standing rule
+                checked = checked[:match.start()] + " " * (match.end() - match.start()) + checked[match.end():]
+            if _ONE_OFF.search(checked):
                 return None
             return request
     return None
@@ -802,6 +818,12 @@ def _strip_fillers_span(before: str) -> str:
     return match.group(0) if match else ""
 
 
+def _strip_courtesy(text: str) -> str:
+    """`text` without the courtesy before it ("ok so", "please"), a label kept ("create a rule: …")."""
+    match = _ONLY_FILLERS_RE.match(text)
+    return text[match.end():].strip() if match else text.strip()
+
+
 def _strip_fillers(text: str) -> str:
     return text[len(_strip_fillers_span(text)):].strip()
 
@@ -844,7 +866,7 @@ TRIGGER_STEMS: tuple[str, ...] = (
     "notes", "note these", "note those", "note them", "note the following", "note all", "to note",  # a list's intro (`_LIST_WORDS`), "one thing to note:"
     "anymore", "any more", "any longer", "for good", "no longer", " ever ", " ever.", " ever!",  # a standing "no more"
     "next time",  # "For next time: …"
-    "starting", "en más",  # "starting now", "de ahora en más"
+    "starting", "en más", "plus",  # "starting now", "de ahora en más", "n'utilise plus print"
     "instruction", "memory", "memories", "guideline", "preference", "regla", "regra", "règle", "规则", "规定",  # "add to your instructions that …"
     "rule", "policy", "policies", "convention", "for the record",
     # the words a list of the user's rules is introduced with (`_LIST_INTRO`): "Our guidelines:"
@@ -1005,7 +1027,7 @@ def points_back(text: str) -> bool:
     said = [s for line in spoken_lines(text) for s in sentences(line)]
     if len(said) != 1 or not might_ask(said[0]):
         return False
-    return _points_back(said[0]) or standing.save_rule(_strip_fillers(said[0])) == ""
+    return _points_back(said[0]) or standing.save_rule(_strip_courtesy(said[0])) == ""
 
 
 def standalone_rule(text: str) -> str | None:
@@ -1086,7 +1108,7 @@ _PRACTICE_CLAUSE = lazy(r"^(?:we|our team|the team|everyone|everybody|wir|nosotr
 _ENGLISH_THIRD_PERSON = lazy(r"^(?:always|never)\s+[a-z]+[^s\W]s\b", re.I)
 # A standing word alone as a sentence ("Ever.", "絶対に。", "Immer!").
 _STANDING_ALONE = lazy(
-    r"^(?:ever|never|never ever|always|not ever|at all times|immer|niemals|nie|nie wieder|siempre|nunca|jamás|nunca más"
+    r"^(?:ever|ever again|never again|never|never ever|always|not ever|at all times|immer|niemals|nie|nie wieder|siempre|nunca|jamás|nunca más"
     r"|toujours|jamais|plus jamais|sempre|nunca mais|永远|永远不要|一定|绝对|绝对不要|千万|絶対に?|必ず|いつも|常に|二度と)"
     r"[.!。！]*$", re.I)
 # How an imperative starts: a verb (not a pronoun, an article or a name of what happened), or
