@@ -234,3 +234,40 @@ def test_more_phrasings_of_a_standing_request(message: str, expected: str) -> No
 ])
 def test_what_only_looks_like_one_is_still_not_a_request(message: str) -> None:
     assert _texts(message) == []
+
+
+# ---------------------------------------------------------------------------------------------
+# found while measuring on the real corpus's dev part (texts of the same kinds, our own words)
+
+@pytest.mark.parametrize(("message", "expected"), [
+    ("ok I'll check it. meanwhile remeber to keep the changelog.md updated", "Keep the changelog.md updated"),
+    ("Also, are you remebering to update the docs? This has to be updated every time the api changes. Make this as a rule.",
+     "Update the docs. This has to be updated every time the api changes"),
+    ("pls create a rule in my .cursor/rules folder that makes the agent end with a short summary",
+     "Makes the agent end with a short summary"),
+    ('please add a rule to that same mdc file to say "done, boss" at the end of each answer',
+     'Say "done, boss" at the end of each answer'),
+    ("the tests live in `test/`, not `tests/`. Let's keep the singular folder name like `src`. can you move them?",
+     "Let's keep the singular folder name like `src`"),
+    ('@rules/  add to cursor rules  "in every py file add a docstring with a short example "',
+     "In every py file add a docstring with a short example"),
+])
+def test_real_kinds_of_standing_request(message: str, expected: str) -> None:
+    assert _texts(message) == [expected]
+
+
+@pytest.mark.parametrize("message", [
+    "yes, implement all of it. From now on I am just giving you instructions and testing that it works.",
+    "`app.js` is huge, split it up.\n\n**Tasks:**\n1. Create `notes/plans/split.md` with:\n   - Step-by-step plan\n"
+    "   - Risky spots\n2. Ask before starting",
+    "please review the undo.js file. Keep in mind that the intended functionality is to undo and redo a change. "
+    "Don't change anything yet, just report.",
+    "serwer nie działa",
+    "i see a warning\n\nqdrant.client - WARNING - DeprecationWarning: `search` is deprecated and will be removed in the "
+    "future. Use `query_points` instead.",
+    "please add this rule to notes.mdc and suggest a prompt to test it.",
+    "please add a rule that you can apply, like i asked.",
+    "clean up the pages. in the future perhaps we'll add more themes.",
+])
+def test_real_kinds_of_what_is_not_one(message: str) -> None:
+    assert _texts(message) == []
