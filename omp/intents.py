@@ -72,7 +72,8 @@ _QUOTE_LINE = lazy(r"^\s*>")
 _COMMENT_LINE = lazy(r"^\s*(?:#(?!\d)(?![#\s]*\w+\s*:\s*$)|//|/\*|\*/|<!--|--\s|;;|%\s|rem\s)", re.I)
 _HEADING = lazy(r"^\s{0,3}#{1,6}\s+\S")
 _LOG_LINE = lazy(
-    r"^\s*(?:\[?\d{4}-\d\d-\d\d[T ]\d\d:\d\d|\d\d:\d\d:\d\d|(?:ERROR|WARN(?:ING)?|INFO|DEBUG|TRACE|FATAL)\b[:\]]?"
+    r"^[^\s]{1,80}\s+[-|:]\s+(?:INFO|WARN(?:ING)?|ERROR|DEBUG|TRACE|FATAL|CRITICAL)\b|\b[A-Z]\w*(?:Warning|Error|Exception):\s"
+    r"|^\s*(?:\[?\d{4}-\d\d-\d\d[T ]\d\d:\d\d|\d\d:\d\d:\d\d|(?:ERROR|WARN(?:ING)?|INFO|DEBUG|TRACE|FATAL)\b[:\]]?"
     r"|Traceback \(most recent|File \"|at [\w.$<>]+\(|\$ |[\w./-]+:\d+(?::\d+)?:|npm (?:ERR|WARN)|E\s{2,})"
 )
 _CODE_LINE = lazy(
@@ -235,7 +236,7 @@ _FILLER = (
     r"|in this repo|in this repository|in this project|in this codebase|in our repo|in our project|in our codebase"
     r"|for this repo|for this project|on this project|on this team|in our team|around here"
     r"|perfect|nice|yes|yeah|yep|sure|right|well|and also|just|but|copilot|@copilot|guys|folks|also important"
-    r"|no(?=\s*,)|nope|nah|porfa|porfis|xfa|plis"
+    r"|no(?=\s*,)|nope|nah|porfa|porfis|xfa|plis|meanwhile|in the meantime|mean while|for now on"
     r"|bitte|danke|übrigens|noch was|wichtig|hinweis|also|und|gut|ok|prima|super"
     r"|por favor|gracias|oye|importante|nota|además|bueno|vale|perfecto|y"
     r"|s'il te plaît|s'il vous plaît|stp|svp|merci|au fait|important|remarque|aussi|bon|parfait|et|d'accord"
@@ -278,7 +279,7 @@ _SUBJECT = (
 # Family patterns. `rest` is what the rule says when the trigger is cut; `keep` marks families
 # whose trigger word stays in the rule.
 _REMEMBER = (
-    r"(?:remember|(?:keep|bear)(?: this| that| these| those| them| it| the following| all (?:of )?this)? in mind|make a (?:mental )?note|take a (?:mental )?note|take note|mental note|note for the future|note for later|note for next time"
+    r"(?:remember|remeber|rember|remmber|remembr|rememeber|remebmer|(?:keep|bear)(?: this| that| these| those| them| it| the following| all (?:of )?this)? in mind|make a (?:mental )?note|take a (?:mental )?note|take note|mental note|note for the future|note for later|note for next time"
     r"|(?:save|keep|store) (?:this|that|it) for (?:later|next time|the future|future sessions|future reference)(?=\s*[:：—–-])"
     r"|(?:(?:one|another|a|the|some|a few|two|three) )?(?:more )?things? to (?:remember|keep in mind|note)(?=\s*[:：—–-])"
     r"|for future reference|memorize|memorise|don't forget|do not forget|never forget|note down|write down)"
@@ -437,15 +438,22 @@ _FORGET_CONVERSATION = lazy(
 # "In the future this will be replaced": a prediction, not a rule.
 _PREDICTION = lazy(
     r"^(?:this|that|it|there|they|these|those)\b.*\b(?:will|'ll|is going to|are going to)\b|^(?:with|to|and|into|from|on)\b"
+    r"|^(?:perhaps|maybe|possibly|probably|hopefully|eventually)\b"
     # "From now on it should work, right?", "In the future we might move to pnpm": a guess
     r"|^(?:it|this|that|things|everything|there)\s+(?:might|may|could|would)\b|^(?:we|i)\s+(?:might|may|could|would)\b"
     r"|^(?:it|this|that|things|everything)\s+should\s+(?:work|pass|help|improve|be (?:fine|ok|okay|good|better|faster|easier|done))\b"
+    # "from now on it works, thanks!": what holds now, not a rule
+    r"|^(?:it|this|that|things|everything)\s+(?:works|worked|runs|passes|is (?:fine|ok|okay|good|working|better|done))\b"
     # "The rule is a bit confusing to me": an opinion of the rule
     r"|^(?:a bit|a little|very|so|too|quite|really|pretty|kind of|sort of|confusing|unclear|weird|strange|silly|stupid"
     r"|dumb|annoying|outdated|broken|wrong|hard|complicated|useless|pointless|not (?:clear|great|good|ideal))\b", re.I)
 # "For the record, I was right about the cache", "As a rule of thumb, I think it's fine": the
 # speaker's own past or opinion, not a rule.
-_SPEAKER_SAYS = lazy(r"^i\s+(?:was|were|did|said|told|thought|think|guess|believe|feel|knew|meant|am right|'m right)\b", re.I)
+_SPEAKER_SAYS = lazy(r"^i\s+(?:was|were|did|said|told|thought|think|guess|believe|feel|knew|meant|am right|'m right)\b"
+                    # "from now on I'll handle the deploys myself": the speaker's own plan
+                    r"|^i(?:'ll|'m going to| will| am going to| can)\s"
+                    # "From now on I am just giving you instructions …": what the speaker does
+                    r"|^i(?:'m| am)\s+(?:just\s+|only\s+)?\w+ing\b", re.I)
 _PAST_AFTER_SUBJECT = lazy(r"^(?:had|was|were|did|got|used|seemed|wanted|forgot|forget|\w+ed)\b", re.I)
 _DETERMINER = lazy(r"^(?:the|a|an|this|that|these|those|my|your|our|it|el|la|los|las|le|les|der|die|das|o|a|os|as)\b", re.I)
 # "Usa siempre pnpm", "Benutze immer pnpm", "Utilise toujours pnpm": an imperative verb, then the word.
@@ -549,14 +557,17 @@ def find_request(sentence: str) -> Request | None:
     or, when it finds none, a request to save a rule, the standing word at the end, or a request
     in a later clause (`_beyond_grammar`); then judged whole (`_judged`: scope, fragments)."""
     saved = _saved_rule(sentence)
-    request = saved or _grammar_request(sentence) or _beyond_grammar(sentence)
+    if saved is not None:
+        return _judged(saved, scope=False)
+    request = _grammar_request(sentence) or _beyond_grammar(sentence)
     return None if request is None else _judged(request)
 
 
-def _judged(request: Request) -> Request | None:
+def _judged(request: Request, scope: bool = True) -> Request | None:
     """A request whose scope is the current story, document or task, or whose rule is a
-    fragment or only points back ("do it like this": the caller resolves it), is none."""
-    if standing.scoped(_mask(request.sentence)):
+    fragment or only points back ("do it like this": the caller resolves it), is none. (A rule
+    the user asks to save is theirs whatever it names: `scope` False.)"""
+    if scope and standing.scoped(_mask(request.sentence)):
         return None
     text = _COURTESY_AFTER.sub("", request.text)  # "utilise toujours des f-strings, stp"
     if text != request.text:
@@ -565,6 +576,8 @@ def _judged(request: Request) -> Request | None:
         return None
     if standing.spec_like(text) and not _REMEMBER_TRIGGER.search(_mask(request.sentence)):
         return None  # "the function must always return a list": what is being built
+    if standing.task_context(text):
+        return None  # "keep in mind that the intended functionality is …": the task's brief
     return request
 
 
@@ -587,6 +600,12 @@ _CJK_POLITE_MODAL = lazy(r"(?:你)?(?:能不能|能否|可不可以|可以不可
 # "revisa o código, e lembre-se que …": a request in the clause after a conjunction.
 _NEXT_CLAUSE = lazy(r"[,;，；]\s*(?:(?:and|also|but|then|plus|e|y|et|und|aber|pero|mas|mais|também|también|aussi|还有|另外)\s+)?"
                     r"|\s(?:and|also|then|plus|e|y|et|und|pero|mas|mais)\s+", re.I)
+# A clause inside the ask: "can you make it so the button is always visible" (the standing
+# word describes the thing being built, not how to work).
+_SUBORDINATE = lazy(r"\b(?:so|that|which|who|where|when|if|because|is|are|it|que|qui|donde|cuando|où|quand|onde|quando|dass|wo|wenn)\b", re.I)
+_LETS_KEEP = lazy(
+    rf"^{_FILLERS}let'?s\s+(?:always\s+)?(?:keep|stick (?:with|to)|stay with|follow|stay consistent with)\s+"
+    r"(?!(?:going|it|this|that|them|in mind|up|on|trying|looking|working|at|an eye|track|things)\b)(?:the|our|a|an|using)\s+\S.*", _FLAGS)
 _EVERY_TIME_I = lazy(
     rf"^{_FILLERS}(?:every time|each time|whenever|any time|cada vez que|siempre que|sempre que|toda vez que"
     r"|chaque fois que|jedes mal,? wenn)\s+(?:i|we|you|yo|eu|je|ich|wir|nous|nós)\b.{3,120}?"
@@ -598,13 +617,20 @@ def _beyond_grammar(sentence: str) -> Request | None:
     question = bool(_QUESTION_END.search(masked.rstrip(" .!"))) and not _polite_question(masked)
     if question or _JOKING.search(masked) or _ONE_OFF.search(masked):
         return None
-    asked = _POLITE_START.match(_strip_courtesy(sentence))
-    standing_word = _ALWAYS_TRIGGER.search(masked)
-    if asked is not None and standing_word is not None and not _ALWAYS_NEXT_BAD.match(masked[standing_word.end():].lstrip()):
+    asked_text = _strip_courtesy(sentence)
+    asked = _POLITE_START.match(asked_text)
+    standing_word = _ALWAYS_TRIGGER.search(_mask(asked_text), asked.end()) if asked is not None else None
+    if asked is not None and standing_word is not None \
+            and not _ALWAYS_NEXT_BAD.match(asked_text[standing_word.end():].lstrip()) \
+            and not _SUBORDINATE.search(asked_text[asked.end():standing_word.start()]):
         # "tenés que correr los tests siempre antes de pushear": a modal ask, the standing word later
-        text = _tidy(_strip_courtesy(sentence)[asked.end():])
+        text = _tidy(asked_text[asked.end():])
         if _rule_like(text) and not _QUESTION_START.match(text):
             return Request("directive", _capitalise(text), _evidence(sentence), certain=False)
+    kept = _LETS_KEEP.match(sentence)
+    if kept is not None and not _ONE_OFF.search(masked):
+        # "Let's keep the singular folder name, analogous to `src`": a convention agreed on
+        return Request("directive", _capitalise(_tidy(_strip_fillers(sentence))), _evidence(sentence), certain=False)
     every = _EVERY_TIME_I.match(sentence)
     if every is not None and _imperative(every.group("act")):
         return Request("directive", _capitalise(_tidy(_strip_fillers(sentence))), _evidence(sentence), certain=False)
@@ -675,8 +701,14 @@ def _polite_question(masked: str) -> bool:
     return bool(_POLITE_ASK.search(masked)) and not _CANNOT_BE_POLITE.search(masked)
 
 
+# Polish letters: "serwer nie działa" is Polish "not", not German "never".
+_NOT_GERMAN = lazy(r"[ąćęłńśźżĄĆĘŁŃŚŹŻ]|\b(?:się|jest|że|czy|mi|nic)\b", re.I)
+
+
 def _at(sentence: str, masked: str, family: str, match: re.Match[str]) -> Request | None:
     start, end = match.span("trigger")
+    if match.group("trigger").lower() in ("nie", "niemals", "immer", "nie wieder") and _NOT_GERMAN.search(sentence):
+        return None
     before = masked[:start]
     cjk = _has_cjk(match.group("trigger"))
     if cjk and family in ("remember", "forget") and (
@@ -855,6 +887,7 @@ SCAN_CHARS = 128 * 1024  # of a huge message, its head and its tail are read: th
 # than the trigger patterns, and most messages hold none of them. tests/test_intents.py checks
 # that no trigger escapes this list.
 TRIGGER_STEMS: tuple[str, ...] = (
+    "remeb", "rembe", "remmb", "rememe",  # the usual typos ("remeber")
     "rememb", "in mind", "a note", "take note", "note for", "note down", "note bien", "note that", "note this",
     "mental note", "for later", "standing ", "permanent ", "general instr", "rest of",
     "later sess", "upcoming sess", "note to",
@@ -866,7 +899,7 @@ TRIGGER_STEMS: tuple[str, ...] = (
     "notes", "note these", "note those", "note them", "note the following", "note all", "to note",  # a list's intro (`_LIST_WORDS`), "one thing to note:"
     "anymore", "any more", "any longer", "for good", "no longer", " ever ", " ever.", " ever!",  # a standing "no more"
     "next time",  # "For next time: …"
-    "starting", "en más", "plus",  # "starting now", "de ahora en más", "n'utilise plus print"
+    "starting", "en más", "plus", "let's keep", "lets keep", "let's stick", "lets stick", "let's stay", "let's follow",  # "starting now", "de ahora en más", "n'utilise plus print"
     "instruction", "memory", "memories", "guideline", "preference", "regla", "regra", "règle", "规则", "规定",  # "add to your instructions that …"
     "rule", "policy", "policies", "convention", "for the record",
     # the words a list of the user's rules is introduced with (`_LIST_INTRO`): "Our guidelines:"
@@ -1069,7 +1102,7 @@ def _find_requests(text: str) -> Iterator[Request]:
                 yield Request("directive", _capitalise(item), _evidence(line))
                 continue
             listed = False
-        if might_ask(line) and _introduces_a_list(line.strip()):
+        if might_ask(line) and _introduces_a_list(_mask(line.strip())):
             listed = True
             continue
         said = list(sentences(line))
@@ -1085,10 +1118,12 @@ def _find_requests(text: str) -> Iterator[Request]:
                 # "main に直接 push しないでください。絶対に。", "Don't push to main. Ever.": the word
                 # that makes the sentence before it a standing rule stands on its own.
                 request = _pointed_at(said[index - 1], sentence)
-            if request is None and _points_back(sentence):
+            if request is None and (_points_back(sentence) or standing.save_rule(_strip_courtesy(sentence)) == ""):
                 # "We use yarn. Remember that." points back; "Remember this: …" or
                 # "覚えておいてもらえますか？CIはNode 20です。" points ahead.
-                if index > 0 and (index - 1) not in taken:
+                if index > 1 and (index - 1) not in taken and (index - 2) not in taken:
+                    request = _chained(said[index - 2], said[index - 1], sentence)
+                if request is None and index > 0 and (index - 1) not in taken:
                     request = _pointed_at(said[index - 1], sentence)
                 if request is None and index + 1 < len(said):
                     request = _pointed_at(said[index + 1], sentence)
@@ -1153,6 +1188,29 @@ def _pointed_at(previous: str, sentence: str) -> Request | None:
     if not _rule_like(text):
         return None
     return _judged(Request("directive", text if _has_cjk(text) else _capitalise(text), _evidence(f"{previous} {sentence}")))
+
+
+_REMEMBERING = lazy(r"\b(?:remember|remeber|rember|remmber|remembr|rememeber|remebmer)(?:ing)?\s+(?:to\s+)?", re.I)
+_ANAPHOR = lazy(r"^(?:this|that|it|these|those|das|esto|eso|isso|isto|ça|cela|这|那)\b", re.I)
+
+
+def _chained(earlier: str, previous: str, sentence: str) -> Request | None:
+    """"Are you remembering to update the spec? This is to be updated all the time. Make this a
+    rule.": the sentence pointed at says "this", and the one before it names what — the rule
+    keeps both (of a question that asks whether they remember to do something, what to do)."""
+    if not _ANAPHOR.match(previous.strip()) or _asks(previous):
+        return None
+    if _asks(earlier):
+        named = _REMEMBERING.search(_mask(earlier))  # "are you remembering to …?", "did you remember to …?"
+        if named is None:
+            return None
+        antecedent = _tidy(earlier[named.end():])
+    else:
+        antecedent = _tidy(_strip_fillers(earlier))
+    said = _tidy(previous)
+    if not _rule_like(antecedent) or not _rule_like(said) or _ONE_OFF.search(_mask(f"{antecedent} {said}")):
+        return None
+    return Request("directive", f"{_capitalise(antecedent)}. {said}", _evidence(f"{earlier} {previous} {sentence}"))
 
 
 def _line_sentences(line: str) -> Iterator[str]:

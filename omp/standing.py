@@ -77,6 +77,8 @@ _SCOPED = lazy(
     rf"(?:\w+\s+)?(?:{_SCOPE_NOUNS})s?\b(?!\s*(?:names?|headers?)\b)"
     rf"|\b(?:for|in|during) the rest of (?:this|the|our) (?:{_SCOPE_NOUNS})\b"
     r"|\b(?:the|our|my) (?:hero|heroine|villain|dragon|narrator|protagonist|character|story|plot)\b"
+    # "from now on we're going to focus on the backend": what the work turns to next
+    r"|\b(?:let'?s|we(?:'re| are) going to|we'?ll|we will)\s+(?:now\s+)?(?:focus|work|concentrate)\s+on\b"
     r"|\b(?:en|para|durante) (?:este|esta|el|la) (?:historia|cuento|capítulo|juego|ensayo|documento|archivo|función|chat|conversación)\b"
     r"|\b(?:dans|pour|pendant) (?:ce|cette|cet) (?:histoire|chapitre|jeu|essai|document|fichier|fonction|chat|conversation)\b"
     r"|\b(?:in|für|während) (?:dieser|diesem|dieses) (?:geschichte|kapitel|spiel|aufsatz|dokument|datei|funktion|chat|unterhaltung)\b"
@@ -132,9 +134,22 @@ _SPEC = lazy(
     r"(?:must|should|will|shall|can|cannot|can't|has to|have to|needs to|need to|is going to|are going to|'ll)\b", re.I)
 
 
+# "Keep in mind that the intended functionality is …", "the goal is …": what the task at hand is
+# for, told as context for it (a task's brief, not a standing rule).
+_TASK_CONTEXT = lazy(
+    r"^(?:the|this|our|my)\s+(?:(?:intended|current|expected|desired|main|overall|original|actual|end)\s+)?"
+    r"(?:functionality|goal|purpose|idea|intent|intention|objective|requirement|use case|task|plan|point)s?\s+(?:is|are|was|here)\b",
+    re.I)
+
+
 def spec_like(rule: str) -> bool:
     """Does the rule state how a thing behaves (a spec), rather than how to work?"""
     return _SPEC.match(rule) is not None
+
+
+def task_context(rule: str) -> bool:
+    """Does the rule tell what the task at hand is for ("the intended functionality is …")?"""
+    return _TASK_CONTEXT.match(rule) is not None
 
 
 _POINTER_CORE = frozenset("do doing keep stick remember like way same that this it eso esto así isso assim ça cela das".split())
@@ -151,12 +166,13 @@ def only_points(rule: str) -> bool:
 # instructions that …", "update the rule so you always …": a request to keep what follows.
 _SAVE_RULE = lazy(
     r"^(?:(?:please|pls|plz|ok|okay|also|and|can you|could you|would you|i want you to|you should|then)[,\s]+)*"
-    r"(?:(?:add|create|make|write|save|put|set|store|record|keep)(?: up)?(?: (?:this|that|it|a|an|the|one|new|another))*"
+    r"(?:(?:add|create|make|write|save|put|set|store|record|keep)(?: up)?(?: (?:this|that|it|a|an|the|one|new|another|as|into))*"
     r"(?: (?:global|general|permanent|project|new|standing|custom|team|repo|repository))?"
     r" (?:rule|instruction|guideline|preference|memory|convention|policy)s?"
-    r"(?: (?:to|in|into|for) (?:your|the|my|our|this) (?:\w+ )?(?:rules|instructions|memory|memories|guidelines|preferences"
-    r"|project|repo|repository|config|copilot-instructions(?:\.md)?))?"
-    r"|(?:add|save|put|write|store|record) (?:this |that |it )?(?:to|in|into) (?:your|the|my|our) (?:\w+ )?"
+    # where it goes: the assistant's rules, instructions or memory (not "the eslint config")
+    r"(?: (?:to|in|into|for) (?:your|the|my|our|this|that)(?: same)? (?:[\w./-]+ ){0,2}?(?:rules?|instructions|memory|memories"
+    r"|guidelines|preferences|mdc|\.?cursorrules|(?:rules? |instructions? |mdc |md )?(?:file|folder)|copilot-instructions(?:\.md)?))?"
+    r"|(?:add|save|put|write|store|record) (?:this |that |it )?(?:to|in|into) (?:(?:your|the|my|our) )?(?:\w+ )?"
     r"(?:rules|instructions|memory|memories|guidelines|preferences|copilot-instructions(?:\.md)?)"
     r"|(?:save|keep|store|remember) (?:this|that|it) as (?:a |an |the )?(?:\w+ )?(?:rule|instruction|guideline|preference|convention)"
     r"|(?:update|change|edit|modify|amend|rewrite|fix) (?:the|this|that|your|my|our) (?:\w+ )?"
@@ -164,18 +180,29 @@ _SAVE_RULE = lazy(
     r"|(?:agrega|añade|agregá|crea|guarda) (?:una |esta |la )?regla|(?:adicione|adiciona|crie|cria|salve|salva) (?:uma |essa |esta )?regra"
     r"|(?:ajoute|crée|enregistre) (?:une |cette )?règle|(?:füge|leg|speichere)(?: eine| diese)? regel"
     r"|(?:加|添加|新增|保存)(?:一条|这条)?(?:规则|规定)|ルールに(?:追加|して))"
-    r"(?P<sep>\s*(?:that|saying|so that|so|to say(?: that)?|to|where|which says|que|dass|:|：|—|–|-|,)\s*|\s*$)"
+    r"(?P<sep>\s*(?:that|saying|so that|so|where|which says|que|dass|:|：|—|–|-|,)\s*"
+    r"|\s+(?=to\s+(?!(?:the|a|an|this|that|my|your|our|its)\b)[^\W\d_]{2,}\s)|\s+(?=[\"“«'])|\s*$)"
     r"(?P<rest>.*)$",
     re.I | re.S)
+
+
+_ABOUT_THE_RULE = lazy(r"^(?:you|we|i|they|it)\s+(?:can|could|may|might|will|would|should)\s+(?:apply|use|follow|see|find|read"
+                       r"|understand|do|check|remember|keep|reuse|enforce)\b(?:\W*$|\s*,)", re.I)
 
 
 def save_rule(sentence: str) -> str | None:
     """The rule a request to save or change a rule states ("" when it states none: "make this a
     global rule" points at what came before), or None when the sentence is no such request."""
-    match = _SAVE_RULE.match(sentence.strip())
+    # "@rules/ add to cursor rules …": a mention of a file or folder first
+    match = _SAVE_RULE.match(re.sub(r"^(?:@\S+\s+)+", "", sentence.strip()).rstrip(".!。！ "))
     if match is None:
         return None
     rest = match.group("rest").strip(" .!:;,")
+    quoted = re.fullmatch(r"[\"“«'](.+?)\s*[\"”»']", rest, re.S)
+    rest = quoted.group(1).strip(" .!:;,") if quoted else rest  # the rule given in quotes, whole
+    rest = re.sub(r"^to\s+(?:say(?:\s+that|\s*:)\s+)?", "", rest, flags=re.I)  # "add a rule to always run …", "… to say that …"
+    if _ABOUT_THE_RULE.match(rest):
+        return None  # "add a rule that you can apply": the clause says what the rule is like, not what it says
     rest = re.sub(r"^you\s+(?=(?:always|never|don'?t|do not)\b)", "", rest, flags=re.I)
     rest = re.sub(r"^you\s+(?:should|must)\s+", "", rest, flags=re.I)
     return rest[:1].upper() + rest[1:] if rest else ""
