@@ -271,3 +271,18 @@ def test_real_kinds_of_standing_request(message: str, expected: str) -> None:
 ])
 def test_real_kinds_of_what_is_not_one(message: str) -> None:
     assert _texts(message) == []
+
+
+def test_yes_always_do_that_points_at_what_the_assistant_offered() -> None:
+    assert _proposed(
+        ("user", "add the retry helper to the uploader"),
+        ("assistant", "Done, the uploader retries 3 times now. Should I also add type hints to the new functions?"),
+        ("user", "yes, always do that"),
+    ) == ["Add type hints to the new functions"]
+
+
+def test_no_never_do_that_after_an_offer_is_not_its_opposite() -> None:
+    assert _proposed(
+        ("assistant", "Do you want me to run the formatter on the whole repo after each change?"),
+        ("user", "no, never do that"),
+    ) == []
