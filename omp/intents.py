@@ -1079,6 +1079,26 @@ def standalone_rule(text: str) -> str | None:
     return text if _has_cjk(text) else _capitalise(text)
 
 
+# The assistant's last sentence offers to do something: "Should I also add type hints to the new
+# functions?", "Do you want me to run the linter after each change?", "Want me to …?"
+_OFFER = lazy(
+    r"(?:^|[.!?]\s+)(?:(?:should|shall) i(?: also| always| go ahead and)?|(?:do you want|would you like|want) me to(?: also| always)?"
+    r"|(?:¿)?(?:quieres que|querés que) (?:también )?|voulez-vous que je|veux-tu que je|(?:você )?quer que eu|soll ich)"
+    r"\s+(?P<act>[^?\n]{6,200})\?\s*$", re.I)
+
+
+def offered(text: str) -> str | None:
+    """What the assistant's message offers to do in its last sentence, as a rule ("Add type
+    hints to the new functions"), or None. An affirmative "yes, always do that" points at it."""
+    tail = text.strip()[-400:]
+    match = _OFFER.search(tail)
+    if match is None:
+        return None
+    act = _tidy(match.group("act"))
+    act = re.sub(r"\b(?:for you|from now on|going forward)\b", "", act, flags=re.I).strip(" ,")
+    return _capitalise(act) if _rule_like(act) else None
+
+
 def requests_in(text: str) -> Iterator[Request]:
     """Every explicit request of a user message, in order (pasted material left out: a long
     message's body, a role-play, persona or template set up, see omp.standing)."""

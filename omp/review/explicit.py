@@ -40,7 +40,7 @@ from typing import Iterable
 from msgspec import Struct, field
 
 from omp.intents import (
-    FOREIGN_STEMS, Request, find_request, points_back, requests_in, requests_in_foreign, standalone_rule,
+    FOREIGN_STEMS, Request, find_request, offered, points_back, requests_in, requests_in_foreign, standalone_rule,
 )
 from omp.lazyre import lazy
 from omp.memory.items import ItemKind, RejectionCode
@@ -100,9 +100,12 @@ def scan(messages: Iterable[MessageLike]) -> ExplicitScan:
     seen: set[tuple[str, str]] = set()
     foreign: list[_Foreign] = []
     previous = ""  # the last user message (bounded): what "remember this" points at
+    answered: MessageLike | None = None  # the assistant message right before a user message (its text made only if asked)
     for position, message in enumerate(messages):
         result.messages += 1
         seq = getattr(message, "seq", position)
+        if message.origin == "assistant":
+            answered = message
         if message.origin != "user":
             if message.origin in _NOT_FROM_USER and len(foreign) < MAX_NOT_FROM_USER and _may_plant(message):
                 _collect_foreign(message.origin, seq, message.text, foreign)
@@ -111,7 +114,8 @@ def scan(messages: Iterable[MessageLike]) -> ExplicitScan:
         requests = list(requests_in(message.text))
         pointed = not requests
         if pointed:
-            requests = _pointing_back(message.text, previous, seq, result)
+            requests = _pointing_back(message.text, previous, answered, seq, result)
+        answered = None
         if requests:
             result.asking.add(seq)
         # A rule taken from the message before is checked for secrets against that message too.
@@ -150,12 +154,19 @@ def scan(messages: Iterable[MessageLike]) -> ExplicitScan:
     return result
 
 
-def _pointing_back(text: str, previous: str, seq: int, result: ExplicitScan) -> list[Request]:
-    """"remember this", "perfect, do that from now on" as a message of its own: the rule is the
-    user's message before it, when that states one rule clearly; otherwise nothing is proposed,
-    and a model reviewer is shown the request with what it may point at."""
+def _pointing_back(text: str, previous: str, answered: MessageLike | None, seq: int,
+                   result: ExplicitScan) -> list[Request]:
+    """"remember this", "perfect, do that from now on" as a message of its own: the rule is what
+    the assistant offered just before ("Should I also add type hints to new functions?" — "yes,
+    always do that"), or else the user's message before it, when that states one rule clearly;
+    otherwise nothing is proposed, and a model reviewer is shown the request with what it may
+    point at."""
     if not points_back(text):
         return []
+    offer = offered(answered.text) if answered is not None else None
+    if offer is not None:
+        # The rule's words are the assistant's: the model reviewer (or the human) decides.
+        return [Request("directive", offer, text, certain=False)]
     rule = standalone_rule(previous) if previous else None
     if rule is None:
         if previous:
