@@ -286,3 +286,19 @@ def test_no_never_do_that_after_an_offer_is_not_its_opposite() -> None:
         ("assistant", "Do you want me to run the formatter on the whole repo after each change?"),
         ("user", "no, never do that"),
     ) == []
+
+
+@pytest.mark.parametrize("message", [
+    "rename @utils.py to helpers.py and fix the imports\n\nremember to also update the @__init__.py",
+    "按这个计划执行，记得先备份一份@configs/train.yaml 再改",
+    "ok here are the tasks for the team.\n\n" + "\n\n".join(
+        f"**Task {n}:** refactor module {n}\n*   **Why:** it is slow\n*   **Where:** `pkg/mod{n}.py`" for n in range(40))
+    + "\n\n---\n\nThis breakdown gives the team clear steps. Remember to prioritize Task 1 since it unblocks the rest.",
+])
+def test_a_reminder_for_this_task_or_a_documents_own_end_is_not_a_rule(message: str) -> None:
+    assert _texts(message) == []
+
+
+def test_a_file_named_with_a_standing_word_is_still_a_rule() -> None:
+    assert _texts("always update @CHANGELOG.md when you add a feature") == [
+        "Always update @CHANGELOG.md when you add a feature"]
