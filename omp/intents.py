@@ -576,8 +576,8 @@ def _judged(request: Request, scope: bool = True) -> Request | None:
         return None
     if standing.spec_like(text) and not _REMEMBER_TRIGGER.search(_mask(request.sentence)):
         return None  # "the function must always return a list": what is being built
-    if standing.task_context(text):
-        return None  # "keep in mind that the intended functionality is …": the task's brief
+    if standing.task_context(text) or standing.this_tasks_file(text):
+        return None  # "keep in mind that the intended functionality is …", "remember to update the @__init__.py"
     return request
 
 

@@ -40,8 +40,18 @@ def own_words(text: str) -> str:
         parts = [p for p in text.strip().splitlines() if p.strip()]
     if len(parts) < 2:
         return ""  # one long block: pasted whole
-    ends = [parts[0], parts[-1]]
+    ends = [parts[0]]
+    if not _SEPARATOR_LINE.match(parts[-2].strip().splitlines()[-1]) and not _DOCUMENT_VOICE.match(parts[-1].strip()):
+        ends.append(parts[-1])  # (after a "---" rule, or speaking of "this breakdown", it is the document's own end)
     return "\n\n".join(p for p in ends if len(p) <= OWN_WORDS_CHARS)
+
+
+_SEPARATOR_LINE = lazy(r"^\s*(?:-{3,}|\*{3,}|_{3,}|={3,})\s*$")
+# "This breakdown provides specific steps for the team …": a document speaking of itself.
+_DOCUMENT_VOICE = lazy(
+    r"^(?:this|the above|these)\s+(?:\w+\s+)?(?:breakdown|document|doc|plan|guide|list|summary|spec|specification|section|report"
+    r"|overview|proposal|outline|analysis|tasks?)\s+(?:provides?|covers?|describes?|outlines?|gives?|lists?|explains?|summari[sz]es?)\b",
+    re.I)
 
 
 # A role-play, persona, game or template set up in the message: its "always"/"from now on" are
@@ -153,6 +163,19 @@ def task_context(rule: str) -> bool:
 
 
 _POINTER_CORE = frozenset("do doing keep stick remember like way same that this it eso esto así isso assim ça cela das".split())
+
+
+# "remember to also update the @__init__.py", "记得要复制一份@notebooks/x.ipynb": a file the user
+# put in this task's context (an @-mention), and nothing that makes it standing.
+_MENTION = lazy(r"(?:^|\s|[\u3400-\u9fff])@[\w./\\-]+")
+_STANDING_WORD = lazy(
+    r"\b(?:always|never|every|each|whenever|keep|all|any|from now|going forward|in the future|immer|nie|jede[snm]?|siempre|nunca"
+    r"|cada|sempre|toujours|jamais|chaque)\b|总是|每次|以后|今后|永远|一直|始终|毎回|いつも|常に|必ず|今後", re.I)
+
+
+def this_tasks_file(rule: str) -> bool:
+    """Does the rule act on a file @-mentioned for this task, with no word that makes it standing?"""
+    return _MENTION.search(rule) is not None and _STANDING_WORD.search(rule) is None
 
 
 def only_points(rule: str) -> bool:
