@@ -302,3 +302,14 @@ def test_a_reminder_for_this_task_or_a_documents_own_end_is_not_a_rule(message: 
 def test_a_file_named_with_a_standing_word_is_still_a_rule() -> None:
     assert _texts("always update @CHANGELOG.md when you add a feature") == [
         "Always update @CHANGELOG.md when you add a feature"]
+
+
+@pytest.mark.parametrize(("rule", "pointer"), [
+    ("usa pnpm para instalar", "a partir de ahora haz eso"),
+    ("提交信息用英文写", "以后都这样做"),
+    ("コミットメッセージは英語で書いて", "今後もそうしてください"),
+    ("nutze pnpm statt npm", "mach das ab jetzt immer so"),
+    ("utilise pnpm au lieu de npm", "fais ça toujours"),
+])
+def test_a_pointer_in_another_language_is_resolved_to_the_users_rule(rule: str, pointer: str) -> None:
+    assert _proposed(("user", rule), ("assistant", "OK."), ("user", pointer)) == [rule[:1].upper() + rule[1:]]
