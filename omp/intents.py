@@ -572,6 +572,8 @@ def _judged(request: Request, scope: bool = True) -> Request | None:
     text = _COURTESY_AFTER.sub("", request.text)  # "utilise toujours des f-strings, stp"
     if text != request.text:
         request = Request(request.kind, text, request.sentence, request.certain)
+    if _has_cjk(text) and _CJK_POINTER.match(text):
+        return None  # "以后都这样做": points back (`_points_back`)
     if not _has_cjk(text) and (standing.fragment(text) or standing.only_points(text)):
         return None
     if standing.spec_like(text) and not _REMEMBER_TRIGGER.search(_mask(request.sentence)):
@@ -594,6 +596,7 @@ def _saved_rule(sentence: str) -> Request | None:
 
 _COURTESY_AFTER = lazy(r"[,;]\s*(?:pls|please|plz|thx|thanks|thank you|ty|por favor|porfa|gracias|bitte|danke|merci|stp|svp"
                        r"|s'il te plaît|s'il vous plaît|obrigad[oa]|valeu|谢谢)[\s.!。！]*$", re.I)
+_CJK_POINTER = lazy(r"^(?:都|也|就)?(?:要)?(?:这样|这么)(?:做|写|办|弄)?(?:吧|哦|啊)?$|^(?:も|は)?(?:そう|こう)(?:して|する)(?:ね|ください|下さい)?$")
 # "can you use pnpm from now on?", "… from now on thx": a polite ask or thanks around the trigger.
 _COURTESY_ONLY = lazy(standing.COURTESY_TAIL.replace("(?:[", "^(?:[", 1), re.I)
 _CJK_POLITE_MODAL = lazy(r"(?:你)?(?:能不能|能否|可不可以|可以不可以)(?:帮我)?|(?:好吗|好不好|行吗|行不行|吗|呢|么)?[？?]*$")
@@ -973,12 +976,15 @@ def _bounded(text: str) -> str:
 
 # "We use yarn here. Remember that." — the request points back at the sentence before it.
 _BARE_REMEMBER_CJK = lazy(
-    r"^(?:请)?(?:记住|记下|记一下)(?:这个|这一点|这条)?(?:了|吧|哦|啊)?$|^(?:これを|それを)?覚えて(?:おいて|おいてね|おいてください|ね)?$")
+    r"^(?:请)?(?:记住|记下|记一下)(?:这个|这一点|这条)?(?:了|吧|哦|啊)?$|^(?:これを|それを)?覚えて(?:おいて|おいてね|おいてください|ね)?$"
+    # "以后都这样做", "今後もそうしてください": do it this way from now on
+    r"|^(?:以后|今后|从现在开始|往后)(?:都|也|就)?(?:要)?(?:这样|这么)(?:做|写|办|弄)?(?:吧|哦|啊)?$"
+    r"|^(?:今後|これから)(?:も|は)?(?:そう|こう)(?:して|する)(?:ね|ください|下さい)?$")
 _JA_POLITE_SUFFIX = lazy(r"(?:もらえますか|もらえる|くれますか|くれる|いただけますか)$")
 _BARE_REMEMBER_WORDS = lazy(
     r"^(?:please\s+)?(?:remember (?:that|this|it)|(?:keep|bear) (?:that|this|it) in mind|note (?:that|this)|memori[sz]e (?:that|this)"
     r"|make a note of (?:that|this|it)|merk dir das|denk daran|behalte das|recuerda eso|recuérdalo|ten eso en cuenta"
-    r"|retiens ça|retiens-le|souviens-toi de ça|lembre disso|lembra disso|guarde isso"
+    r"|retiens ça|retiens-le|souviens-toi de ça|lembre disso|lembra disso|guarde isso|recuerda esto|merk dir das|lembre-se disso"
     # after "could you", "kannst du", "¿puedes", "peux-tu", "pode": the infinitive
     r"|dir das merken|(?:dir |sich )?das merken|daran denken|recordarlo|recordar eso|tenerlo en cuenta"
     r"|t'en souvenir|te souvenir de ça|retenir ça|lembrar disso|lembrar isso|se lembrar disso"
@@ -1050,8 +1056,11 @@ _NEGATION = lazy(r"\b(?:never|don'?t|do not|no|not|stop|nunca|jamais|jamás|nie|
 
 
 def _positive_pointer(bare: str) -> bool:
-    return (might_ask(bare) and not _NEGATION.search(bare) and standing.only_points(bare)
-            and any(p.search(bare) for _, p in _TRIGGERS[1:]))
+    if not might_ask(bare) or _NEGATION.search(bare) or not any(p.search(bare) for _, p in _TRIGGERS[1:]):
+        return False
+    # "a partir de ahora haz eso", "mach das ab jetzt immer so": the standing words aside, only pointing words
+    rest = _ALWAYS_TRIGGER.sub(" ", _FROM_NOW_TRIGGER.sub(" ", bare))
+    return standing.only_points(rest)
 
 
 def points_back(text: str) -> bool:
@@ -1074,9 +1083,11 @@ def standalone_rule(text: str) -> str | None:
     if _asks(sentence) or _ONE_OFF.search(_mask(sentence)) or standing.scoped(_mask(sentence)):
         return None
     text = _tidy(_strip_fillers(sentence))
+    if _has_cjk(text):  # Chinese has no imperative mark: a sentence that does not ask nor complain
+        return text if _rule_like(text) and not _CJK_COMPLAINT_END.search(text) else None
     if not _rule_like(text) or not (_imperative(text) or _PRACTICE_CLAUSE.match(text)):
         return None
-    return text if _has_cjk(text) else _capitalise(text)
+    return _capitalise(text)
 
 
 # The assistant's last sentence offers to do something: "Should I also add type hints to the new

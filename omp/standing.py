@@ -113,7 +113,8 @@ _FUNCTION_WORDS = frozenset(
 _POINTING = frozenset(
     "do it that this like way same thing things again keep doing so above before said discussed mentioned "
     "what there here too also ok okay please pls plz thx thanks just always never ever from now on going forward "
-    "remember stick to eso esto así lo mismo isso assim ça cela comme das so".split())
+    "remember stick to eso esto así lo mismo isso assim ça cela comme das so haz hazlo hacé hacelo siempre faz fazer sempre "
+    "fais fait toujours mach mache immer genauso".split())
 _ENDS_OPEN = frozenset(
     "the a this these those my your our their to of for with by from and or but if "
     "you we i must should will would can could need have has is are be don't dont make sure keep "
@@ -162,7 +163,8 @@ def task_context(rule: str) -> bool:
     return _TASK_CONTEXT.match(rule) is not None
 
 
-_POINTER_CORE = frozenset("do doing keep stick remember like way same that this it eso esto así isso assim ça cela das".split())
+_POINTER_CORE = frozenset("do doing keep stick remember like way same that this it eso esto así isso assim ça cela das "
+                          "haz hazlo hacelo faz fais mach mache genauso".split())
 
 
 # "remember to also update the @__init__.py", "记得要复制一份@notebooks/x.ipynb": a file the user
