@@ -313,3 +313,11 @@ def test_a_file_named_with_a_standing_word_is_still_a_rule() -> None:
 ])
 def test_a_pointer_in_another_language_is_resolved_to_the_users_rule(rule: str, pointer: str) -> None:
     assert _proposed(("user", rule), ("assistant", "OK."), ("user", pointer)) == [rule[:1].upper() + rule[1:]]
+
+
+@pytest.mark.parametrize(("message", "expected"), [
+    ("这个脚本用uv跑吧（以后都是）", "这个脚本用uv跑吧（以后都是）"),
+    ("run the dev server with nohup (from now on too)", "Run the dev server with nohup (from now on too)"),
+])
+def test_the_standing_word_in_brackets_at_the_end(message: str, expected: str) -> None:
+    assert _texts(message) == [expected]
