@@ -641,10 +641,13 @@ def _beyond_grammar(sentence: str) -> Request | None:
     if tail is not None:
         rule, word = tail
         rule = _strip_fillers(rule)
-        if _imperative(rule) and _rule_like(rule):
+        cjk_rule = _has_cjk(rule) and not _CJK_COMPLAINT_END.search(rule)  # Chinese has no imperative mark
+        if (cjk_rule or _imperative(rule)) and _rule_like(rule):
             keep_word = not _FROM_NOW_TRIGGER.fullmatch(word)
             text = f"{rule}, {word}" if keep_word and "," in sentence[len(rule):] else (
                 f"{rule} {word}" if keep_word else rule)
+            if sentence.rstrip(" .!。！").endswith((")", "）")):
+                text = _strip_fillers(sentence)  # "…（以后都是）": the user's sentence whole, its bracket too
             return Request("directive", _capitalise(_tidy(text)), _evidence(sentence), certain=False)
     for clause in _NEXT_CLAUSE.finditer(sentence):
         after = sentence[clause.end():]

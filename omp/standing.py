@@ -244,8 +244,18 @@ _STANDING_TAIL = lazy(
     r"|toujours|plus jamais|désormais|à l'avenir)" + COURTESY_TAIL, re.I | re.S)
 
 
+# "这个命令用nohup放后台跑吧（以后都是）", "run it with nohup (always)": the standing word in brackets at the end.
+_BRACKETED_TAIL = lazy(
+    r"^(?P<rule>.{4,}?)[\s,，]*[（(]\s*(?P<word>(?:and |also |that )?(?:always|from now on|going forward|every time|for the future"
+    r"|(?:以后|今后|往后)(?:都|也)(?:是|这样|要)?|以后都|今後も(?:ずっと)?|これからも|siempre|de ahora en adelante|sempre|daqui pra frente"
+    r"|toujours|désormais|immer|ab jetzt|künftig)(?: too| as well| please| pls)?)\s*[)）][\s.!。！]*$", re.I | re.S)
+
+
 def standing_tail(sentence: str) -> tuple[str, str] | None:
     """(the sentence's rule, its standing word) when the standing word closes the sentence."""
+    bracketed = _BRACKETED_TAIL.match(sentence.strip())
+    if bracketed is not None:
+        return bracketed.group("rule").strip(" ,;—–-，吧"), bracketed.group("word")
     match = _STANDING_TAIL.match(sentence.strip())
     if match is None:
         return None
