@@ -321,3 +321,14 @@ def test_a_pointer_in_another_language_is_resolved_to_the_users_rule(rule: str, 
 ])
 def test_the_standing_word_in_brackets_at_the_end(message: str, expected: str) -> None:
     assert _texts(message) == [expected]
+
+
+@pytest.mark.parametrize(("message", "expected"), [
+    ("always respond in english please", "Always respond in english"),
+    ("dont forget: we use yarn 1, not berry", "We use yarn 1, not berry"),
+    ("recordá que usamos pnpm, no npm", "Usamos pnpm, no npm"),
+    ("acordate de correr el linter antes de commitear", "Correr el linter antes de commitear"),
+    ("tené en cuenta que el staging se resetea cada noche", "El staging se resetea cada noche"),
+])
+def test_courtesy_apostrophes_and_the_voseo(message: str, expected: str) -> None:
+    assert _texts(message) == [expected]
