@@ -282,12 +282,14 @@ _REMEMBER = (
     r"(?:remember|remeber|rember|remmber|remembr|rememeber|remebmer|(?:keep|bear)(?: this| that| these| those| them| it| the following| all (?:of )?this)? in mind|make a (?:mental )?note|take a (?:mental )?note|take note|mental note|note for the future|note for later|note for next time"
     r"|(?:save|keep|store) (?:this|that|it) for (?:later|next time|the future|future sessions|future reference)(?=\s*[:：—–-])"
     r"|(?:(?:one|another|a|the|some|a few|two|three) )?(?:more )?things? to (?:remember|keep in mind|note)(?=\s*[:：—–-])"
-    r"|for future reference|memorize|memorise|don't forget|do not forget|never forget|note down|write down)"
+    r"|for future reference|memorize|memorise|don't forget|dont forget|don’t forget|do not forget|never forget|note down|write down)"
     r"(?P<conn>\s+(?:that|this|to|of|this down|it|the fact that))?"
     r"|(?:merk(?:e)? dir|merken Sie sich|denk(?:e)?(?: bitte)?(?: in zukunft| künftig| immer| bitte)? (?:daran|dran)|behalte(?:n Sie)?(?: das| dies| folgendes)? im (?:Kopf|Hinterkopf)"
     r"|vergiss nicht|vergessen Sie nicht|notier(?:e)? dir|(?:dir |sich |euch )?merken|daran denken|dran denken)(?:\s+bitte)?(?P<conn_de>\s*(?:,\s*)?(?:dass|zu))?"
     r"|(?:recuerda|recuérdalo|recuerde|acuérdate(?: de)?|ten en cuenta|tenga en cuenta|no olvides|no te olvides(?: de)?"
-    r"|toma nota(?: de)?|apunta|anota|memoriza|recordar|tener en cuenta|apuntar|anotar|memorizar)(?P<conn_es>\s+que)?"
+    r"|toma nota(?: de)?|apunta|anota|memoriza|recordar|tener en cuenta|apuntar|anotar|memorizar"
+    # the voseo of Argentina and Uruguay: "recordá que …", "acordate de …", "tené en cuenta …"
+    r"|recordá|acordate(?: de)?|tené en cuenta|no te olvidés(?: de)?|no olvidés|anotá|apuntá|memorizá)(?P<conn_es>\s+que)?"
     r"|for the record(?=\s*[:,])"
     r"|(?:souviens-toi|souvenez-vous|rappelle-toi|retiens|retenez|n'oublie pas|n'oubliez pas|garde en tête|gardez en tête|pense à|pensez à"
     r"|garde à l'esprit|prends note|prenez note|note bien|mémorise|retenir|noter|te souvenir|vous souvenir|garder en tête|mémoriser)(?P<conn_fr>\s+(?:que|qu'|de|d'))?"
@@ -594,8 +596,8 @@ def _saved_rule(sentence: str) -> Request | None:
     return Request("directive", _tidy(saved), _evidence(sentence))
 
 
-_COURTESY_AFTER = lazy(r"[,;]\s*(?:pls|please|plz|thx|thanks|thank you|ty|por favor|porfa|gracias|bitte|danke|merci|stp|svp"
-                       r"|s'il te plaît|s'il vous plaît|obrigad[oa]|valeu|谢谢)[\s.!。！]*$", re.I)
+_COURTESY_AFTER = lazy(r"(?:[,;]\s*|\s+)(?:pls|please|plz|thx|thanks|thank you|por favor|porfa|gracias|bitte|danke|merci|stp|svp"
+                       r"|s'il te plaît|s'il vous plaît|obrigad[oa]|valeu)[\s.!。！]*$|[，,]?\s*谢谢[。！!]*$", re.I)
 _CJK_POINTER = lazy(r"^(?:都|也|就)?(?:要)?(?:这样|这么)(?:做|写|办|弄)?(?:吧|哦|啊)?$|^(?:も|は)?(?:そう|こう)(?:して|する)(?:ね|ください|下さい)?$")
 # "can you use pnpm from now on?", "… from now on thx": a polite ask or thanks around the trigger.
 _COURTESY_ONLY = lazy(standing.COURTESY_TAIL.replace("(?:[", "^(?:[", 1), re.I)
@@ -905,6 +907,7 @@ TRIGGER_STEMS: tuple[str, ...] = (
     "notes", "note these", "note those", "note them", "note the following", "note all", "to note",  # a list's intro (`_LIST_WORDS`), "one thing to note:"
     "anymore", "any more", "any longer", "for good", "no longer", " ever ", " ever.", " ever!",  # a standing "no more"
     "next time",  # "For next time: …"
+    "recordá", "acordate", "tené en", "olvidés", "anotá", "apuntá", "memorizá",  # voseo
     "starting", "en más", "plus", "let's keep", "lets keep", "let's stick", "lets stick", "let's stay", "let's follow",  # "starting now", "de ahora en más", "n'utilise plus print"
     "instruction", "memory", "memories", "guideline", "preference", "regla", "regra", "règle", "规则", "规定",  # "add to your instructions that …"
     "rule", "policy", "policies", "convention", "for the record",
