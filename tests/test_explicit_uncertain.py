@@ -109,3 +109,14 @@ def test_offline_proposes_both(project: Path, fake: FakeReviewer) -> None:
     assert out["ran"] is True, out
     assert sorted(pending_lines(project)) == ["- [ ] Use tabs not spaces in the makefiles, always",
                                               "- [ ] We deploy with make release"]
+
+
+def test_only_the_candidates_the_model_was_shown_are_decided_by_it() -> None:
+    from omp.review.explicit import decide
+    from omp.review.prompt import MAX_CANDIDATES
+
+    found = scan([Msg("user", f"use tabs in makefile number {n}, always", n) for n in range(MAX_CANDIDATES + 2)])
+    assert len(found.uncertain) == MAX_CANDIDATES + 2
+    kept, declined = decide(found, [])
+    assert len(declined) == MAX_CANDIDATES
+    assert [p.text for p in kept] == [f"Use tabs in makefile number {n}, always" for n in (MAX_CANDIDATES, MAX_CANDIDATES + 1)]
