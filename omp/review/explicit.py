@@ -45,6 +45,7 @@ from omp.intents import (
 from omp.lazyre import lazy
 from omp.memory.items import ItemKind, RejectionCode
 from omp.memory.neutralise import neutralise_line
+from omp.review.prompt import MAX_CANDIDATES
 from omp.review.answer import (
     LIMITS, MAX_CHARS, MessageLike, Proposal, Rejection, fold_for_evidence, one_line, same_sentence, significant_words,
 )
@@ -386,8 +387,9 @@ def decide(found: ExplicitScan, model: list[Proposal]) -> tuple[list[Proposal], 
     reason. (`merge` then drops the confirming model item: the user's own words win.)"""
     kept: list[Proposal] = []
     declined: list[Rejection] = []
+    shown = found.uncertain[:MAX_CANDIDATES]  # the model saw these; any after them stay proposed
     for proposal in found.proposals:
-        candidate = next((c for c in found.uncertain if c.text and c.where == proposal.where and c.text == proposal.text), None)
+        candidate = next((c for c in shown if c.text and c.where == proposal.where and c.text == proposal.text), None)
         if candidate is None or any(
                 item.kind.is_rule and (same_sentence(item.evidence, candidate.sentence)
                                        or same_sentence(item.evidence, proposal.evidence)) for item in model):
