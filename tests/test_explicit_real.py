@@ -332,3 +332,17 @@ def test_the_standing_word_in_brackets_at_the_end(message: str, expected: str) -
 ])
 def test_courtesy_apostrophes_and_the_voseo(message: str, expected: str) -> None:
     assert _texts(message) == [expected]
+
+
+@pytest.mark.parametrize("message", [
+    "works fine locally, always",
+    "crashes on startup every time",
+    "let's keep the old function and add a new one next to it",
+])
+def test_what_happens_and_this_tasks_choice_are_not_standing_rules(message: str) -> None:
+    assert _texts(message) == []
+
+
+def test_lets_keep_a_naming_convention_is_one() -> None:
+    assert _texts("let's stick with the same naming as the api module") == [
+        "Let's stick with the same naming as the api module"]
