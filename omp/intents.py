@@ -611,6 +611,12 @@ _SUBORDINATE = lazy(r"\b(?:so|that|which|who|where|when|if|because|is|are|it|que
 _LETS_KEEP = lazy(
     rf"^{_FILLERS}let'?s\s+(?:always\s+)?(?:keep|stick (?:with|to)|stay with|follow|stay consistent with)\s+"
     r"(?!(?:going|it|this|that|them|in mind|up|on|trying|looking|working|at|an eye|track|things)\b)(?:the|our|a|an|using)\s+\S.*", _FLAGS)
+_DOES = lazy(r"^[a-z]+[^\Wsu]s\b|^[a-z]+(?:ed|ing)\b", re.I)
+# What makes "let's keep the …" a convention rather than this task's choice ("let's keep the old
+# function"): a naming or layout word, or a comparison with the rest of the project.
+_CONVENTION = lazy(
+    r"\b(?:names?|naming|conventions?|style|format|formatting|structure|layout|pattern|casing|case|order|spelling)\b"
+    r"|\b(?:like|analog(?:ous)?|analagous|consistent|consistency|same as|to match|as in|as with|as we do)\b", re.I)
 _EVERY_TIME_I = lazy(
     rf"^{_FILLERS}(?:every time|each time|whenever|any time|cada vez que|siempre que|sempre que|toda vez que"
     r"|chaque fois que|jedes mal,? wenn)\s+(?:i|we|you|yo|eu|je|ich|wir|nous|nós)\b.{3,120}?"
@@ -633,7 +639,7 @@ def _beyond_grammar(sentence: str) -> Request | None:
         if _rule_like(text) and not _QUESTION_START.match(text):
             return Request("directive", _capitalise(text), _evidence(sentence), certain=False)
     kept = _LETS_KEEP.match(sentence)
-    if kept is not None and not _ONE_OFF.search(masked):
+    if kept is not None and not _ONE_OFF.search(masked) and _CONVENTION.search(sentence):
         # "Let's keep the singular folder name, analogous to `src`": a convention agreed on
         return Request("directive", _capitalise(_tidy(_strip_fillers(sentence))), _evidence(sentence), certain=False)
     every = _EVERY_TIME_I.match(sentence)
@@ -644,7 +650,9 @@ def _beyond_grammar(sentence: str) -> Request | None:
         rule, word = tail
         rule = _strip_fillers(rule)
         cjk_rule = _has_cjk(rule) and not _CJK_COMPLAINT_END.search(rule)  # Chinese has no imperative mark
-        if (cjk_rule or _imperative(rule)) and _rule_like(rule):
+        # "works fine locally, always", "crashes on startup every time": what it does, not an imperative
+        does = rule.isascii() and _DOES.match(rule) is not None
+        if (cjk_rule or (_imperative(rule) and not does)) and _rule_like(rule):
             keep_word = not _FROM_NOW_TRIGGER.fullmatch(word)
             text = f"{rule}, {word}" if keep_word and "," in sentence[len(rule):] else (
                 f"{rule} {word}" if keep_word else rule)
