@@ -273,12 +273,17 @@ def test_real_kinds_of_what_is_not_one(message: str) -> None:
     assert _texts(message) == []
 
 
-def test_yes_always_do_that_points_at_what_the_assistant_offered() -> None:
-    assert _proposed(
+def test_yes_always_do_that_after_the_assistants_offer_goes_to_the_model_not_to_the_rules() -> None:
+    """The rule's words would be the assistant's, and rules never come from its words (SPEC §5.3):
+    nothing is proposed, and a model reviewer sees the request with the offer it answers."""
+    found = scan([Msg(o, t, n) for n, (o, t) in enumerate([
         ("user", "add the retry helper to the uploader"),
         ("assistant", "Done, the uploader retries 3 times now. Should I also add type hints to the new functions?"),
         ("user", "yes, always do that"),
-    ) == ["Add type hints to the new functions"]
+    ])])
+    assert found.proposals == []
+    assert [(c.sentence, c.text) for c in found.uncertain] == [("yes, always do that", "")]
+    assert "Add type hints to the new functions" in found.uncertain[0].context
 
 
 def test_no_never_do_that_after_an_offer_is_not_its_opposite() -> None:
@@ -346,3 +351,15 @@ def test_what_happens_and_this_tasks_choice_are_not_standing_rules(message: str)
 def test_lets_keep_a_naming_convention_is_one() -> None:
     assert _texts("let's stick with the same naming as the api module") == [
         "Let's stick with the same naming as the api module"]
+
+
+@pytest.mark.parametrize("message", [
+    "welp it works. now maybe also generate a short readme file to tell what to expect in the future",
+])
+def test_a_hedged_task_with_a_time_word_is_not_a_rule(message: str) -> None:
+    assert _texts(message) == []
+
+
+def test_a_teams_practice_given_as_a_reason_is_a_rule() -> None:
+    assert _texts("clean up tho, the no-cache flag is useless, coz we always want the cache here.") == [
+        "We always want the cache here"]
