@@ -605,6 +605,16 @@ _CJK_POLITE_MODAL = lazy(r"(?:你)?(?:能不能|能否|可不可以|可以不可
 # "revisa o código, e lembre-se que …": a request in the clause after a conjunction.
 _NEXT_CLAUSE = lazy(r"[,;，；]\s*(?:(?:and|also|but|then|plus|e|y|et|und|aber|pero|mas|mais|também|también|aussi|还有|另外)\s+)?"
                     r"|\s(?:and|also|then|plus|e|y|et|und|pero|mas|mais)\s+", re.I)
+# "now maybe also …": this moment, hedged; "… what to expect in the future": the trigger tells
+# when of the verb right before it, not that the sentence is to hold.
+_HEDGED = lazy(r"^(?:(?:now|so|ok|okay|and|also)\s+)*(?:maybe|perhaps|possibly|probably)\b", re.I)
+_TRIGGER_MODIFIES = lazy(r"\b(?:expect|happen|happens|come|comes|change|changes|break|breaks|need|needs|be needed|look like"
+                         r"|plan|planned|add|added|use|used)\s*$", re.I)
+# "clean up, the flag is useless, coz we always want to cheat here": a team's standing practice
+# given as the reason.
+_REASON_CLAUSE = lazy(r"[,;，；]?\s*\b(?:because|coz|cuz|cause|'cause|since|as|porque|parce que|car|weil|denn|pois|因为)\s+"
+                      r"(?=(?:we|our team|the team|nosotros|nous|wir|nós|a gente|我们)\s+(?:\w+\s+)?(?:always|never|siempre|nunca"
+                      r"|toujours|jamais|immer|nie|sempre|总是|从不)\b)", re.I)
 # A clause inside the ask: "can you make it so the button is always visible" (the standing
 # word describes the thing being built, not how to work).
 _SUBORDINATE = lazy(r"\b(?:so|that|which|who|where|when|if|because|is|are|it|que|qui|donde|cuando|où|quand|onde|quando|dass|wo|wenn)\b", re.I)
@@ -652,7 +662,8 @@ def _beyond_grammar(sentence: str) -> Request | None:
         cjk_rule = _has_cjk(rule) and not _CJK_COMPLAINT_END.search(rule)  # Chinese has no imperative mark
         # "works fine locally, always", "crashes on startup every time": what it does, not an imperative
         does = rule.isascii() and _DOES.match(rule) is not None
-        if (cjk_rule or (_imperative(rule) and not does)) and _rule_like(rule):
+        hedged = _HEDGED.match(rule) is not None or _TRIGGER_MODIFIES.search(rule) is not None
+        if (cjk_rule or (_imperative(rule) and not does and not hedged)) and _rule_like(rule):
             keep_word = not _FROM_NOW_TRIGGER.fullmatch(word)
             text = f"{rule}, {word}" if keep_word and "," in sentence[len(rule):] else (
                 f"{rule} {word}" if keep_word else rule)
@@ -666,6 +677,11 @@ def _beyond_grammar(sentence: str) -> Request | None:
             request = _grammar_request(after)
             if request is not None:
                 return Request(request.kind, request.text, _evidence(sentence), certain=False)
+    reason = _REASON_CLAUSE.search(sentence)
+    if reason is not None:
+        request = _grammar_request(sentence[reason.end():])
+        if request is not None:
+            return Request(request.kind, request.text, _evidence(sentence), certain=False)
     return None
 
 
@@ -740,8 +756,8 @@ def _at(sentence: str, masked: str, family: str, match: re.Match[str]) -> Reques
             if not _polite_question(masked):
                 return None
             rest = _strip_fillers(_POLITE_LEAD.sub("", rest, count=1))  # "can you use pnpm from now on?"
-        if _QUESTION_START.match(rest):
-            return None
+        if _QUESTION_START.match(rest) or _HEDGED.match(rest) or _TRIGGER_MODIFIES.search(sentence[:start]):
+            return None  # "now maybe also write a readme … what to expect in the future"
         return Request("directive", _capitalise(_tidy(rest)), _evidence(sentence)) if _rule_like(rest) else None
     prefix = (_CJK_PREFIX_OK if cjk else _PREFIX_OK).match(before)
     if prefix is None and family == "always" and cjk and _CJK_IMPERATIVE.search(match.group("trigger") + sentence[end:]):

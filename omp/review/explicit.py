@@ -157,17 +157,21 @@ def scan(messages: Iterable[MessageLike]) -> ExplicitScan:
 
 def _pointing_back(text: str, previous: str, answered: MessageLike | None, seq: int,
                    result: ExplicitScan) -> list[Request]:
-    """"remember this", "perfect, do that from now on" as a message of its own: the rule is what
-    the assistant offered just before ("Should I also add type hints to new functions?" — "yes,
-    always do that"), or else the user's message before it, when that states one rule clearly;
-    otherwise nothing is proposed, and a model reviewer is shown the request with what it may
-    point at."""
+    """"remember this", "perfect, do that from now on" as a message of its own: the rule is the
+    user's message before it, when that states one rule clearly; otherwise nothing is proposed,
+    and a model reviewer is shown the request with what it may point at — the assistant's offer
+    it answers ("Should I also add type hints …?" — "yes, always do that"), or the user's message."""
     if not points_back(text):
         return []
     offer = offered(answered.text) if answered is not None else None
     if offer is not None:
-        # The rule's words are the assistant's: the model reviewer (or the human) decides.
-        return [Request("directive", offer, text, certain=False)]
+        # "Should I also add type hints …?" — "yes, always do that": the rule's words would be the
+        # assistant's, and rules never come from its words (SPEC §5.3): not proposed; a model
+        # reviewer sees the request with the offer it answers.
+        where = f"explicit (user message #{seq})"
+        result.uncertain.append(Candidate(where, _clip(one_line(text), MAX_CHARS["evidence"]), "",
+                                          _clip(f"assistant: {one_line(offer)}", CONTEXT_CHARS)))
+        return []
     rule = standalone_rule(previous) if previous else None
     if rule is None:
         if previous:
