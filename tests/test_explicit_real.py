@@ -363,3 +363,18 @@ def test_a_hedged_task_with_a_time_word_is_not_a_rule(message: str) -> None:
 def test_a_teams_practice_given_as_a_reason_is_a_rule() -> None:
     assert _texts("clean up tho, the no-cache flag is useless, coz we always want the cache here.") == [
         "We always want the cache here"]
+
+
+@pytest.mark.parametrize(("message", "expected"), [
+    ("use pnpm no projeto, sempre", "Use pnpm no projeto, sempre"),
+    ("提交前跑一下测试，以后也是", "提交前跑一下测试，以后也是"),
+    ("pnpmを使って、毎回", "pnpmを使って、毎回"),
+    ("コミット前にテストを実行して。今後ずっと", "コミット前にテストを実行して"),
+])
+def test_the_standing_word_at_the_end_in_portuguese_chinese_japanese(message: str, expected: str) -> None:
+    assert _texts(message) == [expected]
+
+
+@pytest.mark.parametrize("message", ["it fails, sempre", "这个测试总是失败，以后也是"])
+def test_a_complaint_with_the_word_at_the_end_is_not_one(message: str) -> None:
+    assert _texts(message) == []
