@@ -667,9 +667,10 @@ def _beyond_grammar(sentence: str) -> Request | None:
             keep_word = not _FROM_NOW_TRIGGER.fullmatch(word)
             text = f"{rule}, {word}" if keep_word and "," in sentence[len(rule):] else (
                 f"{rule} {word}" if keep_word else rule)
-            if sentence.rstrip(" .!。！").endswith((")", "）")):
-                text = _strip_fillers(sentence)  # "…（以后都是）": the user's sentence whole, its bracket too
-            return Request("directive", _capitalise(_tidy(text)), _evidence(sentence), certain=False)
+            if sentence.rstrip(" .!。！").endswith((")", "）")) or _has_cjk(sentence):
+                text = _strip_fillers(sentence)  # "…（以后都是）", "…，以后也是": the user's sentence whole
+            text = _tidy(text)
+            return Request("directive", text if _has_cjk(text) else _capitalise(text), _evidence(sentence), certain=False)
     for clause in _NEXT_CLAUSE.finditer(sentence):
         after = sentence[clause.end():]
         lead = _strip_fillers_span(after)
@@ -1205,7 +1206,8 @@ _ENGLISH_THIRD_PERSON = lazy(r"^(?:always|never)\s+[a-z]+[^s\W]s\b", re.I)
 # A standing word alone as a sentence ("Ever.", "絶対に。", "Immer!").
 _STANDING_ALONE = lazy(
     r"^(?:ever|ever again|never again|never|never ever|always|not ever|at all times|immer|niemals|nie|nie wieder|siempre|nunca|jamás|nunca más"
-    r"|toujours|jamais|plus jamais|sempre|nunca mais|永远|永远不要|一定|绝对|绝对不要|千万|絶対に?|必ず|いつも|常に|二度と)"
+    r"|toujours|jamais|plus jamais|sempre|nunca mais|永远|永远不要|一定|绝对|绝对不要|千万|絶対に?|必ず|いつも|常に|二度と"
+    r"|(?:以后|今后)(?:都|也)(?:是|这样)?|今後(?:も|ずっと)|これからも(?:ずっと)?|毎回)"
     r"[.!。！]*$", re.I)
 # How an imperative starts: a verb (not a pronoun, an article or a name of what happened), or
 # "don't"; in Chinese and Japanese, a request or prohibition form (`_CJK_IMPERATIVE`).

@@ -238,10 +238,12 @@ def save_rule(sentence: str) -> str | None:
 COURTESY_TAIL = (r"(?:[\s,.!]*(?:pls|please|plz|thx|thanks|thank you|ty|ok|okay|por favor|porfa|gracias|bitte|danke"
                   r"|merci|stp|svp|obrigad[oa]|valeu|谢谢|拜托))*[\s.!。！]*$")
 _STANDING_TAIL = lazy(
-    r"^(?P<rule>.{6,}?)[\s,;—–-]+(?P<word>always|ever again|from now on|going forward|moving forward|in (?:the )?future"
+    r"^(?P<rule>.{4,}?)[\s,;—–\-，、。]+(?P<word>always|ever again|from now on|going forward|moving forward|in (?:the )?future"
     r"|every time|each time|immer|nie wieder|niemals|ab jetzt|in zukunft|siempre|nunca más|nunca mais"
     r"|de ahora en adelante|a partir de ahora|de ahora en más|daqui (?:pra|para) frente|a partir de agora|de agora em diante"
-    r"|toujours|plus jamais|désormais|à l'avenir)" + COURTESY_TAIL, re.I | re.S)
+    r"|toujours|plus jamais|désormais|à l'avenir|sempre|para sempre"
+    r"|(?:以后|今后|往后)(?:都|也)(?:是|这样|要这样)?|每次都(?:这样|是)?|毎回|いつも|今後(?:も|ずっと)?|これからも(?:ずっと)?)"
+    + COURTESY_TAIL, re.I | re.S)
 
 
 # "这个命令用nohup放后台跑吧（以后都是）", "run it with nohup (always)": the standing word in brackets at the end.
