@@ -120,3 +120,15 @@ def test_only_the_candidates_the_model_was_shown_are_decided_by_it() -> None:
     kept, declined = decide(found, [])
     assert len(declined) == MAX_CANDIDATES
     assert [p.text for p in kept] == [f"Use tabs in makefile number {n}, always" for n in (MAX_CANDIDATES, MAX_CANDIDATES + 1)]
+
+
+def test_a_candidates_context_never_carries_a_secret_into_the_prompt() -> None:
+    token = "ghp_" + "Q7x" * 12
+    found = scan([
+        Msg("user", f"the deploy uses my token {token} and the logs go to /tmp, why?", 0),
+        Msg("assistant", "I moved the logs to ./logs.", 1),
+        Msg("user", "nice, do that from now on", 2),
+    ])
+    assert found.uncertain and token not in found.uncertain[0].context
+    framed = build_frame(KnownForPrompt(), 8000, _Chars(), candidates=found.uncertain)
+    assert token not in framed.head and "[REDACTED:" in framed.head
