@@ -68,9 +68,20 @@ class Candidate(Struct, frozen=True):
     with their context, and decides."""
 
     where: str
-    sentence: str  # the user's words: the evidence
+    sentence: str  # the user's words: the evidence (as shown to the model: secrets redacted)
     text: str  # the rule as the pass reads it; "" when it points at something unclear
-    context: str  # the message it may point at, or the sentence's neighbours
+    context: str  # the message it may point at, or the sentence's neighbours (redacted)
+    proposed: str = ""  # the text of the explicit proposal it is (matched by `decide`), if any
+
+
+def _candidate(where: str, sentence: str, text: str, context: str) -> Candidate:
+    """A candidate as the prompt shows it: one line each, secrets redacted (the packet's
+    transcript is redacted; what sits beside it must be too), invisible characters gone."""
+    def shown(value: str, limit: int) -> str:
+        return redact(neutralise_line(_clip(one_line(value), limit)))[0]
+
+    return Candidate(where, shown(sentence, MAX_CHARS["evidence"]), shown(text, MAX_CHARS["directive.text"]),
+                     shown(context, CONTEXT_CHARS), proposed=text)
 
 
 class ExplicitScan(Struct):
@@ -150,7 +161,7 @@ def scan(messages: Iterable[MessageLike]) -> ExplicitScan:
             evidence = _clip(one_line(request.sentence), MAX_CHARS["evidence"])
             result.proposals.append(Proposal(kind=kind, where=where, source="explicit", evidence=evidence, text=text))
             if not request.certain:
-                result.uncertain.append(Candidate(where, evidence, text, _clip(one_line(message.text), CONTEXT_CHARS)))
+                result.uncertain.append(_candidate(where, evidence, text, message.text))
     result.rejected.extend(_foreign_rejections(foreign, result.proposals))
     return result
 
@@ -169,15 +180,13 @@ def _pointing_back(text: str, previous: str, answered: MessageLike | None, seq: 
         # assistant's, and rules never come from its words (SPEC §5.3): not proposed; a model
         # reviewer sees the request with the offer it answers.
         where = f"explicit (user message #{seq})"
-        result.uncertain.append(Candidate(where, _clip(one_line(text), MAX_CHARS["evidence"]), "",
-                                          _clip(f"assistant: {one_line(offer)}", CONTEXT_CHARS)))
+        result.uncertain.append(_candidate(where, text, "", f"assistant: {offer}"))
         return []
     rule = standalone_rule(previous) if previous else None
     if rule is None:
         if previous:
             where = f"explicit (user message #{seq})"
-            result.uncertain.append(Candidate(where, _clip(one_line(text), MAX_CHARS["evidence"]), "",
-                                              _clip(one_line(previous), CONTEXT_CHARS)))
+            result.uncertain.append(_candidate(where, text, "", previous))
         return []
     return [Request("directive", rule, previous, certain=False)]  # its evidence: the user's own sentence
 
@@ -393,7 +402,8 @@ def decide(found: ExplicitScan, model: list[Proposal]) -> tuple[list[Proposal], 
     declined: list[Rejection] = []
     shown = found.uncertain[:MAX_CANDIDATES]  # the model saw these; any after them stay proposed
     for proposal in found.proposals:
-        candidate = next((c for c in shown if c.text and c.where == proposal.where and c.text == proposal.text), None)
+        candidate = next((c for c in shown if c.proposed and c.where == proposal.where and c.proposed == proposal.text),
+                         None)
         if candidate is None or any(
                 item.kind.is_rule and (same_sentence(item.evidence, candidate.sentence)
                                        or same_sentence(item.evidence, proposal.evidence)) for item in model):
