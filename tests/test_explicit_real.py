@@ -378,3 +378,16 @@ def test_the_standing_word_at_the_end_in_portuguese_chinese_japanese(message: st
 @pytest.mark.parametrize("message", ["it fails, sempre", "这个测试总是失败，以后也是"])
 def test_a_complaint_with_the_word_at_the_end_is_not_one(message: str) -> None:
     assert _texts(message) == []
+
+
+def test_a_request_on_the_last_line_is_read_though_the_message_ends_with_a_newline() -> None:
+    assert _texts("don't touch the generated folder ever\n") == ["Don't touch the generated folder ever"]
+
+
+@pytest.mark.parametrize("message", [
+    "now write the migration, remember that the users table is huge so do it in batches",
+    "make sure you always close the file handle in that loop",
+    "in this test always mock the clock",
+])
+def test_context_for_the_step_at_hand_is_not_a_rule(message: str) -> None:
+    assert _texts(message) == []
