@@ -610,6 +610,7 @@ _NEXT_CLAUSE = lazy(r"[,;，；]\s*(?:(?:and|also|but|then|plus|e|y|et|und|aber|
 _HEDGED = lazy(r"^(?:(?:now|so|ok|okay|and|also)\s+)*(?:maybe|perhaps|possibly|probably)\b", re.I)
 _TRIGGER_MODIFIES = lazy(r"\b(?:expect|happen|happens|come|comes|change|changes|break|breaks|need|needs|be needed|look like"
                          r"|plan|planned|add|added|use|used)\s*$", re.I)
+_NEXT_STEP = lazy(rf"^{_FILLERS}(?:now|then|next|first|after that|agora|ahora|maintenant|jetzt|现在|接下来)\b", _FLAGS)
 # "clean up, the flag is useless, coz we always want to cheat here": a team's standing practice
 # given as the reason.
 _REASON_CLAUSE = lazy(r"[,;，；]?\s*\b(?:because|coz|cuz|cause|'cause|since|as|porque|parce que|car|weil|denn|pois|因为)\s+"
@@ -671,7 +672,9 @@ def _beyond_grammar(sentence: str) -> Request | None:
                 text = _strip_fillers(sentence)  # "…（以后都是）", "…，以后也是": the user's sentence whole
             text = _tidy(text)
             return Request("directive", text if _has_cjk(text) else _capitalise(text), _evidence(sentence), certain=False)
-    for clause in _NEXT_CLAUSE.finditer(sentence):
+    # "now write the migration, remember that the table is huge": context for the step at hand
+    clauses = () if _NEXT_STEP.match(sentence) else _NEXT_CLAUSE.finditer(sentence)
+    for clause in clauses:
         after = sentence[clause.end():]
         lead = _strip_fillers_span(after)
         if _REMEMBER_TRIGGER.match(after, len(lead)) or _FROM_NOW_TRIGGER.match(after, len(lead)):
@@ -934,7 +937,7 @@ TRIGGER_STEMS: tuple[str, ...] = (
     "next time",  # "For next time: …"
     "recordá", "acordate", "tené en", "olvidés", "anotá", "apuntá", "memorizá",  # voseo
     "starting", "en más", "plus", "let's keep", "lets keep", "let's stick", "lets stick", "let's stay", "let's follow",  # "starting now", "de ahora en más", "n'utilise plus print"
-    "instruction", "memory", "memories", "guideline", "preference", "regla", "regra", "règle", "规则", "规定",  # "add to your instructions that …"
+    "instruction", "memory", "memories", "preference",  # "add to your instructions that …"
     "rule", "policy", "policies", "convention", "for the record",
     # the words a list of the user's rules is introduced with (`_LIST_INTRO`): "Our guidelines:"
     "guideline", "style guide", "standards", "practices", "preferences", "regel", "konvention", "richtlinie",
@@ -990,12 +993,21 @@ FOREIGN_STEMS: tuple[str, ...] = (
 
 def stems_in(text: str, stems: tuple[str, ...] | None = None) -> tuple[str, ...]:
     """The trigger stems that occur in `text` (lower-cased; " nie" and "immer " match at its ends)."""
-    return (_FIRST_LOOK if stems is None else substring_set(stems)).found_in(f" {text.lower()} ")
+    return (_FIRST_LOOK if stems is None else substring_set(stems)).found_in(_spaced(text))
 
 
 def might_ask(text: str) -> bool:
     """A cheap first look: does any trigger word occur at all? (Most messages hold none.)"""
-    return _FIRST_LOOK.any_in(f" {text.lower()} ")
+    return _FIRST_LOOK.any_in(_spaced(text))
+
+
+_LINE_BREAKS = str.maketrans("\n\r\t", "   ")
+
+
+def _spaced(text: str) -> str:
+    """`text` lower-cased between two spaces, line breaks and tabs as spaces: the stems that hold
+    a space (" ever ", " nie", "immer ") also match at a line's end ("… folder ever\n")."""
+    return f" {text.lower().translate(_LINE_BREAKS)} "
 
 
 def _bounded(text: str) -> str:

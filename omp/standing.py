@@ -81,7 +81,8 @@ def is_setup(text: str) -> bool:
 _SCOPE_NOUNS = (
     r"story|chapter|scene|plot|character|game|role-?play|novel|poem|song|essay|letter|article|blog post|post|document|doc"
     r"|draft|slide|presentation|file|function|method|component|class|module|script|snippet|notebook|page|screen|form"
-    r"|refactor|exercise|assignment|homework|chat|conversation|thread|translation|summary|review|example|query")
+    r"|refactor|exercise|assignment|homework|chat|conversation|thread|translation|summary|review|example|query"
+    r"|loop|block|line|test|endpoint|route|handler|cell|section|paragraph|sentence")
 _SCOPED = lazy(
     rf"\b(?:in|for|on|within|throughout|inside|during|to)\s+(?:this|that|the current|the following|your next|the next)\s+"
     rf"(?:\w+\s+)?(?:{_SCOPE_NOUNS})s?\b(?!\s*(?:names?|headers?)\b)"
