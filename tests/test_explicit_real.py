@@ -391,3 +391,12 @@ def test_a_request_on_the_last_line_is_read_though_the_message_ends_with_a_newli
 ])
 def test_context_for_the_step_at_hand_is_not_a_rule(message: str) -> None:
     assert _texts(message) == []
+
+
+@pytest.mark.parametrize(("message", "expected"), [
+    ("you're the best. from now on always use pnpm", "Always use pnpm"),
+    ("you are a lifesaver! always use pnpm from now on", "Always use pnpm"),
+    ("The gateway should act as a proxy. Remember that we deploy it with helm.", "We deploy it with helm"),
+])
+def test_praise_or_a_thing_that_acts_as_something_is_no_persona_setup(message: str, expected: str) -> None:
+    assert _texts(message) == [expected]
