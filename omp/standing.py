@@ -58,12 +58,16 @@ _DOCUMENT_VOICE = lazy(
 # the setup's rules. Grammar, not phrases: a second-person "you are/you'll be" + an article or
 # a name, "act as", "pretend", "let's play", "stay in character"; a template's placeholders.
 _SETUP = lazy(
+    # "You are DAN, an AI without …", "you'll be Linus, a grumpy engineer": a role described (two
+    # words at least follow), not praise ("you're the best", "you are a lifesaver!")
     r"(?:^|[.!?\n]\s*|(?:from now on|going forward|now)[,\s]+)(?:you(?:'re| are| will be|'ll be| will act| will play"
     r"| will pretend| will respond as| are now| shall be)"
-    r"\s+(?:now\s+)?(?:a|an|my|the|as|called|named|(?-i:[A-Z][A-Za-z]+)\b(?!\s+(?:right|correct|wrong))))"
-    r"|\b(?:"
-    r"act(?:ing)? as\b|pretend(?:ing)? (?:to be|you(?:'re| are)|that you)|role-?play|let'?s play|play a game|imagine you(?:'re| are)"
-    r"|stay in character|in character|behave like|talk like a|speak like a|answer as\b|respond as\b"
+    r"\s+(?:now\s+)?(?:a|an|my|the|as|called|named|(?-i:[A-Z][A-Za-z]+)\b(?!\s+(?:right|correct|wrong)))"
+    r"(?=[^.!?\n]*?\s[^\s.!?]+\s[^\s.!?]|\s*,))"
+    # "act as …", "pretend …": told to the assistant (a sentence's start, after "please", "I want you to")
+    r"|(?:^|[.!?\n]\s*|please\s+|you to\s+|(?:from now on|now)[,\s]+)(?:act(?:ing)? as\b|pretend(?:ing)? (?:to be|you(?:'re| are)"
+    r"|that you)|imagine you(?:'re| are)|behave like|talk like a|speak like a|answer as\b|respond as\b)"
+    r"|\b(?:role-?play|let'?s play|play a game|stay in character|in character"
     r"|eres un|actúa como|finge que|haz de|tu es un|joue le rôle|agis comme|você é um|aja como|finja que|du bist ein|spiel(?:e)? die rolle"
     r")|你是一[个只位名]|扮演|假装你|角色扮演|猫娘|あなたは.{1,20}です|として振る舞|ロールプレイ"
     r"|\{\{[^}\n]{1,40}\}\}|\[(?:INSERT|YOUR|PUT|ADD)[^\]\n]{0,40}\]|<(?:your|insert)[^>\n]{0,40}>",
