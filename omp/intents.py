@@ -44,6 +44,7 @@ from typing import Iterator, Literal
 
 from msgspec import Struct
 
+from omp import standing
 from omp.lazyre import LazyPattern, lazy
 from omp.substrings import SubstringSet, substring_set
 
@@ -58,6 +59,9 @@ class Request(Struct, frozen=True):
     kind: RequestKind
     text: str  # the rule (or what to forget), in the user's words
     sentence: str  # the sentence it came from: the evidence
+    # False: the user may not have meant a standing rule (the standing word only at the end, a
+    # request pointing back at another message): a model reviewer decides (SPEC §5.3).
+    certain: bool = True
 
 
 # ---------------------------------------------------------------------------------------------
@@ -68,7 +72,8 @@ _QUOTE_LINE = lazy(r"^\s*>")
 _COMMENT_LINE = lazy(r"^\s*(?:#(?!\d)(?![#\s]*\w+\s*:\s*$)|//|/\*|\*/|<!--|--\s|;;|%\s|rem\s)", re.I)
 _HEADING = lazy(r"^\s{0,3}#{1,6}\s+\S")
 _LOG_LINE = lazy(
-    r"^\s*(?:\[?\d{4}-\d\d-\d\d[T ]\d\d:\d\d|\d\d:\d\d:\d\d|(?:ERROR|WARN(?:ING)?|INFO|DEBUG|TRACE|FATAL)\b[:\]]?"
+    r"^[^\s]{1,80}\s+[-|:]\s+(?:INFO|WARN(?:ING)?|ERROR|DEBUG|TRACE|FATAL|CRITICAL)\b|\b[A-Z]\w*(?:Warning|Error|Exception):\s"
+    r"|^\s*(?:\[?\d{4}-\d\d-\d\d[T ]\d\d:\d\d|\d\d:\d\d:\d\d|(?:ERROR|WARN(?:ING)?|INFO|DEBUG|TRACE|FATAL)\b[:\]]?"
     r"|Traceback \(most recent|File \"|at [\w.$<>]+\(|\$ |[\w./-]+:\d+(?::\d+)?:|npm (?:ERR|WARN)|E\s{2,})"
 )
 _CODE_LINE = lazy(
@@ -178,7 +183,7 @@ def _mask(text: str) -> str:
 # ---------------------------------------------------------------------------------------------
 # 2. sentences
 
-_LIST_MARK = lazy(r"^(?:[-*•+]\s+|\d{1,3}[.)]\s+|[a-z][.)]\s+|\(\d{1,3}\)\s+|[①-⑳]\s*)")
+_LIST_MARK = lazy(r"^(?:[-*•+]\s+|\d{1,3}[.)-]\s+|[a-z][.)]\s+|\(\d{1,3}\)\s+|[①-⑳]\s*)")
 # After . ! ? and whitespace (but not inside "e.g." or a version number), after CJK sentence
 # ends, and after ! ? right before a Chinese or Japanese character. Never inside a token (a run
 # without whitespace: a URL, a path, a password): "postgres://app:S3cr3t!x9@db" is one word, and
@@ -201,7 +206,8 @@ def sentences(line: str) -> Iterator[str]:
         start = end
         if not seen.strip():
             continue  # a sentence entirely inside quotes
-        if seen != piece and _QUOTE_CHARS.search(piece) and not _QUOTE_CHARS.search(seen):
+        if seen != piece and _QUOTE_CHARS.search(piece) and not _QUOTE_CHARS.search(seen) \
+                and _QUOTED.sub(lambda m: " " * len(m.group(0)), piece) != seen:
             piece = _blank_spans(piece, seen)  # a quote opened here and closed in a later sentence
         sentence = _LIST_MARK.sub("", piece.strip()).strip()
         if sentence:
@@ -230,6 +236,7 @@ _FILLER = (
     r"|in this repo|in this repository|in this project|in this codebase|in our repo|in our project|in our codebase"
     r"|for this repo|for this project|on this project|on this team|in our team|around here"
     r"|perfect|nice|yes|yeah|yep|sure|right|well|and also|just|but|copilot|@copilot|guys|folks|also important"
+    r"|no(?=\s*,)|nope|nah|porfa|porfis|xfa|plis|meanwhile|in the meantime|mean while|for now on"
     r"|bitte|danke|übrigens|noch was|wichtig|hinweis|also|und|gut|ok|prima|super"
     r"|por favor|gracias|oye|importante|nota|además|bueno|vale|perfecto|y"
     r"|s'il te plaît|s'il vous plaît|stp|svp|merci|au fait|important|remarque|aussi|bon|parfait|et|d'accord"
@@ -240,7 +247,7 @@ _FILLER = (
 _FILLERS = rf"(?:¿|¡|(?:{_FILLER})(?![A-Za-zÀ-ÿ'’])\s*[,:;!.，：、！。—–-]?\s*)*"
 _LABEL = r"(?:[^\s:：]{1,20}(?:\s+[^\s:：]{1,20}){0,3}\s*[:：]\s*)?"  # "Quick note:", "重要："
 _POLITE = (
-    r"(?:(?:could|can|would|will) you(?: please| kindly| also)?\s+|please\s+|kindly\s+|i(?:'d| would) like you to\s+"
+    r"(?:(?:would|do) you mind\s+|(?:can|could|shall) we(?: please)?\s+|(?:could|can|would|will) you(?: please| kindly| also)?\s+|please\s+|kindly\s+|i(?:'d| would) like you to\s+"
     r"|i want you to\s+|i need you to\s+|you (?:should|must|need to|have to|gotta|always have to)\s+"
     r"|it(?:'s| is) (?:important|crucial|essential|vital|key|a must) (?:that |to )(?:you |we )?"
     r"|make sure(?: that)?(?: you| to| we)?\s+|be sure to\s+|ensure(?: that)? you\s+|try to\s+"
@@ -248,7 +255,7 @@ _POLITE = (
     r"|(?:puedes|podrías|puede|podría)(?: por favor)?\s+|(?:peux|pourrais)-tu(?: s'il te plaît)?\s+"
     r"|(?:pouvez|pourriez)-vous\s+|merci de\s+|veuillez\s+|(?:você )?(?:pode|poderia)(?: por favor)?\s+"
     r"|il faut(?: que (?:tu|vous|l'on|on))?\s+|(?:tu dois|vous devez|on doit|nous devons)\s+"
-    r"|(?:hay que|tienes que|tenéis que|debes|debemos|es necesario|se debe)\s+"
+    r"|(?:hay que|tienes que|tenéis que|tenés que|tenes que|debes|debés|debemos|es necesario|se debe)\s+"
     r"|(?:é preciso|é necessário|tem que|temos que|você deve|deve-se|precisa|precisamos)\s+"
     r"|(?:du musst|ihr müsst|man muss|man sollte|wir müssen|wir sollten|du solltest)\s+"
     r"|(?:你)?(?:能不能|能否|可不可以|可以|能)(?:帮我)?\s*)"
@@ -272,15 +279,17 @@ _SUBJECT = (
 # Family patterns. `rest` is what the rule says when the trigger is cut; `keep` marks families
 # whose trigger word stays in the rule.
 _REMEMBER = (
-    r"(?:remember|(?:keep|bear)(?: this| that| these| those| them| it| the following| all (?:of )?this)? in mind|make a (?:mental )?note|take a (?:mental )?note|take note|mental note|note for the future|note for later|note for next time"
+    r"(?:remember|remeber|rember|remmber|remembr|rememeber|remebmer|(?:keep|bear)(?: this| that| these| those| them| it| the following| all (?:of )?this)? in mind|make a (?:mental )?note|take a (?:mental )?note|take note|mental note|note for the future|note for later|note for next time"
     r"|(?:save|keep|store) (?:this|that|it) for (?:later|next time|the future|future sessions|future reference)(?=\s*[:：—–-])"
     r"|(?:(?:one|another|a|the|some|a few|two|three) )?(?:more )?things? to (?:remember|keep in mind|note)(?=\s*[:：—–-])"
-    r"|for future reference|memorize|memorise|don't forget|do not forget|never forget|note down|write down)"
+    r"|for future reference|memorize|memorise|don't forget|dont forget|don’t forget|do not forget|never forget|note down|write down)"
     r"(?P<conn>\s+(?:that|this|to|of|this down|it|the fact that))?"
     r"|(?:merk(?:e)? dir|merken Sie sich|denk(?:e)?(?: bitte)?(?: in zukunft| künftig| immer| bitte)? (?:daran|dran)|behalte(?:n Sie)?(?: das| dies| folgendes)? im (?:Kopf|Hinterkopf)"
     r"|vergiss nicht|vergessen Sie nicht|notier(?:e)? dir|(?:dir |sich |euch )?merken|daran denken|dran denken)(?:\s+bitte)?(?P<conn_de>\s*(?:,\s*)?(?:dass|zu))?"
     r"|(?:recuerda|recuérdalo|recuerde|acuérdate(?: de)?|ten en cuenta|tenga en cuenta|no olvides|no te olvides(?: de)?"
-    r"|toma nota(?: de)?|apunta|anota|memoriza|recordar|tener en cuenta|apuntar|anotar|memorizar)(?P<conn_es>\s+que)?"
+    r"|toma nota(?: de)?|apunta|anota|memoriza|recordar|tener en cuenta|apuntar|anotar|memorizar"
+    # the voseo of Argentina and Uruguay: "recordá que …", "acordate de …", "tené en cuenta …"
+    r"|recordá|acordate(?: de)?|tené en cuenta|no te olvidés(?: de)?|no olvidés|anotá|apuntá|memorizá)(?P<conn_es>\s+que)?"
     r"|for the record(?=\s*[:,])"
     r"|(?:souviens-toi|souvenez-vous|rappelle-toi|retiens|retenez|n'oublie pas|n'oubliez pas|garde en tête|gardez en tête|pense à|pensez à"
     r"|garde à l'esprit|prends note|prenez note|note bien|mémorise|retenir|noter|te souvenir|vous souvenir|garder en tête|mémoriser)(?P<conn_fr>\s+(?:que|qu'|de|d'))?"
@@ -304,7 +313,8 @@ _FROM_NOW = (
     r"|规定|规则|规矩|约定|ルール|規則|決まり)(?=\s*[:：—–-])"
     r"|in (?:all )?(?:future|later|upcoming) sessions"
     r"|ab jetzt|ab sofort|von nun an|von jetzt an|künftig|zukünftig|in zukunft|für die zukunft|fortan|ab heute"
-    r"|a partir de ahora|de ahora en adelante|desde ahora|en adelante|en el futuro|para el futuro|a partir de hoy|de aquí en adelante"
+    r"|starting (?:from )?(?:now|today)(?: on)?|starting now"
+    r"|a partir de ahora|de ahora en adelante|de ahora en más|de aquí en más|desde ahora|en adelante|en el futuro|para el futuro|a partir de hoy|de aquí en adelante"
     r"|désormais|dorénavant|à partir de maintenant|à l'avenir|pour l'avenir|à partir d'aujourd'hui|dès maintenant"
     r"|de agora em diante|a partir de agora|daqui (?:para|pra) frente|daqui em diante|no futuro|para o futuro|doravante|a partir de hoje"
     r"|从现在开始|从现在起|从今以后|从今往后|以后|今后|往后|将来"
@@ -314,7 +324,7 @@ _ALWAYS = (
     r"(?:always|never|don't ever|do not ever|never ever|don't you ever|at all times"
     r"|immer|niemals|nie|keinesfalls|auf keinen fall"
     r"|siempre|nunca|jamás|jamas"
-    r"|toujours|jamais|ne jamais|n'\w+ jamais|ne \w+ jamais"
+    r"|toujours|jamais|ne jamais|n'\w+ (?:plus )?jamais|ne \w+ (?:plus )?jamais|n'\w+ plus|ne \w+ plus"
     r"|sempre|nunca|jamais"
     r"|永远不要|永远不|千万不要|千万别|绝对不要|绝不|决不|不要再|别再|一定要|总是|始终|务必|每次都|从不|从来不|一律|一直"
     r"|每次[^，,。！？!?]{1,20}?都(?:要|得|必须)"
@@ -347,6 +357,7 @@ def _family(trigger: str) -> LazyPattern:
 
 
 _REMEMBER_TRIGGER = _family(_REMEMBER)
+_ALWAYS_TRIGGER = _family(_ALWAYS)
 _FROM_NOW_TRIGGER = _family(_FROM_NOW)
 _TRIGGERS: tuple[tuple[str, LazyPattern], ...] = (
     ("forget", _family(_FORGET)),
@@ -429,15 +440,22 @@ _FORGET_CONVERSATION = lazy(
 # "In the future this will be replaced": a prediction, not a rule.
 _PREDICTION = lazy(
     r"^(?:this|that|it|there|they|these|those)\b.*\b(?:will|'ll|is going to|are going to)\b|^(?:with|to|and|into|from|on)\b"
+    r"|^(?:perhaps|maybe|possibly|probably|hopefully|eventually)\b"
     # "From now on it should work, right?", "In the future we might move to pnpm": a guess
     r"|^(?:it|this|that|things|everything|there)\s+(?:might|may|could|would)\b|^(?:we|i)\s+(?:might|may|could|would)\b"
     r"|^(?:it|this|that|things|everything)\s+should\s+(?:work|pass|help|improve|be (?:fine|ok|okay|good|better|faster|easier|done))\b"
+    # "from now on it works, thanks!": what holds now, not a rule
+    r"|^(?:it|this|that|things|everything)\s+(?:works|worked|runs|passes|is (?:fine|ok|okay|good|working|better|done))\b"
     # "The rule is a bit confusing to me": an opinion of the rule
     r"|^(?:a bit|a little|very|so|too|quite|really|pretty|kind of|sort of|confusing|unclear|weird|strange|silly|stupid"
     r"|dumb|annoying|outdated|broken|wrong|hard|complicated|useless|pointless|not (?:clear|great|good|ideal))\b", re.I)
 # "For the record, I was right about the cache", "As a rule of thumb, I think it's fine": the
 # speaker's own past or opinion, not a rule.
-_SPEAKER_SAYS = lazy(r"^i\s+(?:was|were|did|said|told|thought|think|guess|believe|feel|knew|meant|am right|'m right)\b", re.I)
+_SPEAKER_SAYS = lazy(r"^i\s+(?:was|were|did|said|told|thought|think|guess|believe|feel|knew|meant|am right|'m right)\b"
+                    # "from now on I'll handle the deploys myself": the speaker's own plan
+                    r"|^i(?:'ll|'m going to| will| am going to| can)\s"
+                    # "From now on I am just giving you instructions …": what the speaker does
+                    r"|^i(?:'m| am)\s+(?:just\s+|only\s+)?\w+ing\b", re.I)
 _PAST_AFTER_SUBJECT = lazy(r"^(?:had|was|were|did|got|used|seemed|wanted|forgot|forget|\w+ed)\b", re.I)
 _DETERMINER = lazy(r"^(?:the|a|an|this|that|these|those|my|your|our|it|el|la|los|las|le|les|der|die|das|o|a|os|as)\b", re.I)
 # "Usa siempre pnpm", "Benutze immer pnpm", "Utilise toujours pnpm": an imperative verb, then the word.
@@ -446,7 +464,7 @@ _VERB_FIRST = lazy(
     rf"^{_FILLERS}(?P<cond>{_CONDITION})?(?:{_POLITE})?(?!(?:es|das|der|die|er|sie|ist|war|hat|it|il|elle|ce|c'est|ça|cela|est|está|esto|eso|isso|isto|ele|ela"
     r"|é|era|foi|fue|ser|être|sein|ich|je|yo|eu|wir|nous|nosotros|nós|on|man|que|qui|y|et|und|e|no|ne|não|nicht)\s)"
     # "Nutze in Zukunft immer ruff": a German "from now on" may stand between the verb and "immer"
-    r"(?P<verb>[^\W\d_]{2,})\s+(?:(?:in zukunft|künftig|zukünftig|ab jetzt|ab sofort|von nun an|von jetzt an|fortan|ab heute)\s+)?$",
+    r"(?P<verb>[^\W\d_]{2,})\s+(?:(?:bitte|mal|por favor|s'il te plaît|stp)\s+)?(?:(?:in zukunft|künftig|zukünftig|ab jetzt|ab sofort|von nun an|von jetzt an|fortan|ab heute)\s+)?$",
     _FLAGS)
 # "Nutze ab jetzt ruff.": the imperative's verb before the German "from now on" ("Läuft ab jetzt
 # besser.", a verb in -t, tells what happens).
@@ -466,11 +484,11 @@ _QUESTION_START = lazy(
     r"|你还记得|你记得|还记得|为什么|怎么|什么|覚えてる|覚えています)(?![A-Za-zÀ-ÿ'’])", re.I)
 _QUESTION_END = lazy(r"[?？]\s*$|(?:吗|么|呢|か)\s*[。.]?\s*$")
 _POLITE_ASK = lazy(
-    r"^(?:{f})(?:could|can|would|will) you(?: please| kindly| also)?\s+|please\b|\bbitte\b|por favor|s'il (?:te|vous) plaît"
+    r"^(?:{f})(?:could|can|would|will) you(?: please| kindly| also)?\s+|^(?:{f})(?:can|could|shall) we\s+|please\b|\bbitte\b|por favor|s'il (?:te|vous) plaît"
     r"|\b(?:could|can|would|will) you(?: please| kindly)?\s+(?!remember (?:what|when|how|why|where|who|which))"
     r"|^(?:{f})(?:kannst|könntest|können|könnten) (?:du|Sie)|^(?:{f})¿?(?:puedes|podrías|podria|podrías|puede|podría)\b"
     r"|^(?:{f})(?:peux|pourrais|pouvez|pourriez)-(?:tu|vous)|^(?:{f})(?:você )?(?:pode|poderia|podes)\b"
-    r"|能不能|能否|可不可以|可以.*吗|麻烦|帮我|请"
+    r"|能不能|能否|可不可以|可以.*吗|好吗|好不好|行吗|行不行|麻烦|帮我|请"
     r"|てくれ|てもら|ていただ|ください|下さい".replace("{f}", _FILLERS), re.I)
 _CANNOT_BE_POLITE = lazy(r"^(?:{f})(?:why|what|how|when|where|who|which|warum|was|wie|por qué|qué|pourquoi|quoi|por que)\b|^(?:{f})(?:do|did|does) you remember|^(?:{f})remember (?:what|when|how|why|where|who|which)\b|你还记得|还记得|覚えてる[？?]|覚えていますか".replace("{f}", _FILLERS), re.I)
 
@@ -537,7 +555,142 @@ _NO_LONGER_APPLIES = lazy(
 
 
 def find_request(sentence: str) -> Request | None:
-    """The explicit request a spoken sentence makes, or None."""
+    """The explicit request a spoken sentence makes, or None: the grammar's (`_grammar_request`)
+    or, when it finds none, a request to save a rule, the standing word at the end, or a request
+    in a later clause (`_beyond_grammar`); then judged whole (`_judged`: scope, fragments)."""
+    saved = _saved_rule(sentence)
+    if saved is not None:
+        return _judged(saved, scope=False)
+    request = _grammar_request(sentence) or _beyond_grammar(sentence)
+    return None if request is None else _judged(request)
+
+
+def _judged(request: Request, scope: bool = True) -> Request | None:
+    """A request whose scope is the current story, document or task, or whose rule is a
+    fragment or only points back ("do it like this": the caller resolves it), is none. (A rule
+    the user asks to save is theirs whatever it names: `scope` False.)"""
+    if scope and standing.scoped(_mask(request.sentence)):
+        return None
+    text = _COURTESY_AFTER.sub("", request.text)  # "utilise toujours des f-strings, stp"
+    if text != request.text:
+        request = Request(request.kind, text, request.sentence, request.certain)
+    if _has_cjk(text) and _CJK_POINTER.match(text):
+        return None  # "以后都这样做": points back (`_points_back`)
+    if not _has_cjk(text) and (standing.fragment(text) or standing.only_points(text)):
+        return None
+    if standing.spec_like(text) and not _REMEMBER_TRIGGER.search(_mask(request.sentence)):
+        return None  # "the function must always return a list": what is being built
+    if standing.task_context(text) or standing.this_tasks_file(text):
+        return None  # "keep in mind that the intended functionality is …", "remember to update the @__init__.py"
+    return request
+
+
+def _saved_rule(sentence: str) -> Request | None:
+    """"add a rule that …", "make this a global rule: …", "update the rule so you always …"."""
+    masked = _mask(sentence)
+    if bool(_QUESTION_END.search(masked.rstrip(" .!"))) and not _polite_question(masked):
+        return None
+    saved = standing.save_rule(_strip_courtesy(sentence))
+    if not saved:  # "" points back at what came before ("make this a global rule")
+        return None
+    return Request("directive", _tidy(saved), _evidence(sentence))
+
+
+_COURTESY_AFTER = lazy(r"(?:[,;]\s*|\s+)(?:pls|please|plz|thx|thanks|thank you|por favor|porfa|gracias|bitte|danke|merci|stp|svp"
+                       r"|s'il te plaît|s'il vous plaît|obrigad[oa]|valeu)[\s.!。！]*$|[，,]?\s*谢谢[。！!]*$", re.I)
+_CJK_POINTER = lazy(r"^(?:都|也|就)?(?:要)?(?:这样|这么)(?:做|写|办|弄)?(?:吧|哦|啊)?$|^(?:も|は)?(?:そう|こう)(?:して|する)(?:ね|ください|下さい)?$")
+# "can you use pnpm from now on?", "… from now on thx": a polite ask or thanks around the trigger.
+_COURTESY_ONLY = lazy(standing.COURTESY_TAIL.replace("(?:[", "^(?:[", 1), re.I)
+_CJK_POLITE_MODAL = lazy(r"(?:你)?(?:能不能|能否|可不可以|可以不可以)(?:帮我)?|(?:好吗|好不好|行吗|行不行|吗|呢|么)?[？?]*$")
+# "revisa o código, e lembre-se que …": a request in the clause after a conjunction.
+_NEXT_CLAUSE = lazy(r"[,;，；]\s*(?:(?:and|also|but|then|plus|e|y|et|und|aber|pero|mas|mais|também|también|aussi|还有|另外)\s+)?"
+                    r"|\s(?:and|also|then|plus|e|y|et|und|pero|mas|mais)\s+", re.I)
+# "now maybe also …": this moment, hedged; "… what to expect in the future": the trigger tells
+# when of the verb right before it, not that the sentence is to hold.
+_HEDGED = lazy(r"^(?:(?:now|so|ok|okay|and|also)\s+)*(?:maybe|perhaps|possibly|probably)\b", re.I)
+_TRIGGER_MODIFIES = lazy(r"\b(?:expect|happen|happens|come|comes|change|changes|break|breaks|need|needs|be needed|look like"
+                         r"|plan|planned|add|added|use|used)\s*$", re.I)
+_NEXT_STEP = lazy(rf"^{_FILLERS}(?:now|then|next|first|after that|agora|ahora|maintenant|jetzt|现在|接下来)\b", _FLAGS)
+# "clean up, the flag is useless, coz we always want to cheat here": a team's standing practice
+# given as the reason.
+_REASON_CLAUSE = lazy(r"[,;，；]?\s*\b(?:because|coz|cuz|cause|'cause|since|as|porque|parce que|car|weil|denn|pois|因为)\s+"
+                      r"(?=(?:we|our team|the team|nosotros|nous|wir|nós|a gente|我们)\s+(?:\w+\s+)?(?:always|never|siempre|nunca"
+                      r"|toujours|jamais|immer|nie|sempre|总是|从不)\b)", re.I)
+# A clause inside the ask: "can you make it so the button is always visible" (the standing
+# word describes the thing being built, not how to work).
+_SUBORDINATE = lazy(r"\b(?:so|that|which|who|where|when|if|because|is|are|it|que|qui|donde|cuando|où|quand|onde|quando|dass|wo|wenn)\b", re.I)
+_LETS_KEEP = lazy(
+    rf"^{_FILLERS}let'?s\s+(?:always\s+)?(?:keep|stick (?:with|to)|stay with|follow|stay consistent with)\s+"
+    r"(?!(?:going|it|this|that|them|in mind|up|on|trying|looking|working|at|an eye|track|things)\b)(?:the|our|a|an|using)\s+\S.*", _FLAGS)
+_DOES = lazy(r"^[a-z]+[^\Wsu]s\b|^[a-z]+(?:ed|ing)\b", re.I)
+# What makes "let's keep the …" a convention rather than this task's choice ("let's keep the old
+# function"): a naming or layout word, or a comparison with the rest of the project.
+_CONVENTION = lazy(
+    r"\b(?:names?|naming|conventions?|style|format|formatting|structure|layout|pattern|casing|case|order|spelling)\b"
+    r"|\b(?:like|analog(?:ous)?|analagous|consistent|consistency|same as|to match|as in|as with|as we do)\b", re.I)
+_EVERY_TIME_I = lazy(
+    rf"^{_FILLERS}(?:every time|each time|whenever|any time|cada vez que|siempre que|sempre que|toda vez que"
+    r"|chaque fois que|jedes mal,? wenn)\s+(?:i|we|you|yo|eu|je|ich|wir|nous|nós)\b.{3,120}?"
+    r"(?:\s+(?:pls|please|plz|then|por favor|bitte)\s+|,\s*)(?P<act>[^\W\d_]{2,}\s+\S.*)$", _FLAGS)
+
+
+def _beyond_grammar(sentence: str) -> Request | None:
+    masked = _mask(sentence)
+    question = bool(_QUESTION_END.search(masked.rstrip(" .!"))) and not _polite_question(masked)
+    if question or _JOKING.search(masked) or _ONE_OFF.search(masked):
+        return None
+    asked_text = _strip_courtesy(sentence)
+    asked = _POLITE_START.match(asked_text)
+    standing_word = _ALWAYS_TRIGGER.search(_mask(asked_text), asked.end()) if asked is not None else None
+    if asked is not None and standing_word is not None \
+            and not _ALWAYS_NEXT_BAD.match(asked_text[standing_word.end():].lstrip()) \
+            and not _SUBORDINATE.search(asked_text[asked.end():standing_word.start()]):
+        # "tenés que correr los tests siempre antes de pushear": a modal ask, the standing word later
+        text = _tidy(asked_text[asked.end():])
+        if _rule_like(text) and not _QUESTION_START.match(text):
+            return Request("directive", _capitalise(text), _evidence(sentence), certain=False)
+    kept = _LETS_KEEP.match(sentence)
+    if kept is not None and not _ONE_OFF.search(masked) and _CONVENTION.search(sentence):
+        # "Let's keep the singular folder name, analogous to `src`": a convention agreed on
+        return Request("directive", _capitalise(_tidy(_strip_fillers(sentence))), _evidence(sentence), certain=False)
+    every = _EVERY_TIME_I.match(sentence)
+    if every is not None and _imperative(every.group("act")):
+        return Request("directive", _capitalise(_tidy(_strip_fillers(sentence))), _evidence(sentence), certain=False)
+    tail = standing.standing_tail(sentence)
+    if tail is not None:
+        rule, word = tail
+        rule = _strip_fillers(rule)
+        cjk_rule = _has_cjk(rule) and not _CJK_COMPLAINT_END.search(rule)  # Chinese has no imperative mark
+        # "works fine locally, always", "crashes on startup every time": what it does, not an imperative
+        does = rule.isascii() and _DOES.match(rule) is not None
+        hedged = _HEDGED.match(rule) is not None or _TRIGGER_MODIFIES.search(rule) is not None
+        if (cjk_rule or (_imperative(rule) and not does and not hedged)) and _rule_like(rule):
+            keep_word = not _FROM_NOW_TRIGGER.fullmatch(word)
+            text = f"{rule}, {word}" if keep_word and "," in sentence[len(rule):] else (
+                f"{rule} {word}" if keep_word else rule)
+            if sentence.rstrip(" .!。！").endswith((")", "）")) or _has_cjk(sentence):
+                text = _strip_fillers(sentence)  # "…（以后都是）", "…，以后也是": the user's sentence whole
+            text = _tidy(text)
+            return Request("directive", text if _has_cjk(text) else _capitalise(text), _evidence(sentence), certain=False)
+    # "now write the migration, remember that the table is huge": context for the step at hand
+    clauses = () if _NEXT_STEP.match(sentence) else _NEXT_CLAUSE.finditer(sentence)
+    for clause in clauses:
+        after = sentence[clause.end():]
+        lead = _strip_fillers_span(after)
+        if _REMEMBER_TRIGGER.match(after, len(lead)) or _FROM_NOW_TRIGGER.match(after, len(lead)):
+            request = _grammar_request(after)
+            if request is not None:
+                return Request(request.kind, request.text, _evidence(sentence), certain=False)
+    reason = _REASON_CLAUSE.search(sentence)
+    if reason is not None:
+        request = _grammar_request(sentence[reason.end():])
+        if request is not None:
+            return Request(request.kind, request.text, _evidence(sentence), certain=False)
+    return None
+
+
+def _grammar_request(sentence: str) -> Request | None:
+    """The request the grammar reads in a sentence (a trigger and what may stand before it)."""
     if sentence.rstrip().endswith(("?", "？")):
         sentence = _TAG_QUESTION.sub("", sentence) or sentence
     masked = _mask(sentence)
@@ -561,7 +714,10 @@ def find_request(sentence: str) -> Request | None:
                 continue
             if question and not _polite_question(masked):
                 return None
-            if _ONE_OFF.search(_conjunction_blanked(masked, match)):
+            checked = _conjunction_blanked(masked, match)
+            if family == "from_now":  # "starting today", "à partir d'aujourd'hui": the start of a standing rule
+                checked = checked[:match.start()] + " " * (match.end() - match.start()) + checked[match.end():]
+            if _ONE_OFF.search(checked):
                 return None
             return request
     return None
@@ -581,8 +737,14 @@ def _polite_question(masked: str) -> bool:
     return bool(_POLITE_ASK.search(masked)) and not _CANNOT_BE_POLITE.search(masked)
 
 
+# Polish letters: "serwer nie działa" is Polish "not", not German "never".
+_NOT_GERMAN = lazy(r"[ąćęłńśźżĄĆĘŁŃŚŹŻ]|\b(?:się|jest|że|czy|mi|nic)\b", re.I)
+
+
 def _at(sentence: str, masked: str, family: str, match: re.Match[str]) -> Request | None:
     start, end = match.span("trigger")
+    if match.group("trigger").lower() in ("nie", "niemals", "immer", "nie wieder") and _NOT_GERMAN.search(sentence):
+        return None
     before = masked[:start]
     cjk = _has_cjk(match.group("trigger"))
     if cjk and family in ("remember", "forget") and (
@@ -591,11 +753,15 @@ def _at(sentence: str, masked: str, family: str, match: re.Match[str]) -> Reques
         rest = re.sub(r"(?:ことを|ことは|のを|を|って|と|は)\s*$", "", sentence[:start].strip(" ，、：:"))
         rest = _strip_fillers(rest)
         return Request(family_kind(family), rest, _evidence(sentence)) if _rule_like(rest) else None
-    if family == "from_now" and not sentence[end:].strip(_TRAILING):
+    if family == "from_now" and (not sentence[end:].strip(_TRAILING) or _COURTESY_ONLY.match(sentence[end:])):
         # "Use pnpm from now on." — the trigger closes the sentence.
         rest = _strip_fillers(sentence[:start].strip(" ,，、"))
-        if _QUESTION_END.search(masked.rstrip(" .!")) or _QUESTION_START.match(rest):
-            return None
+        if _QUESTION_END.search(masked.rstrip(" .!")):
+            if not _polite_question(masked):
+                return None
+            rest = _strip_fillers(_POLITE_LEAD.sub("", rest, count=1))  # "can you use pnpm from now on?"
+        if _QUESTION_START.match(rest) or _HEDGED.match(rest) or _TRIGGER_MODIFIES.search(sentence[:start]):
+            return None  # "now maybe also write a readme … what to expect in the future"
         return Request("directive", _capitalise(_tidy(rest)), _evidence(sentence)) if _rule_like(rest) else None
     prefix = (_CJK_PREFIX_OK if cjk else _PREFIX_OK).match(before)
     if prefix is None and family == "always" and cjk and _CJK_IMPERATIVE.search(match.group("trigger") + sentence[end:]):
@@ -679,6 +845,8 @@ def _at(sentence: str, masked: str, family: str, match: re.Match[str]) -> Reques
             return None
         polite = _POLITE_START.match(rest)
         rest = rest[polite.end():] if polite else rest  # "going forward can you use …?"
+        if cjk:
+            rest = _CJK_POLITE_MODAL.sub("", rest)  # "以后写代码的时候能不能都加上类型注解？"
         text = rest if not cond else f"{cond.strip()} {rest}"
     else:
         if not cjk and (_ALWAYS_NEXT_BAD.match(rest) or not rest):
@@ -718,6 +886,12 @@ def _strip_fillers_span(before: str) -> str:
     return match.group(0) if match else ""
 
 
+def _strip_courtesy(text: str) -> str:
+    """`text` without the courtesy before it ("ok so", "please"), a label kept ("create a rule: …")."""
+    match = _ONLY_FILLERS_RE.match(text)
+    return text[match.end():].strip() if match else text.strip()
+
+
 def _strip_fillers(text: str) -> str:
     return text[len(_strip_fillers_span(text)):].strip()
 
@@ -749,6 +923,7 @@ SCAN_CHARS = 128 * 1024  # of a huge message, its head and its tail are read: th
 # than the trigger patterns, and most messages hold none of them. tests/test_intents.py checks
 # that no trigger escapes this list.
 TRIGGER_STEMS: tuple[str, ...] = (
+    "remeb", "rembe", "remmb", "rememe",  # the usual typos ("remeber")
     "rememb", "in mind", "a note", "take note", "note for", "note down", "note bien", "note that", "note this",
     "mental note", "for later", "standing ", "permanent ", "general instr", "rest of",
     "later sess", "upcoming sess", "note to",
@@ -760,6 +935,9 @@ TRIGGER_STEMS: tuple[str, ...] = (
     "notes", "note these", "note those", "note them", "note the following", "note all", "to note",  # a list's intro (`_LIST_WORDS`), "one thing to note:"
     "anymore", "any more", "any longer", "for good", "no longer", " ever ", " ever.", " ever!",  # a standing "no more"
     "next time",  # "For next time: …"
+    "recordá", "acordate", "tené en", "olvidés", "anotá", "apuntá", "memorizá",  # voseo
+    "starting", "en más", "plus", "let's keep", "lets keep", "let's stick", "lets stick", "let's stay", "let's follow",  # "starting now", "de ahora en más", "n'utilise plus print"
+    "instruction", "memory", "memories", "preference",  # "add to your instructions that …"
     "rule", "policy", "policies", "convention", "for the record",
     # the words a list of the user's rules is introduced with (`_LIST_INTRO`): "Our guidelines:"
     "guideline", "style guide", "standards", "practices", "preferences", "regel", "konvention", "richtlinie",
@@ -815,12 +993,21 @@ FOREIGN_STEMS: tuple[str, ...] = (
 
 def stems_in(text: str, stems: tuple[str, ...] | None = None) -> tuple[str, ...]:
     """The trigger stems that occur in `text` (lower-cased; " nie" and "immer " match at its ends)."""
-    return (_FIRST_LOOK if stems is None else substring_set(stems)).found_in(f" {text.lower()} ")
+    return (_FIRST_LOOK if stems is None else substring_set(stems)).found_in(_spaced(text))
 
 
 def might_ask(text: str) -> bool:
     """A cheap first look: does any trigger word occur at all? (Most messages hold none.)"""
-    return _FIRST_LOOK.any_in(f" {text.lower()} ")
+    return _FIRST_LOOK.any_in(_spaced(text))
+
+
+_LINE_BREAKS = str.maketrans("\n\r\t", "   ")
+
+
+def _spaced(text: str) -> str:
+    """`text` lower-cased between two spaces, line breaks and tabs as spaces: the stems that hold
+    a space (" ever ", " nie", "immer ") also match at a line's end ("… folder ever\n")."""
+    return f" {text.lower().translate(_LINE_BREAKS)} "
 
 
 def _bounded(text: str) -> str:
@@ -832,12 +1019,15 @@ def _bounded(text: str) -> str:
 
 # "We use yarn here. Remember that." — the request points back at the sentence before it.
 _BARE_REMEMBER_CJK = lazy(
-    r"^(?:请)?(?:记住|记下|记一下)(?:这个|这一点|这条)?(?:了|吧|哦|啊)?$|^(?:これを|それを)?覚えて(?:おいて|おいてね|おいてください|ね)?$")
+    r"^(?:请)?(?:记住|记下|记一下)(?:这个|这一点|这条)?(?:了|吧|哦|啊)?$|^(?:これを|それを)?覚えて(?:おいて|おいてね|おいてください|ね)?$"
+    # "以后都这样做", "今後もそうしてください": do it this way from now on
+    r"|^(?:以后|今后|从现在开始|往后)(?:都|也|就)?(?:要)?(?:这样|这么)(?:做|写|办|弄)?(?:吧|哦|啊)?$"
+    r"|^(?:今後|これから)(?:も|は)?(?:そう|こう)(?:して|する)(?:ね|ください|下さい)?$")
 _JA_POLITE_SUFFIX = lazy(r"(?:もらえますか|もらえる|くれますか|くれる|いただけますか)$")
 _BARE_REMEMBER_WORDS = lazy(
     r"^(?:please\s+)?(?:remember (?:that|this|it)|(?:keep|bear) (?:that|this|it) in mind|note (?:that|this)|memori[sz]e (?:that|this)"
     r"|make a note of (?:that|this|it)|merk dir das|denk daran|behalte das|recuerda eso|recuérdalo|ten eso en cuenta"
-    r"|retiens ça|retiens-le|souviens-toi de ça|lembre disso|lembra disso|guarde isso"
+    r"|retiens ça|retiens-le|souviens-toi de ça|lembre disso|lembra disso|guarde isso|recuerda esto|merk dir das|lembre-se disso"
     # after "could you", "kannst du", "¿puedes", "peux-tu", "pode": the infinitive
     r"|dir das merken|(?:dir |sich )?das merken|daran denken|recordarlo|recordar eso|tenerlo en cuenta"
     r"|t'en souvenir|te souvenir de ça|retenir ça|lembrar disso|lembrar isso|se lembrar disso"
@@ -895,15 +1085,81 @@ def _points_back(sentence: str) -> bool:
             return False
         untagged = _POLITE_LEAD.sub("", untagged, count=1)
     bare = _strip_fillers(untagged).strip(" .!?。！？ね:：")
+    if _positive_pointer(bare):
+        return True  # "do that from now on", "keep doing it like this"
     if _has_cjk(bare):
         bare = _JA_POLITE_SUFFIX.sub("", bare)
         return bool(_BARE_REMEMBER_CJK.match(bare))
     return bool(_BARE_REMEMBER_WORDS.match(bare))
 
 
+# "never do that", "don't do it like this again": a pointer that forbids what it points at; the
+# rule is not the sentence pointed at, so it is not resolved.
+_NEGATION = lazy(r"\b(?:never|don'?t|do not|no|not|stop|nunca|jamais|jamás|nie|niemals|nicht|não|ne|pas)\b|不|别|しない", re.I)
+
+
+def _positive_pointer(bare: str) -> bool:
+    if not might_ask(bare) or _NEGATION.search(bare) or not any(p.search(bare) for _, p in _TRIGGERS[1:]):
+        return False
+    # "a partir de ahora haz eso", "mach das ab jetzt immer so": the standing words aside, only pointing words
+    rest = _ALWAYS_TRIGGER.sub(" ", _FROM_NOW_TRIGGER.sub(" ", bare))
+    return standing.only_points(rest)
+
+
+def points_back(text: str) -> bool:
+    """Is a whole user message a request about what was said before it ("remember this",
+    "perfect, do that from now on", "make this a global rule")?"""
+    said = [s for line in spoken_lines(text) for s in sentences(line)]
+    if len(said) != 1 or not might_ask(said[0]):
+        return False
+    return _points_back(said[0]) or standing.save_rule(_strip_courtesy(said[0])) == ""
+
+
+def standalone_rule(text: str) -> str | None:
+    """The rule a short user message states on its own ("use pnpm instead of npm for installs"),
+    which a later "remember this" points at: one sentence, an imperative or a team's practice,
+    not a question nor a one-off. None when it is not that clear."""
+    said = [s for line in spoken_lines(text) for s in sentences(line)]
+    if len(said) != 1 or len(said[0]) > 300:
+        return None
+    sentence = said[0]
+    if _asks(sentence) or _ONE_OFF.search(_mask(sentence)) or standing.scoped(_mask(sentence)):
+        return None
+    text = _tidy(_strip_fillers(sentence))
+    if _has_cjk(text):  # Chinese has no imperative mark: a sentence that does not ask nor complain
+        return text if _rule_like(text) and not _CJK_COMPLAINT_END.search(text) else None
+    if not _rule_like(text) or not (_imperative(text) or _PRACTICE_CLAUSE.match(text)):
+        return None
+    return _capitalise(text)
+
+
+# The assistant's last sentence offers to do something: "Should I also add type hints to the new
+# functions?", "Do you want me to run the linter after each change?", "Want me to …?"
+_OFFER = lazy(
+    r"(?:^|[.!?]\s+)(?:(?:should|shall) i(?: also| always| go ahead and)?|(?:do you want|would you like|want) me to(?: also| always)?"
+    r"|(?:¿)?(?:quieres que|querés que) (?:también )?|voulez-vous que je|veux-tu que je|(?:você )?quer que eu|soll ich)"
+    r"\s+(?P<act>[^?\n]{6,200})\?\s*$", re.I)
+
+
+def offered(text: str) -> str | None:
+    """What the assistant's message offers to do in its last sentence, as a rule ("Add type
+    hints to the new functions"), or None. An affirmative "yes, always do that" points at it."""
+    tail = text.strip()[-400:]
+    match = _OFFER.search(tail)
+    if match is None:
+        return None
+    act = _tidy(match.group("act"))
+    act = re.sub(r"\b(?:for you|from now on|going forward)\b", "", act, flags=re.I).strip(" ,")
+    return _capitalise(act) if _rule_like(act) else None
+
+
 def requests_in(text: str) -> Iterator[Request]:
-    """Every explicit request of a user message, in order (pasted material left out)."""
-    return _find_requests(_bounded(text))
+    """Every explicit request of a user message, in order (pasted material left out: a long
+    message's body, a role-play, persona or template set up, see omp.standing)."""
+    own = standing.own_words(_bounded(text))
+    if standing.is_setup(_mask(own)):
+        return iter(())
+    return _find_requests(own)
 
 
 def _find_requests(text: str) -> Iterator[Request]:
@@ -920,7 +1176,7 @@ def _find_requests(text: str) -> Iterator[Request]:
                 yield Request("directive", _capitalise(item), _evidence(line))
                 continue
             listed = False
-        if might_ask(line) and _introduces_a_list(line.strip()):
+        if might_ask(line) and _introduces_a_list(_mask(line.strip())):
             listed = True
             continue
         said = list(sentences(line))
@@ -936,10 +1192,12 @@ def _find_requests(text: str) -> Iterator[Request]:
                 # "main に直接 push しないでください。絶対に。", "Don't push to main. Ever.": the word
                 # that makes the sentence before it a standing rule stands on its own.
                 request = _pointed_at(said[index - 1], sentence)
-            if request is None and _points_back(sentence):
+            if request is None and (_points_back(sentence) or standing.save_rule(_strip_courtesy(sentence)) == ""):
                 # "We use yarn. Remember that." points back; "Remember this: …" or
                 # "覚えておいてもらえますか？CIはNode 20です。" points ahead.
-                if index > 0 and (index - 1) not in taken:
+                if index > 1 and (index - 1) not in taken and (index - 2) not in taken:
+                    request = _chained(said[index - 2], said[index - 1], sentence)
+                if request is None and index > 0 and (index - 1) not in taken:
                     request = _pointed_at(said[index - 1], sentence)
                 if request is None and index + 1 < len(said):
                     request = _pointed_at(said[index + 1], sentence)
@@ -959,8 +1217,9 @@ _PRACTICE_CLAUSE = lazy(r"^(?:we|our team|the team|everyone|everybody|wir|nosotr
 _ENGLISH_THIRD_PERSON = lazy(r"^(?:always|never)\s+[a-z]+[^s\W]s\b", re.I)
 # A standing word alone as a sentence ("Ever.", "絶対に。", "Immer!").
 _STANDING_ALONE = lazy(
-    r"^(?:ever|never|never ever|always|not ever|at all times|immer|niemals|nie|nie wieder|siempre|nunca|jamás|nunca más"
-    r"|toujours|jamais|plus jamais|sempre|nunca mais|永远|永远不要|一定|绝对|绝对不要|千万|絶対に?|必ず|いつも|常に|二度と)"
+    r"^(?:ever|ever again|never again|never|never ever|always|not ever|at all times|immer|niemals|nie|nie wieder|siempre|nunca|jamás|nunca más"
+    r"|toujours|jamais|plus jamais|sempre|nunca mais|永远|永远不要|一定|绝对|绝对不要|千万|絶対に?|必ず|いつも|常に|二度と"
+    r"|(?:以后|今后)(?:都|也)(?:是|这样)?|今後(?:も|ずっと)|これからも(?:ずっと)?|毎回)"
     r"[.!。！]*$", re.I)
 # How an imperative starts: a verb (not a pronoun, an article or a name of what happened), or
 # "don't"; in Chinese and Japanese, a request or prohibition form (`_CJK_IMPERATIVE`).
@@ -1003,7 +1262,30 @@ def _pointed_at(previous: str, sentence: str) -> Request | None:
     text = _tidy(_strip_fillers(previous))
     if not _rule_like(text):
         return None
-    return Request("directive", text if _has_cjk(text) else _capitalise(text), _evidence(f"{previous} {sentence}"))
+    return _judged(Request("directive", text if _has_cjk(text) else _capitalise(text), _evidence(f"{previous} {sentence}")))
+
+
+_REMEMBERING = lazy(r"\b(?:remember|remeber|rember|remmber|remembr|rememeber|remebmer)(?:ing)?\s+(?:to\s+)?", re.I)
+_ANAPHOR = lazy(r"^(?:this|that|it|these|those|das|esto|eso|isso|isto|ça|cela|这|那)\b", re.I)
+
+
+def _chained(earlier: str, previous: str, sentence: str) -> Request | None:
+    """"Are you remembering to update the spec? This is to be updated all the time. Make this a
+    rule.": the sentence pointed at says "this", and the one before it names what — the rule
+    keeps both (of a question that asks whether they remember to do something, what to do)."""
+    if not _ANAPHOR.match(previous.strip()) or _asks(previous):
+        return None
+    if _asks(earlier):
+        named = _REMEMBERING.search(_mask(earlier))  # "are you remembering to …?", "did you remember to …?"
+        if named is None:
+            return None
+        antecedent = _tidy(earlier[named.end():])
+    else:
+        antecedent = _tidy(_strip_fillers(earlier))
+    said = _tidy(previous)
+    if not _rule_like(antecedent) or not _rule_like(said) or _ONE_OFF.search(_mask(f"{antecedent} {said}")):
+        return None
+    return Request("directive", f"{_capitalise(antecedent)}. {said}", _evidence(f"{earlier} {previous} {sentence}"))
 
 
 def _line_sentences(line: str) -> Iterator[str]:

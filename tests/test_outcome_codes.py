@@ -22,7 +22,7 @@ SKIP_CODES = {
 REJECTION_CODES = {
     "not-a-list", "not-an-object", "field-missing", "not-a-string", "empty", "too-long", "bad-slug",
     "over-limit", "evidence-too-short", "evidence-proves-nothing", "evidence-not-found",
-    "evidence-not-from-user", "evidence-unrelated", "rule-not-from-user", "explicit-wins", "secret", "injection",
+    "evidence-not-from-user", "evidence-unrelated", "rule-not-from-user", "explicit-wins", "not-standing", "secret", "injection",
     "note-reads-as-rule", "note-holds-command", "note-evidence-not-a-statement",
 }
 ENVELOPE = {"ran", "reason", "session", "summary", "rejected", "tokens"}

@@ -93,6 +93,7 @@ class RejectionCode(Code):
     # the explicit pass
     RULE_NOT_FROM_USER = "rule-not-from-user"
     EXPLICIT_WINS = "explicit-wins"
+    NOT_STANDING = "not-standing"  # an uncertain explicit request the model reviewer judged no standing rule
     # safety (SPEC §6)
     SECRET = "secret"
     INJECTION = "injection"

@@ -39,10 +39,13 @@ from typing import Iterable
 
 from msgspec import Struct, field
 
-from omp.intents import FOREIGN_STEMS, Request, find_request, requests_in, requests_in_foreign
+from omp.intents import (
+    FOREIGN_STEMS, Request, find_request, offered, points_back, requests_in, requests_in_foreign, standalone_rule,
+)
 from omp.lazyre import lazy
 from omp.memory.items import ItemKind, RejectionCode
 from omp.memory.neutralise import neutralise_line
+from omp.review.prompt import MAX_CANDIDATES
 from omp.review.answer import (
     LIMITS, MAX_CHARS, MessageLike, Proposal, Rejection, fold_for_evidence, one_line, same_sentence, significant_words,
 )
@@ -54,8 +57,36 @@ MAX_NOT_FROM_USER = 10  # rejections reported per review: enough to show an atta
 SNIPPET_CHARS = 100
 
 
+CONTEXT_CHARS = 300  # of the message a pointing request may point at, shown to the model
+
+
+class Candidate(Struct, frozen=True):
+    """A request the explicit pass is not sure of (SPEC §5.3): the standing word only at the end,
+    "every time I …", a request in a later clause, a "remember this" resolved to the message
+    before it, or not resolved at all (`text` empty). The `offline` reviewer proposes those that
+    have a text (a human approves every explicit item anyway); a model reviewer gets all of them
+    with their context, and decides."""
+
+    where: str
+    sentence: str  # the user's words: the evidence (as shown to the model: secrets redacted)
+    text: str  # the rule as the pass reads it; "" when it points at something unclear
+    context: str  # the message it may point at, or the sentence's neighbours (redacted)
+    proposed: str = ""  # the text of the explicit proposal it is (matched by `decide`), if any
+
+
+def _candidate(where: str, sentence: str, text: str, context: str) -> Candidate:
+    """A candidate as the prompt shows it: one line each, secrets redacted (the packet's
+    transcript is redacted; what sits beside it must be too), invisible characters gone."""
+    def shown(value: str, limit: int) -> str:
+        return redact(neutralise_line(_clip(one_line(value), limit)))[0]
+
+    return Candidate(where, shown(sentence, MAX_CHARS["evidence"]), shown(text, MAX_CHARS["directive.text"]),
+                     shown(context, CONTEXT_CHARS), proposed=text)
+
+
 class ExplicitScan(Struct):
     proposals: list[Proposal] = field(default_factory=list)
+    uncertain: list[Candidate] = field(default_factory=list)
     rejected: list[Rejection] = field(default_factory=list)
     messages: int = 0  # every message since the cursor (the trivial-session check counts these)
     user_messages: int = 0
@@ -80,18 +111,28 @@ def scan(messages: Iterable[MessageLike]) -> ExplicitScan:
     result = ExplicitScan()
     seen: set[tuple[str, str]] = set()
     foreign: list[_Foreign] = []
+    previous = ""  # the last user message (bounded): what "remember this" points at
+    answered: MessageLike | None = None  # the assistant message right before a user message (its text made only if asked)
     for position, message in enumerate(messages):
         result.messages += 1
         seq = getattr(message, "seq", position)
+        if message.origin == "assistant":
+            answered = message
         if message.origin != "user":
             if message.origin in _NOT_FROM_USER and len(foreign) < MAX_NOT_FROM_USER and _may_plant(message):
                 _collect_foreign(message.origin, seq, message.text, foreign)
             continue
         result.user_messages += 1
         requests = list(requests_in(message.text))
+        pointed = not requests
+        if pointed:
+            requests = _pointing_back(message.text, previous, answered, seq, result)
+        answered = None
         if requests:
             result.asking.add(seq)
-        said = _Said(message.text) if requests else None
+        # A rule taken from the message before is checked for secrets against that message too.
+        said = _Said(f"{previous}\n{message.text}" if pointed else message.text) if requests else None
+        previous = message.text if len(message.text) <= 2 * CONTEXT_CHARS else ""
         for request in requests:
             kind, text = ItemKind(request.kind), request.text
             key = (kind, fold_for_evidence(text))
@@ -119,8 +160,35 @@ def scan(messages: Iterable[MessageLike]) -> ExplicitScan:
                 continue
             evidence = _clip(one_line(request.sentence), MAX_CHARS["evidence"])
             result.proposals.append(Proposal(kind=kind, where=where, source="explicit", evidence=evidence, text=text))
+            if not request.certain:
+                result.uncertain.append(_candidate(where, evidence, text, message.text))
     result.rejected.extend(_foreign_rejections(foreign, result.proposals))
     return result
+
+
+def _pointing_back(text: str, previous: str, answered: MessageLike | None, seq: int,
+                   result: ExplicitScan) -> list[Request]:
+    """"remember this", "perfect, do that from now on" as a message of its own: the rule is the
+    user's message before it, when that states one rule clearly; otherwise nothing is proposed,
+    and a model reviewer is shown the request with what it may point at — the assistant's offer
+    it answers ("Should I also add type hints …?" — "yes, always do that"), or the user's message."""
+    if not points_back(text):
+        return []
+    offer = offered(answered.text) if answered is not None else None
+    if offer is not None:
+        # "Should I also add type hints …?" — "yes, always do that": the rule's words would be the
+        # assistant's, and rules never come from its words (SPEC §5.3): not proposed; a model
+        # reviewer sees the request with the offer it answers.
+        where = f"explicit (user message #{seq})"
+        result.uncertain.append(_candidate(where, text, "", f"assistant: {offer}"))
+        return []
+    rule = standalone_rule(previous) if previous else None
+    if rule is None:
+        if previous:
+            where = f"explicit (user message #{seq})"
+            result.uncertain.append(_candidate(where, text, "", previous))
+        return []
+    return [Request("directive", rule, previous, certain=False)]  # its evidence: the user's own sentence
 
 
 # ---------------------------------------------------------------------------------------------
@@ -322,6 +390,30 @@ def same_subject(a: str, b: str) -> bool:
     if not words_a or not words_b:
         return fold_for_evidence(a) == fold_for_evidence(b)
     return len(words_a & words_b) / min(len(words_a), len(words_b)) >= 0.6
+
+
+def decide(found: ExplicitScan, model: list[Proposal]) -> tuple[list[Proposal], list[Rejection]]:
+    """The explicit proposals a review keeps once a model reviewer has seen the uncertain
+    candidates (SPEC §5.3): every certain one — what the user asked for in so many words never
+    depends on a model — and each uncertain one the model confirmed by quoting its sentence (or,
+    for a request pointing back, the sentence it points at); the others are declined, with the
+    reason. (`merge` then drops the confirming model item: the user's own words win.)"""
+    kept: list[Proposal] = []
+    declined: list[Rejection] = []
+    shown = found.uncertain[:MAX_CANDIDATES]  # the model saw these; any after them stay proposed
+    for proposal in found.proposals:
+        candidate = next((c for c in shown if c.proposed and c.where == proposal.where and c.proposed == proposal.text),
+                         None)
+        if candidate is None or any(
+                item.kind.is_rule and (same_sentence(item.evidence, candidate.sentence)
+                                       or same_sentence(item.evidence, proposal.evidence)) for item in model):
+            kept.append(proposal)
+            continue
+        declined.append(Rejection(
+            proposal.where, proposal.kind, RejectionCode.NOT_STANDING,
+            f"{proposal.where}: the reviewer judged \"{_snippet(proposal.text)}\" not a standing rule "
+            "(the explicit pass was unsure of it)", "explicit"))
+    return kept, declined
 
 
 def merge(explicit: list[Proposal], model: list[Proposal]) -> tuple[list[Proposal], list[Rejection]]:

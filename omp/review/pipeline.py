@@ -37,7 +37,7 @@ queue entries `omp.review.housekeeping`, taking a review back `omp.review.undo`.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, Sequence
 
 from msgspec import Struct, field, structs
 
@@ -52,7 +52,7 @@ from omp.review import backends
 from omp.review import claim as claims
 from omp.review import queue
 from omp.review.answer import Proposal, Rejection, answer_complete, find_answer, validate
-from omp.review.explicit import ExplicitScan, merge, scan
+from omp.review.explicit import Candidate, ExplicitScan, decide, merge, scan
 from omp.review.filters import screen
 from omp.review.note_gate import gate_notes
 from omp.memory.items import DirectiveProposal, DraftProposal, ItemKind, ItemResult, NoteProposal
@@ -300,14 +300,18 @@ def _run_claimed(ctx: ReviewContext, held: claims.Claim, events: Path, found: Ex
     scan_end = scanned.end_offset
     model_pass = _ModelPass(tokens={"tokenizer": None, "budget": ctx.budget, "in": 0, "out": 0})
     runs_model = backends.lookup(ctx.backend).runs_model
+    explicit: list[Proposal] = found.proposals
+    declined: list[Rejection] = []
     if runs_model and model_skipped is None:
-        failure = _model_pass(ctx, held, events, model_pass, scanned)
+        failure = _model_pass(ctx, held, events, model_pass, scanned, found.uncertain)
         if failure is not None:
             return failure
-    merged, merge_rejected = merge(found.proposals, model_pass.proposals)
+        if model_pass.tokens.get("packet_messages"):  # the model saw the uncertain requests: it decides
+            explicit, declined = decide(found, model_pass.proposals)
+    merged, merge_rejected = merge(explicit, model_pass.proposals)
     screened = screen(merged)
     gated = gate_notes(screened.kept)
-    rejected = [*found.rejected, *model_pass.rejected, *merge_rejected, *screened.rejected, *gated.rejected]
+    rejected = [*found.rejected, *declined, *model_pass.rejected, *merge_rejected, *screened.rejected, *gated.rejected]
     done_at = scan_end if model_pass.packet_end is None else min(scan_end, model_pass.packet_end)
     applied = _apply(ctx, held, gated.applied, done_at, gated.proposed)
     if applied is None:
@@ -337,10 +341,11 @@ def _run_claimed(ctx: ReviewContext, held: claims.Claim, events: Path, found: Ex
 
 
 def _model_pass(ctx: ReviewContext, held: claims.Claim, events: Path, out: _ModelPass,
-                scanned: SessionIndex) -> ReviewOutcome | None:
-    """Build the prompt, call the reviewer, validate. Returns a failed outcome, or None."""
+                scanned: SessionIndex, candidates: Sequence[Candidate] = ()) -> ReviewOutcome | None:
+    """Build the prompt (with the explicit pass's uncertain candidates), call the reviewer,
+    validate. Returns a failed outcome, or None."""
     counter = get_counter()
-    frame = build_frame(_known_for_prompt(ctx.paths), ctx.budget, counter)
+    frame = build_frame(_known_for_prompt(ctx.paths), ctx.budget, counter, candidates)
     packet = build_packet(events, prompt_room_for_transcript(frame, ctx.budget), cursor=held.start_cursor, counter=counter,
                           index=scanned)
     out.packet_end = packet.end_offset
