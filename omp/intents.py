@@ -44,7 +44,7 @@ from typing import Iterator, Literal
 
 from msgspec import Struct
 
-from omp import standing
+from omp import intents_pl_ru, standing
 from omp.lazyre import LazyPattern, lazy
 from omp.substrings import SubstringSet, substring_set
 
@@ -561,7 +561,13 @@ def find_request(sentence: str) -> Request | None:
     saved = _saved_rule(sentence)
     if saved is not None:
         return _judged(saved, scope=False)
-    request = _grammar_request(sentence) or _beyond_grammar(sentence)
+    if intents_pl_ru.is_polish_or_russian(sentence):
+        found = intents_pl_ru.find(sentence)  # their own grammar (Polish "nie" is no German "nie")
+        request = None if found is None else Request(found.kind, found.text, _evidence(sentence), found.certain)
+    else:
+        request = _grammar_request(sentence) or _beyond_grammar(sentence)
+        found = intents_pl_ru.find(sentence) if request is None else None  # Polish typed without its letters
+        request = request if found is None else Request(found.kind, found.text, _evidence(sentence), found.certain)
     return None if request is None else _judged(request)
 
 
@@ -957,7 +963,7 @@ TRIGGER_STEMS: tuple[str, ...] = (
     "一定要", "总是", "始终", "务必", "每次", "从不", "从来不", "一律",
     "覚え", "忘れ", "メモ", "心に留め", "今後", "これから", "次回", "以後", "以降", "常に", "いつも", "必ず", "絶対", "決して",
     "二度と", "毎回",
-)
+) + intents_pl_ru.STEMS
 
 
 # For the first look only the stems that contain no other stem matter ("whenever" holds "never"):
