@@ -321,7 +321,7 @@ _FROM_NOW = (
     r"|今後は?|これからは|次回から(?:は)?|以後|以降は)"
 )
 _ALWAYS = (
-    r"(?:always|never|don't ever|do not ever|never ever|don't you ever|at all times"
+    r"(?:always|never|don't ever|dont ever|do not ever|never ever|don't you ever|at all times"
     r"|immer|niemals|nie|keinesfalls|auf keinen fall"
     r"|siempre|nunca|jamás|jamas"
     r"|toujours|jamais|ne jamais|n'\w+ (?:plus )?jamais|ne \w+ (?:plus )?jamais|n'\w+ plus|ne \w+ plus"
@@ -1191,6 +1191,8 @@ def _find_requests(text: str) -> Iterator[Request]:
             if index in taken or not might_ask(sentence):
                 continue  # no trigger word in it: neither a request nor one pointing at its neighbour
             request = find_request(sentence)
+            if request is not None and dangling(request.text):
+                request = _antecedent(said, index, taken, request)  # "… never skip them": what "them" is
             if request is None:
                 request = _pointed_at_in_sentence(sentence)
             if request is None and index > 0 and (index - 1) not in taken and _STANDING_ALONE.match(sentence.strip()) \
@@ -1212,6 +1214,43 @@ def _find_requests(text: str) -> Iterator[Request]:
             if request is not None:
                 taken.add(index)
                 yield request
+
+
+# "never skip them", "always run it before pushing": the verb's object is a pronoun, and the rule
+# means nothing without what it points at. ("keep it short", "make it a habit": an idiom's "it".)
+_DANGLING = lazy(
+    rf"^{_FILLERS}(?:(?:always|never|ever|don'?t ever|dont ever|do not ever|never ever|please|pls|also|just|from now on|going forward)"
+    r"[\s,]+)*(?:(?:don'?t|dont|do not|not)\s+)?(?!(?:make|keep|take|let|get)\b)[a-z]{2,}\s+"
+    r"(?:(?:them|it)(?![\w'’])|(?:this|that|these|those)(?=\s*(?:again|anymore|too|either|first|[.!,]|$)))", re.I)
+
+
+def dangling(text: str) -> bool:
+    """Is the rule's object only a pronoun ("Never skip them")?"""
+    return bool(_DANGLING.match(text))
+
+
+def _antecedent(said: list[str], index: int, taken: set[int], request: Request) -> Request | None:
+    """The rule whose pronoun the sentence before it explains ("The integration tests are slow.
+    Never skip them."), or None: that sentence must be a statement of the user's, not a question
+    nor a request of its own. A reading, so uncertain: a model reviewer may decline it."""
+    if index == 0 or (index - 1) in taken:
+        return None
+    before = said[index - 1]
+    masked = _mask(before)
+    if _QUESTION_END.search(masked.rstrip(" .!")) or not _rule_like(before) or (might_ask(before) and find_request(before)):
+        return None
+    text = f"{_tidy(_strip_fillers(before))}. {request.text}"
+    return Request(request.kind, _capitalise(text), _evidence(f"{before} {request.sentence}"), certain=False)
+
+
+def dangles(text: str) -> bool:
+    """Is a whole user message one standing request whose object is a pronoun ("never skip
+    them")? What it points at is the message before: a model reviewer decides."""
+    said = [s for line in spoken_lines(text) for s in sentences(line)]
+    if len(said) != 1 or not might_ask(said[0]):
+        return False
+    request = find_request(said[0])
+    return request is not None and request.kind == "directive" and dangling(request.text)
 
 
 # A clause, then a comma and the standing word (`_at`).
