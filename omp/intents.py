@@ -640,6 +640,43 @@ _EVERY_TIME_I = lazy(
     r"(?:\s+(?:pls|please|plz|then|por favor|bitte)\s+|,\s*)(?P<act>[^\W\d_]{2,}\s+\S.*)$", _FLAGS)
 
 
+# "if you add a dependency, pin its version", "cuando agregues una dependencia, fija la versión":
+# the assistant ("you", "we") doing a kind of work, then an imperative — how to work each time.
+# Not a condition on what happens ("if it fails"), on this task's end or on a need or ability.
+_IF_YOU_DO = lazy(
+    rf"^{_FILLERS}(?P<cond>(?:"
+    r"(?:if|when|once|before|after)\s+(?:you|we)\s+(?!(?:are|were|need|want|can|could|like|think|see|know|have|get|don'?t|do not"
+    r"|finish|finished|fail|failed|feel|mean|prefer|wish)\b)[a-z]{2,}"
+    r"|(?:si|cuando|antes de|después de)\s+(?!(?:falla|fallan|termines|terminas|acabes|acabas|puedes|necesitas|quieres|tienes|es|está"
+    r"|hay|lo|la|le|el|los|las|no)\b)[a-záéíóúñ]{3,}(?:es|as|ar|er|ir)"
+    r"|(?:se|quando|antes de|depois de)\s+(?:você\s+|vocês\s+)?(?!(?:terminar|acabar|precisar|quiser|puder|der|for|tiver)\b)[a-zà-ú]{3,}(?:ar|er|ir)"
+    r"|(?:si|quand|lorsque|dès que)\s+(?:tu|vous)\s+(?!(?:as|avez|es|êtes|peux|pouvez|veux|voulez|dois)\b)[a-zà-ÿ]{3,}"
+    r"|(?:wenn|falls|sobald)\s+(?:du|ihr|wir)\s+(?![^,]*\b(?:fertig|brauchst|willst|kannst|magst|musst|bist)\b)[^,]{2,80}?\s+[a-zäöüß]+(?:st|t|en)"
+    r")\b[^,;:?]{0,100}?)(?:\s*,\s*|\s+(?:pls|please|plz|then|bitte)\s+)(?P<act>[^\W\d_]{2,}\s+\S.*)$", _FLAGS)
+_IF_YOU_DO_CJK = lazy(r"^(?:如果|要是|当|每当)(?:你|我们)(?:要|需要)?(?P<cond>[^，,。？?]{2,40})[，,]\s*(?P<act>\S.*)$")
+_REPLY_THING = lazy(rf"\b(?:a|an|the|your|any)\s+(?:{_ONE_OFF_NOUNS})\b", re.I)
+_CONDITION_ONE_OFF = lazy(r"\b(?:it|this|that|them|lo|la|le|isso|ça|es|das)\b|失败|出错|报错|完成|做完|写完|好了|有空|不确定|什么", re.I)
+
+
+def _conditional_convention(sentence: str) -> Request | None:
+    """A convention told as a condition and an imperative, without a standing word: a reading,
+    so an uncertain candidate (a model decides when one runs)."""
+    text = _strip_fillers(sentence) if _has_cjk(sentence) else sentence
+    match = (_IF_YOU_DO_CJK if _has_cjk(sentence) else _IF_YOU_DO).match(text)
+    if match is None or _CONDITION_ONE_OFF.search(match.group("cond")) or _REPLY_THING.search(match.group("cond")):
+        return None  # "when you run it, …", "if you propose a fix, …": a thing of this task, the reply to it
+    if not _has_cjk(sentence) and len(match.group("cond").split()) < 4:
+        return None  # "before you begin, …": no kind of work named, the start of this task
+    act = match.group("act")
+    if _has_cjk(act):
+        if _CJK_COMPLAINT_END.search(act) or _QUESTION_END.search(act):
+            return None
+    elif not _imperative(act):
+        return None
+    rule = _tidy(_strip_fillers(sentence))
+    return Request("directive", _capitalise(rule), _evidence(sentence), certain=False) if _rule_like(rule) else None
+
+
 def _beyond_grammar(sentence: str) -> Request | None:
     masked = _mask(sentence)
     question = bool(_QUESTION_END.search(masked.rstrip(" .!"))) and not _polite_question(masked)
@@ -662,6 +699,9 @@ def _beyond_grammar(sentence: str) -> Request | None:
     every = _EVERY_TIME_I.match(sentence)
     if every is not None and _imperative(every.group("act")):
         return Request("directive", _capitalise(_tidy(_strip_fillers(sentence))), _evidence(sentence), certain=False)
+    conditional = _conditional_convention(sentence)
+    if conditional is not None:
+        return conditional
     tail = standing.standing_tail(sentence)
     if tail is not None:
         rule, word = tail
@@ -963,6 +1003,10 @@ TRIGGER_STEMS: tuple[str, ...] = (
     "一定要", "总是", "始终", "务必", "每次", "从不", "从来不", "一律",
     "覚え", "忘れ", "メモ", "心に留め", "今後", "これから", "次回", "以後", "以降", "常に", "いつも", "必ず", "絶対", "決して",
     "二度と", "毎回",
+    # a convention as a condition and an imperative (`_IF_YOU_DO`): "if you add a dependency, pin it"
+    "if you ", "when you ", "once you ", "before you ", "after you ", "if we ", "when we ", "cuando ", "antes de ", "después de ",
+    "quando ", "depois de ", "si tu ", "si vous ", "quand tu ", "quand vous ", "lorsque ", "dès que ", "wenn du ", "wenn ihr ",
+    "wenn wir ", "falls du ", "sobald du ", "如果你", "如果我们", "要是你", "当你", "每当你",
 ) + intents_pl_ru.STEMS
 
 

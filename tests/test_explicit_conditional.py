@@ -17,7 +17,7 @@ from omp.intents import requests_in
     ("if you add a dependency, pin its version", "pin its version"),
     ("when you write tests, use pytest fixtures instead of setUp", "use pytest fixtures"),
     ("if you touch the db schema pls run the migrations too", "run the migrations"),
-    ("when you create a new module add a docstring at the top", "add a docstring"),
+    ("when you create a new module, add a docstring at the top", "add a docstring"),
     ("cuando agregues una dependencia, fija la versión", "fija la versión"),
     ("quando criar um componente, use typescript", "use typescript"),
     ("si tu ajoutes une dépendance, épingle sa version", "épingle sa version"),
@@ -40,6 +40,8 @@ def test_a_conditional_convention_is_an_uncertain_candidate(message: str, expect
     "if you can, add a test for this bug",
     "if you add a dependency, pin its version this time",
     "if you add a dependency, why did you pin it?",
+    "before you start. please write the plan into plan.md",  # the start of this task
+    "whats wrong here? if you suggest a fix, keep it short",  # the reply to this question
     "si falla, reinténtalo",
     "cuando termines, haz commit",
     "如果失败了，重新运行一下",
