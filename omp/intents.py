@@ -115,6 +115,13 @@ _OURS = lazy(r"^(?:our|my|team|house|unsere?|meine?|nuestras?|nuestros?|mis|nos|
 _SEPARATOR = lazy(r"^\s*(?:-{3,}|\*{3,}|={3,}|_{3,})\s*$")
 _FILE_LABEL = lazy(r"^\s*(?:[-=]{3,}\s*)?[\w./-]+\.(?:md|txt|rst|py|js|ts|json|ya?ml|toml|html?|sh|cfg|ini)\s*(?:[-=]{3,})?\s*:?\s*$", re.I)
 
+_BOLD_POINT = lazy(r"^\s*(?:[-*•+]\s+|\d{1,3}[.)]\s+)?\*\*[^*\n]{1,60}\*\*")
+# "the report must cover at least these:", "make sure the parser handles the following:": what
+# the thing of this task must do, item by item (a list of the user's rules names them: `_LIST_WORDS`).
+_CONTENT_INTRO = lazy(
+    r"\b(?:at least|at minimum|the following)\b[^:：]{0,30}[:：]\s*$"
+    r"|\b(?:must|should|needs? to|has to|have to|will|handles?|covers?|supports?|includes?|contains?)\s+(?:\w+\s+){0,3}?"
+    r"(?:cover|handle|support|include|contain|these|this|the following)\b[^:：]{0,60}[:：]\s*$", re.I)
 _INLINE_CODE = lazy(r"`[^`\n]+`")
 _QUOTED = lazy(r"\"[^\"\n]{2,}\"|“[^”\n]{2,}”|„[^“”\n]{2,}[“”]|«[^»\n]{2,}»|「[^」\n]{1,}」|『[^』\n]{1,}』")
 
@@ -128,6 +135,10 @@ def spoken_lines(text: str) -> list[str]:
     introduced = False  # the line before introduced a paste ("Here is the trace:")
     separated = False
     previous_blank = True
+    # Numbered or bulleted points with bold labels ("1. **Root cause**: …"): another model's
+    # analysis pasted, not typed into a chat. One such line may be the user's; two are a paste.
+    bold_points = sum(1 for line in raw_lines if _BOLD_POINT.match(line)) >= 2
+    enumerating = False  # after "… must cover at least these:": the items are the task's thing, not rules
     for line in raw_lines:
         fence_match = _FENCE.match(line)
         if fence is not None:
@@ -163,6 +174,11 @@ def spoken_lines(text: str) -> list[str]:
             continue
         if indented or _QUOTE_LINE.match(line) or _COMMENT_LINE.match(line) or _LOG_LINE.match(line) or _CODE_LINE.search(line):
             continue
+        if bold_points and _BOLD_POINT.match(line):
+            continue
+        if enumerating and _LIST_MARK.match(stripped):
+            continue
+        enumerating = bool(_CONTENT_INTRO.search(stripped)) and not _introduces_a_list(stripped)
         lines.append(line)
         if _PASTE_INTRO.search(stripped) and not (_introduces_a_list(stripped) and
                                                    (_asks_to_keep(stripped) or _OURS.match(stripped))):
@@ -416,6 +432,8 @@ _THAT_THING = lazy(
     re.I)
 _FORGET_REASON = lazy(
     r"\s*[,;—–]\s+(?=(?:we|i|you|they|since|because|as|now|it's|it is|that's|wir|weil|da|porque|ya|parce|car|nous|pois|我们|因为)\b)", re.I)
+# "forget the css, just make it work": what to do instead follows the thing left aside.
+_THEN_DO = lazy(r"\s*(?:[,;—–]|\s(?:and|then|y|et|und|e))\s+(?:(?:just|instead|rather|only|now)\s+)?", re.I)
 # In a forget request's trigger, the rule it names ("drop the rule about", "olvida la regla de").
 _RULE_NAMED = lazy(r"(?:(?:the|la|a|die|le|o) )?(?:rule|regla|règle|regel|regra)\b.*$", re.I)
 _PREPOSITION_FIRST = lazy(r"^(?:about|on|for|regarding|mit|über|zu|zum|zur|von|sur|de|du|des|concernant|sobre|do|da|dos|das|acerca de)\s", re.I)
@@ -584,11 +602,17 @@ def _judged(request: Request, scope: bool = True) -> Request | None:
         return None  # "以后都这样做": points back (`_points_back`)
     if not _has_cjk(text) and (standing.fragment(text) or standing.only_points(text)):
         return None
+    if _WANT_COUNT.match(text):
+        return None  # "we always want to use 4 robots": how many of a thing the product has, a spec line
     if standing.spec_like(text) and not _REMEMBER_TRIGGER.search(_mask(request.sentence)):
         return None  # "the function must always return a list": what is being built
     if standing.task_context(text) or standing.this_tasks_file(text):
         return None  # "keep in mind that the intended functionality is …", "remember to update the @__init__.py"
     return request
+
+
+_WANT_COUNT = lazy(r"^(?:we|i)\s+(?:(?:always|never|still)\s+)?(?:want|need|require)\s+(?:to\s+(?:use|have|run|keep|spawn|show)\s+)?"
+                   r"(?:exactly\s+|at least\s+|at most\s+|only\s+)?\d+\s+[^\W\d_]", re.I)
 
 
 def _saved_rule(sentence: str) -> Request | None:
@@ -860,6 +884,10 @@ def _at(sentence: str, masked: str, family: str, match: re.Match[str]) -> Reques
         # (left in, its words made the target match no rule).
         reason = _FORGET_REASON.search(rest)
         rest = rest[:reason.start()] if reason else rest
+        clause = (match.group("fconn") or "").strip().lower() in ("that", "the fact that", "the rule that", "what i said about")
+        then = _THEN_DO.search(rest)
+        if then is not None and not clause and _imperative(rest[then.end():]):
+            return None  # "forget the login page, focus on the api": leave it aside in this task
         named = (_RULE_NAMED.search(trigger) if connected and rest
                  and (not _rule_like(rest) or _PREPOSITION_FIRST.match(rest)) else None)
         if named is not None:
