@@ -71,3 +71,21 @@ def test_russian_standing_requests_are_found(message: str, expected: str) -> Non
 ])
 def test_polish_and_russian_non_requests_are_not_proposed(message: str) -> None:
     assert _texts(message) == []
+
+
+@pytest.mark.parametrize("message", [
+    "od teraz rób to samo",  # points back: what "to samo" is stands elsewhere
+    "всегда делай это",
+    "zawsze rób tak",
+])
+def test_a_polish_or_russian_pointer_alone_is_not_a_rule(message: str) -> None:
+    assert _texts(message) == []
+
+
+@pytest.mark.parametrize(("message", "expected"), [
+    ("мы всегда деплоим по пятницам", "Мы всегда деплоим по пятницам"),  # the team's practice keeps its "we"
+    ("zawsze pisz testy, proszę", "Zawsze pisz testy"),  # trailing courtesy dropped
+    ("всегда отвечай на русском, пожалуйста", "Всегда отвечай на русском"),
+])
+def test_the_rule_text_is_the_users_sentence_tidied(message: str, expected: str) -> None:
+    assert _texts(message) == [expected]
