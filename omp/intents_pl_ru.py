@@ -96,6 +96,10 @@ _POLITE_QUESTION = lazy(rf"^{_FILLERS}(?:czy (?:możesz|mógłbyś|mogłabyś)|m
 _PREDICTION = lazy(r"^(?:będzie|będą|zostanie|może|будет|будут|станет|может)(?![^\W\d_])", re.I)
 _STANDING_IN = lazy(rf"(?<!{_L})(?:{_ALWAYS}|{_FROM_NOW}|każd\w+|кажд\w+)", re.I)
 _TRAILING = " .!?;,:…"
+# "rób to samo", "делай это", "не делай так": an imperative whose object only points elsewhere.
+_POINTS = lazy(r"^(?:nie\s+|не\s+)?(?:[^\W\d_]+\s+)?(?:to(?:\s+samo)?|tak|tego|tym|je|ich|это|так|то же самое|этого|их|его|её|то)"
+               r"(?:\s+(?:samo|też|zawsze|всегда|тоже|же|и впредь))*\s*[.!]*$", re.I)
+_COURTESY_AFTER = lazy(r"(?:[,;]\s*|\s+)(?:proszę|prosze|dzięki|dziekuje|dziękuję|пожалуйста|спасибо|плиз|пж)[\s.!]*$", re.I)
 
 Kind = Literal["directive", "forget"]
 
@@ -133,8 +137,12 @@ def _at(sentence: str, family: str, match: re.Match[str]) -> Found | None:
         return _verb_first(sentence, family, match, before, after)
     if _POLITE_QUESTION.match(sentence):
         after = after.rstrip(" ?")
+    if _POINTS.match(after):
+        return None  # "od teraz rób to samo": what it points at stands elsewhere (omp.intents resolves English ones)
     cond = (prefix.group("cond") or "").strip()
-    lead = cond + " " if cond else ""
+    subject = (prefix.group("subject") or "").strip() if family == "always" else ""
+    lead = " ".join(part for part in (cond, subject) if part)
+    lead = lead + " " if lead else ""
     if family == "forget":
         # "zapomnij o tym błędzie": ignore it in this task; only a rule or a fact said before is forgotten
         return Found("forget", _tidy(after), True) if match.group("fconn") and _rule_like(after) else None
@@ -173,7 +181,7 @@ def _verb_first(sentence: str, family: str, match: re.Match[str], before: str, a
         return None
     lead = before.strip(" ,")
     stripped = re.sub(rf"^{_FILLERS}", "", lead, flags=re.I)
-    if not stripped or not _acts(stripped) or any(mark in stripped for mark in ",;:"):
+    if not stripped or not _acts(stripped) or any(mark in stripped for mark in ",;:") or _POINTS.match(f"{stripped} {after}"):
         return None
     if family == "from_now":
         return _found(f"{stripped} {after}".strip(), certain=False)
@@ -195,7 +203,7 @@ def _practice(text: str) -> bool:
 
 
 def _found(text: str, certain: bool) -> Found | None:
-    text = _tidy(text)
+    text = _tidy(_COURTESY_AFTER.sub("", _tidy(text)))
     if len(text.split()) < 2 or len(text) < 6:
         return None
     return Found("directive", text[:1].upper() + text[1:], certain)
