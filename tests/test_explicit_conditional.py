@@ -16,7 +16,7 @@ from omp.intents import requests_in
 @pytest.mark.parametrize(("message", "expected"), [
     ("if you add a dependency, pin its version", "pin its version"),
     ("when you write tests, use pytest fixtures instead of setUp", "use pytest fixtures"),
-    ("if you touch the db schema pls run the migrations too", "run the migrations"),
+    ("if you touch any db model pls run the migrations too", "run the migrations"),
     ("when you create a new module, add a docstring at the top", "add a docstring"),
     ("cuando agregues una dependencia, fija la versión", "fija la versión"),
     ("quando criar um componente, use typescript", "use typescript"),
@@ -47,4 +47,14 @@ def test_a_conditional_convention_is_an_uncertain_candidate(message: str, expect
     "如果失败了，重新运行一下",
 ])
 def test_a_one_off_condition_is_not_proposed(message: str) -> None:
+    assert list(requests_in(message)) == []
+
+
+@pytest.mark.parametrize("message", [
+    "when you open the file, scroll to line 40",  # the file of this task
+    "cuando abras el archivo, ve a la línea 40",
+    "wenn du die Datei öffnest, geh zu Zeile 40",
+    "quando abrir o arquivo, vá para a linha 40",
+])
+def test_a_condition_on_a_thing_of_this_task_is_not_a_convention(message: str) -> None:
     assert list(requests_in(message)) == []

@@ -89,3 +89,20 @@ def test_a_polish_or_russian_pointer_alone_is_not_a_rule(message: str) -> None:
 ])
 def test_the_rule_text_is_the_users_sentence_tidied(message: str, expected: str) -> None:
     assert _texts(message) == [expected]
+
+
+@pytest.mark.parametrize(("message", "expected"), [
+    ("zawsze kiedy dodajesz endpoint, dopisz test", "dopisz test"),
+    ("каждый раз, когда добавляешь эндпоинт, пиши тест", "пиши тест"),
+])
+def test_every_time_you_do_a_kind_of_work(message: str, expected: str) -> None:
+    texts = _texts(message)
+    assert len(texts) == 1 and expected in texts[0], texts
+
+
+@pytest.mark.parametrize("message", [
+    "sprawdź czy zawsze działa",  # check whether it always works: the standing word is in the question
+    "запусти тесты и проверь, что всегда проходит",
+])
+def test_a_standing_word_inside_an_object_clause_is_not_a_rule(message: str) -> None:
+    assert _texts(message) == []

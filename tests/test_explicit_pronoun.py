@@ -72,3 +72,7 @@ def test_a_pronoun_pointing_at_the_previous_message_goes_to_the_model() -> None:
 def test_a_rule_with_its_own_object_stays(message: str, expected: str) -> None:
     texts = _texts(message)
     assert len(texts) == 1 and texts[0].startswith(expected), texts
+
+
+def test_the_teams_practice_with_a_pronoun_is_not_proposed_alone() -> None:
+    assert _texts("we never use it") == []
