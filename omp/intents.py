@@ -682,6 +682,25 @@ _REPLY_THING = lazy(rf"\b(?:a|an|the|your|any)\s+(?:{_ONE_OFF_NOUNS})\b", re.I)
 _CONDITION_ONE_OFF = lazy(r"\b(?:it|this|that|them|lo|la|le|isso|ça|es|das)\b|失败|出错|报错|完成|做完|写完|好了|有空|不确定|什么", re.I)
 
 
+_COND_LEAD = lazy(r"^(?:if|when|once|before|after|si|cuando|quand|lorsque|dès que|se|quando|wenn|falls|sobald|antes de|después de|depois de)\s+"
+                  r"(?:(?:you|we|tu|vous|du|ihr|wir|você|vocês)\s+)?", re.I)
+_DEFINITE = lazy(r"^(?:the|this|that|these|those|my|your|our|his|her|its|el|la|los|las|este|esta|ese|esa|mi|tu|o|a|os|as|esse|essa"
+                 r"|meu|minha|seu|sua|le|les|ce|cet|cette|ces|mon|ma|ton|ta|der|die|das|den|dem|diese[nmrs]?|deine[nmrs]?|meine[nmrs]?)$", re.I)
+
+
+def _names_a_kind(cond: str) -> bool:
+    """Does the condition's object name a kind of thing ("a dependency", "tests", "any db model",
+    "una dependencia") rather than one thing of this task ("the file", "el archivo", "die Datei")?
+    German puts the object before the verb; the other languages after it."""
+    lead = _COND_LEAD.match(cond)
+    words = cond[lead.end():].split() if lead else cond.split()
+    german = cond.lower().startswith(("wenn", "falls", "sobald"))
+    objects = words if german else words[1:]
+    if objects and objects[0].lower() == "a" and re.match(r"(?:if|when|once|before|after)\s", cond, re.I):
+        return True  # English "a" (Portuguese "a" is "the")
+    return bool(objects) and not _DEFINITE.match(objects[0])
+
+
 def _conditional_convention(sentence: str) -> Request | None:
     """A convention told as a condition and an imperative, without a standing word: a reading,
     so an uncertain candidate (a model decides when one runs)."""
@@ -689,8 +708,8 @@ def _conditional_convention(sentence: str) -> Request | None:
     match = (_IF_YOU_DO_CJK if _has_cjk(sentence) else _IF_YOU_DO).match(text)
     if match is None or _CONDITION_ONE_OFF.search(match.group("cond")) or _REPLY_THING.search(match.group("cond")):
         return None  # "when you run it, …", "if you propose a fix, …": a thing of this task, the reply to it
-    if not _has_cjk(sentence) and len(match.group("cond").split()) < 4:
-        return None  # "before you begin, …": no kind of work named, the start of this task
+    if not _has_cjk(sentence) and (len(match.group("cond").split()) < 4 or not _names_a_kind(match.group("cond"))):
+        return None  # "before you begin, …", "when you open the file, …": no kind of work, a thing of this task
     act = match.group("act")
     if _has_cjk(act):
         if _CJK_COMPLAINT_END.search(act) or _QUESTION_END.search(act):
@@ -1292,7 +1311,9 @@ def _find_requests(text: str) -> Iterator[Request]:
 # means nothing without what it points at. ("keep it short", "make it a habit": an idiom's "it".)
 _DANGLING = lazy(
     rf"^{_FILLERS}(?:(?:always|never|ever|don'?t ever|dont ever|do not ever|never ever|please|pls|also|just|from now on|going forward)"
-    r"[\s,]+)*(?:(?:don'?t|dont|do not|not)\s+)?(?!(?:make|keep|take|let|get)\b)[a-z]{2,}\s+"
+    # "we never use it": the team's practice, with its standing word ("we deploy it with helm" is a fact told)
+    r"[\s,]+)*(?:(?:we|you)\s+(?:(?:should|must)\s+)?(?:always|never)\s+)?(?:(?:don'?t|dont|do not|not)\s+)?"
+    r"(?!(?:make|keep|take|let|get)\b)[a-z]{2,}\s+"
     r"(?:(?:them|it)(?![\w'’])|(?:this|that|these|those)(?=\s*(?:again|anymore|too|either|first|[.!,]|$)))", re.I)
 
 

@@ -97,6 +97,7 @@ _PREDICTION = lazy(r"^(?:będzie|będą|zostanie|może|будет|будут|с�
 _STANDING_IN = lazy(rf"(?<!{_L})(?:{_ALWAYS}|{_FROM_NOW}|każd\w+|кажд\w+)", re.I)
 _TRAILING = " .!?;,:…"
 # "rób to samo", "делай это", "не делай так": an imperative whose object only points elsewhere.
+_EVERY_TIME = lazy(r"^(?:kiedy|gdy|когда)(?![^\W\d_])[^,;:]{2,120},\s*(?P<act>\S.*)$", re.I)
 _POINTS = lazy(r"^(?:nie\s+|не\s+)?(?:[^\W\d_]+\s+)?(?:to(?:\s+samo)?|tak|tego|tym|je|ich|это|так|то же самое|этого|их|его|её|то)"
                r"(?:\s+(?:samo|też|zawsze|всегда|тоже|же|и впредь))*\s*[.!]*$", re.I)
 _COURTESY_AFTER = lazy(r"(?:[,;]\s*|\s+)(?:proszę|prosze|dzięki|dziekuje|dziękuję|пожалуйста|спасибо|плиз|пж)[\s.!]*$", re.I)
@@ -153,6 +154,9 @@ def _at(sentence: str, family: str, match: re.Match[str]) -> Found | None:
             return None  # "od teraz będzie działać": what will happen
         return _found(lead + after, certain=True)
     word = match.group(0)
+    every = _EVERY_TIME.match(after)
+    if every is not None and _acts(every.group("act")):
+        return _found(f"{lead}{word} {after}", certain=True)  # "zawsze kiedy dodajesz endpoint, dopisz test"
     if word.lower() == "больше" and not re.match(r"не(?![^\W\d_])", after, re.I):
         return None  # "больше" alone is "more"; "больше не …" is "no more"
     if not (_acts(after) or prefix.group("modal") or (prefix.group("subject") and _practice(after))):
@@ -181,7 +185,7 @@ def _verb_first(sentence: str, family: str, match: re.Match[str], before: str, a
         return None
     lead = before.strip(" ,")
     stripped = re.sub(rf"^{_FILLERS}", "", lead, flags=re.I)
-    if not stripped or not _acts(stripped) or any(mark in stripped for mark in ",;:") or _POINTS.match(f"{stripped} {after}"):
+    if len(stripped.split()) != 1 or not _acts(stripped) or any(mark in stripped for mark in ",;:") or _POINTS.match(f"{stripped} {after}"):
         return None
     if family == "from_now":
         return _found(f"{stripped} {after}".strip(), certain=False)
