@@ -59,3 +59,13 @@ def test_a_list_of_the_users_rules_stays() -> None:
 
 def test_we_always_want_a_practice_stays() -> None:
     assert _texts("we always want to run the linter before committing") != []
+
+
+@pytest.mark.parametrize(("message", "expected"), [
+    ("forget the yarn rule and use pnpm", "The yarn rule"),
+    ("forget what i said about tabs, use spaces", "Tabs"),
+    ("Vergiss die Regel mit yarn, nimm pnpm", "Die Regel mit yarn"),
+])
+def test_forget_a_rule_then_do_another_forgets_the_rule_only(message: str, expected: str) -> None:
+    found = [(r.kind, r.text) for r in requests_in(message)]
+    assert ("forget", expected) in found, found
