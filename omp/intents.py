@@ -903,10 +903,13 @@ def _at(sentence: str, masked: str, family: str, match: re.Match[str]) -> Reques
         # (left in, its words made the target match no rule).
         reason = _FORGET_REASON.search(rest)
         rest = rest[:reason.start()] if reason else rest
-        clause = (match.group("fconn") or "").strip().lower() in ("that", "the fact that", "the rule that", "what i said about")
+        clause = any((match.group(g) or "").strip().lower() in ("that", "the fact that", "the rule that", "what i said about", "dass", "que")
+                     for g in match.groupdict() if g.startswith("fconn"))
         then = _THEN_DO.search(rest)
-        if then is not None and not clause and _imperative(rest[then.end():]):
-            return None  # "forget the login page, focus on the api": leave it aside in this task
+        if then is not None and _imperative(rest[then.end():]):
+            if not (clause or _RULE_NAMED.search(rest[:then.start()]) or _RULE_NAMED.search(trigger)):
+                return None  # "forget the login page, focus on the api": leave it aside in this task
+            rest = rest[:then.start()]  # "forget the yarn rule and use pnpm": the rule, not what to do instead
         named = (_RULE_NAMED.search(trigger) if connected and rest
                  and (not _rule_like(rest) or _PREPOSITION_FIRST.match(rest)) else None)
         if named is not None:

@@ -63,7 +63,7 @@ def test_we_always_want_a_practice_stays() -> None:
 
 @pytest.mark.parametrize(("message", "expected"), [
     ("forget the yarn rule and use pnpm", "The yarn rule"),
-    ("forget what i said about tabs, use spaces", "Tabs"),
+    ("forget what i said about tab width, use spaces", "Tab width"),
     ("Vergiss die Regel mit yarn, nimm pnpm", "Die Regel mit yarn"),
 ])
 def test_forget_a_rule_then_do_another_forgets_the_rule_only(message: str, expected: str) -> None:
