@@ -106,3 +106,8 @@ def test_every_time_you_do_a_kind_of_work(message: str, expected: str) -> None:
 ])
 def test_a_standing_word_inside_an_object_clause_is_not_a_rule(message: str) -> None:
     assert _texts(message) == []
+
+
+def test_an_english_rule_quoting_russian_words_is_read_in_english() -> None:
+    texts = _texts("always write the greeting as `Привет, мир` in the ru locale")
+    assert texts == ["Always write the greeting as `Привет, мир` in the ru locale"]
