@@ -579,7 +579,7 @@ def find_request(sentence: str) -> Request | None:
     saved = _saved_rule(sentence)
     if saved is not None:
         return _judged(saved, scope=False)
-    if intents_pl_ru.is_polish_or_russian(sentence):
+    if intents_pl_ru.is_polish_or_russian(_mask(sentence)):  # quoted or inline-code words are not the language spoken
         found = intents_pl_ru.find(sentence)  # their own grammar (Polish "nie" is no German "nie")
         request = None if found is None else Request(found.kind, found.text, _evidence(sentence), found.certain)
     else:
