@@ -44,7 +44,7 @@ from typing import Iterator, Literal
 
 from msgspec import Struct
 
-from omp import standing
+from omp import intents_pl_ru, standing
 from omp.lazyre import LazyPattern, lazy
 from omp.substrings import SubstringSet, substring_set
 
@@ -115,6 +115,13 @@ _OURS = lazy(r"^(?:our|my|team|house|unsere?|meine?|nuestras?|nuestros?|mis|nos|
 _SEPARATOR = lazy(r"^\s*(?:-{3,}|\*{3,}|={3,}|_{3,})\s*$")
 _FILE_LABEL = lazy(r"^\s*(?:[-=]{3,}\s*)?[\w./-]+\.(?:md|txt|rst|py|js|ts|json|ya?ml|toml|html?|sh|cfg|ini)\s*(?:[-=]{3,})?\s*:?\s*$", re.I)
 
+_BOLD_POINT = lazy(r"^\s*(?:[-*•+]\s+|\d{1,3}[.)]\s+)?\*\*[^*\n]{1,60}\*\*")
+# "the report must cover at least these:", "make sure the parser handles the following:": what
+# the thing of this task must do, item by item (a list of the user's rules names them: `_LIST_WORDS`).
+_CONTENT_INTRO = lazy(
+    r"\b(?:at least|at minimum|the following)\b[^:：]{0,30}[:：]\s*$"
+    r"|\b(?:must|should|needs? to|has to|have to|will|handles?|covers?|supports?|includes?|contains?)\s+(?:\w+\s+){0,3}?"
+    r"(?:cover|handle|support|include|contain|these|this|the following)\b[^:：]{0,60}[:：]\s*$", re.I)
 _INLINE_CODE = lazy(r"`[^`\n]+`")
 _QUOTED = lazy(r"\"[^\"\n]{2,}\"|“[^”\n]{2,}”|„[^“”\n]{2,}[“”]|«[^»\n]{2,}»|「[^」\n]{1,}」|『[^』\n]{1,}』")
 
@@ -128,6 +135,10 @@ def spoken_lines(text: str) -> list[str]:
     introduced = False  # the line before introduced a paste ("Here is the trace:")
     separated = False
     previous_blank = True
+    # Numbered or bulleted points with bold labels ("1. **Root cause**: …"): another model's
+    # analysis pasted, not typed into a chat. One such line may be the user's; two are a paste.
+    bold_points = sum(1 for line in raw_lines if _BOLD_POINT.match(line)) >= 2
+    enumerating = False  # after "… must cover at least these:": the items are the task's thing, not rules
     for line in raw_lines:
         fence_match = _FENCE.match(line)
         if fence is not None:
@@ -163,6 +174,11 @@ def spoken_lines(text: str) -> list[str]:
             continue
         if indented or _QUOTE_LINE.match(line) or _COMMENT_LINE.match(line) or _LOG_LINE.match(line) or _CODE_LINE.search(line):
             continue
+        if bold_points and _BOLD_POINT.match(line):
+            continue
+        if enumerating and _LIST_MARK.match(stripped):
+            continue
+        enumerating = bool(_CONTENT_INTRO.search(stripped)) and not _introduces_a_list(stripped)
         lines.append(line)
         if _PASTE_INTRO.search(stripped) and not (_introduces_a_list(stripped) and
                                                    (_asks_to_keep(stripped) or _OURS.match(stripped))):
@@ -321,7 +337,7 @@ _FROM_NOW = (
     r"|今後は?|これからは|次回から(?:は)?|以後|以降は)"
 )
 _ALWAYS = (
-    r"(?:always|never|don't ever|do not ever|never ever|don't you ever|at all times"
+    r"(?:always|never|don't ever|dont ever|do not ever|never ever|don't you ever|at all times"
     r"|immer|niemals|nie|keinesfalls|auf keinen fall"
     r"|siempre|nunca|jamás|jamas"
     r"|toujours|jamais|ne jamais|n'\w+ (?:plus )?jamais|ne \w+ (?:plus )?jamais|n'\w+ plus|ne \w+ plus"
@@ -416,6 +432,8 @@ _THAT_THING = lazy(
     re.I)
 _FORGET_REASON = lazy(
     r"\s*[,;—–]\s+(?=(?:we|i|you|they|since|because|as|now|it's|it is|that's|wir|weil|da|porque|ya|parce|car|nous|pois|我们|因为)\b)", re.I)
+# "forget the css, just make it work": what to do instead follows the thing left aside.
+_THEN_DO = lazy(r"\s*(?:[,;—–]|\s(?:and|then|y|et|und|e))\s+(?:(?:just|instead|rather|only|now)\s+)?", re.I)
 # In a forget request's trigger, the rule it names ("drop the rule about", "olvida la regla de").
 _RULE_NAMED = lazy(r"(?:(?:the|la|a|die|le|o) )?(?:rule|regla|règle|regel|regra)\b.*$", re.I)
 _PREPOSITION_FIRST = lazy(r"^(?:about|on|for|regarding|mit|über|zu|zum|zur|von|sur|de|du|des|concernant|sobre|do|da|dos|das|acerca de)\s", re.I)
@@ -561,7 +579,13 @@ def find_request(sentence: str) -> Request | None:
     saved = _saved_rule(sentence)
     if saved is not None:
         return _judged(saved, scope=False)
-    request = _grammar_request(sentence) or _beyond_grammar(sentence)
+    if intents_pl_ru.is_polish_or_russian(_mask(sentence)):  # quoted or inline-code words are not the language spoken
+        found = intents_pl_ru.find(sentence)  # their own grammar (Polish "nie" is no German "nie")
+        request = None if found is None else Request(found.kind, found.text, _evidence(sentence), found.certain)
+    else:
+        request = _grammar_request(sentence) or _beyond_grammar(sentence)
+        found = intents_pl_ru.find(sentence) if request is None else None  # Polish typed without its letters
+        request = request if found is None else Request(found.kind, found.text, _evidence(sentence), found.certain)
     return None if request is None else _judged(request)
 
 
@@ -578,11 +602,17 @@ def _judged(request: Request, scope: bool = True) -> Request | None:
         return None  # "以后都这样做": points back (`_points_back`)
     if not _has_cjk(text) and (standing.fragment(text) or standing.only_points(text)):
         return None
+    if _WANT_COUNT.match(text):
+        return None  # "we always want to use 4 robots": how many of a thing the product has, a spec line
     if standing.spec_like(text) and not _REMEMBER_TRIGGER.search(_mask(request.sentence)):
         return None  # "the function must always return a list": what is being built
     if standing.task_context(text) or standing.this_tasks_file(text):
         return None  # "keep in mind that the intended functionality is …", "remember to update the @__init__.py"
     return request
+
+
+_WANT_COUNT = lazy(r"^(?:we|i)\s+(?:(?:always|never|still)\s+)?(?:want|need|require)\s+(?:to\s+(?:use|have|run|keep|spawn|show)\s+)?"
+                   r"(?:exactly\s+|at least\s+|at most\s+|only\s+)?\d+\s+[^\W\d_]", re.I)
 
 
 def _saved_rule(sentence: str) -> Request | None:
@@ -634,6 +664,62 @@ _EVERY_TIME_I = lazy(
     r"(?:\s+(?:pls|please|plz|then|por favor|bitte)\s+|,\s*)(?P<act>[^\W\d_]{2,}\s+\S.*)$", _FLAGS)
 
 
+# "if you add a dependency, pin its version", "cuando agregues una dependencia, fija la versión":
+# the assistant ("you", "we") doing a kind of work, then an imperative — how to work each time.
+# Not a condition on what happens ("if it fails"), on this task's end or on a need or ability.
+_IF_YOU_DO = lazy(
+    rf"^{_FILLERS}(?P<cond>(?:"
+    r"(?:if|when|once|before|after)\s+(?:you|we)\s+(?!(?:are|were|need|want|can|could|like|think|see|know|have|get|don'?t|do not"
+    r"|finish|finished|fail|failed|feel|mean|prefer|wish)\b)[a-z]{2,}"
+    r"|(?:si|cuando|antes de|después de)\s+(?!(?:falla|fallan|termines|terminas|acabes|acabas|puedes|necesitas|quieres|tienes|es|está"
+    r"|hay|lo|la|le|el|los|las|no)\b)[a-záéíóúñ]{3,}(?:es|as|ar|er|ir)"
+    r"|(?:se|quando|antes de|depois de)\s+(?:você\s+|vocês\s+)?(?!(?:terminar|acabar|precisar|quiser|puder|der|for|tiver)\b)[a-zà-ú]{3,}(?:ar|er|ir)"
+    r"|(?:si|quand|lorsque|dès que)\s+(?:tu|vous)\s+(?!(?:as|avez|es|êtes|peux|pouvez|veux|voulez|dois)\b)[a-zà-ÿ]{3,}"
+    r"|(?:wenn|falls|sobald)\s+(?:du|ihr|wir)\s+(?![^,]*\b(?:fertig|brauchst|willst|kannst|magst|musst|bist)\b)[^,]{2,80}?\s+[a-zäöüß]+(?:st|t|en)"
+    r")\b[^,;:?]{0,100}?)(?:\s*,\s*|\s+(?:pls|please|plz|then|bitte)\s+)(?P<act>[^\W\d_]{2,}\s+\S.*)$", _FLAGS)
+_IF_YOU_DO_CJK = lazy(r"^(?:如果|要是|当|每当)(?:你|我们)(?:要|需要)?(?P<cond>[^，,。？?]{2,40})[，,]\s*(?P<act>\S.*)$")
+_REPLY_THING = lazy(rf"\b(?:a|an|the|your|any)\s+(?:{_ONE_OFF_NOUNS})\b", re.I)
+_CONDITION_ONE_OFF = lazy(r"\b(?:it|this|that|them|lo|la|le|isso|ça|es|das)\b|失败|出错|报错|完成|做完|写完|好了|有空|不确定|什么", re.I)
+
+
+_COND_LEAD = lazy(r"^(?:if|when|once|before|after|si|cuando|quand|lorsque|dès que|se|quando|wenn|falls|sobald|antes de|después de|depois de)\s+"
+                  r"(?:(?:you|we|tu|vous|du|ihr|wir|você|vocês)\s+)?", re.I)
+_DEFINITE = lazy(r"^(?:the|this|that|these|those|my|your|our|his|her|its|el|la|los|las|este|esta|ese|esa|mi|tu|o|a|os|as|esse|essa"
+                 r"|meu|minha|seu|sua|le|les|ce|cet|cette|ces|mon|ma|ton|ta|der|die|das|den|dem|diese[nmrs]?|deine[nmrs]?|meine[nmrs]?)$", re.I)
+
+
+def _names_a_kind(cond: str) -> bool:
+    """Does the condition's object name a kind of thing ("a dependency", "tests", "any db model",
+    "una dependencia") rather than one thing of this task ("the file", "el archivo", "die Datei")?
+    German puts the object before the verb; the other languages after it."""
+    lead = _COND_LEAD.match(cond)
+    words = cond[lead.end():].split() if lead else cond.split()
+    german = cond.lower().startswith(("wenn", "falls", "sobald"))
+    objects = words if german else words[1:]
+    if objects and objects[0].lower() == "a" and re.match(r"(?:if|when|once|before|after)\s", cond, re.I):
+        return True  # English "a" (Portuguese "a" is "the")
+    return bool(objects) and not _DEFINITE.match(objects[0])
+
+
+def _conditional_convention(sentence: str) -> Request | None:
+    """A convention told as a condition and an imperative, without a standing word: a reading,
+    so an uncertain candidate (a model decides when one runs)."""
+    text = _strip_fillers(sentence) if _has_cjk(sentence) else sentence
+    match = (_IF_YOU_DO_CJK if _has_cjk(sentence) else _IF_YOU_DO).match(text)
+    if match is None or _CONDITION_ONE_OFF.search(match.group("cond")) or _REPLY_THING.search(match.group("cond")):
+        return None  # "when you run it, …", "if you propose a fix, …": a thing of this task, the reply to it
+    if not _has_cjk(sentence) and (len(match.group("cond").split()) < 4 or not _names_a_kind(match.group("cond"))):
+        return None  # "before you begin, …", "when you open the file, …": no kind of work, a thing of this task
+    act = match.group("act")
+    if _has_cjk(act):
+        if _CJK_COMPLAINT_END.search(act) or _QUESTION_END.search(act):
+            return None
+    elif not _imperative(act):
+        return None
+    rule = _tidy(_strip_fillers(sentence))
+    return Request("directive", _capitalise(rule), _evidence(sentence), certain=False) if _rule_like(rule) else None
+
+
 def _beyond_grammar(sentence: str) -> Request | None:
     masked = _mask(sentence)
     question = bool(_QUESTION_END.search(masked.rstrip(" .!"))) and not _polite_question(masked)
@@ -656,6 +742,9 @@ def _beyond_grammar(sentence: str) -> Request | None:
     every = _EVERY_TIME_I.match(sentence)
     if every is not None and _imperative(every.group("act")):
         return Request("directive", _capitalise(_tidy(_strip_fillers(sentence))), _evidence(sentence), certain=False)
+    conditional = _conditional_convention(sentence)
+    if conditional is not None:
+        return conditional
     tail = standing.standing_tail(sentence)
     if tail is not None:
         rule, word = tail
@@ -814,6 +903,13 @@ def _at(sentence: str, masked: str, family: str, match: re.Match[str]) -> Reques
         # (left in, its words made the target match no rule).
         reason = _FORGET_REASON.search(rest)
         rest = rest[:reason.start()] if reason else rest
+        clause = any((match.group(g) or "").strip().lower() in ("that", "the fact that", "the rule that", "what i said about", "dass", "que")
+                     for g in match.groupdict() if g.startswith("fconn"))
+        then = _THEN_DO.search(rest)
+        if then is not None and _imperative(rest[then.end():]):
+            if not (clause or _RULE_NAMED.search(rest[:then.start()]) or _RULE_NAMED.search(trigger)):
+                return None  # "forget the login page, focus on the api": leave it aside in this task
+            rest = rest[:then.start()]  # "forget the yarn rule and use pnpm": the rule, not what to do instead
         named = (_RULE_NAMED.search(trigger) if connected and rest
                  and (not _rule_like(rest) or _PREPOSITION_FIRST.match(rest)) else None)
         if named is not None:
@@ -957,7 +1053,11 @@ TRIGGER_STEMS: tuple[str, ...] = (
     "一定要", "总是", "始终", "务必", "每次", "从不", "从来不", "一律",
     "覚え", "忘れ", "メモ", "心に留め", "今後", "これから", "次回", "以後", "以降", "常に", "いつも", "必ず", "絶対", "決して",
     "二度と", "毎回",
-)
+    # a convention as a condition and an imperative (`_IF_YOU_DO`): "if you add a dependency, pin it"
+    "if you ", "when you ", "once you ", "before you ", "after you ", "if we ", "when we ", "cuando ", "antes de ", "después de ",
+    "quando ", "depois de ", "si tu ", "si vous ", "quand tu ", "quand vous ", "lorsque ", "dès que ", "wenn du ", "wenn ihr ",
+    "wenn wir ", "falls du ", "sobald du ", "如果你", "如果我们", "要是你", "当你", "每当你",
+) + intents_pl_ru.STEMS
 
 
 # For the first look only the stems that contain no other stem matter ("whenever" holds "never"):
@@ -1185,6 +1285,8 @@ def _find_requests(text: str) -> Iterator[Request]:
             if index in taken or not might_ask(sentence):
                 continue  # no trigger word in it: neither a request nor one pointing at its neighbour
             request = find_request(sentence)
+            if request is not None and dangling(request.text):
+                request = _antecedent(said, index, taken, request)  # "… never skip them": what "them" is
             if request is None:
                 request = _pointed_at_in_sentence(sentence)
             if request is None and index > 0 and (index - 1) not in taken and _STANDING_ALONE.match(sentence.strip()) \
@@ -1206,6 +1308,45 @@ def _find_requests(text: str) -> Iterator[Request]:
             if request is not None:
                 taken.add(index)
                 yield request
+
+
+# "never skip them", "always run it before pushing": the verb's object is a pronoun, and the rule
+# means nothing without what it points at. ("keep it short", "make it a habit": an idiom's "it".)
+_DANGLING = lazy(
+    rf"^{_FILLERS}(?:(?:always|never|ever|don'?t ever|dont ever|do not ever|never ever|please|pls|also|just|from now on|going forward)"
+    # "we never use it": the team's practice, with its standing word ("we deploy it with helm" is a fact told)
+    r"[\s,]+)*(?:(?:we|you)\s+(?:(?:should|must)\s+)?(?:always|never)\s+)?(?:(?:don'?t|dont|do not|not)\s+)?"
+    r"(?!(?:make|keep|take|let|get)\b)[a-z]{2,}\s+"
+    r"(?:(?:them|it)(?![\w'’])|(?:this|that|these|those)(?=\s*(?:again|anymore|too|either|first|[.!,]|$)))", re.I)
+
+
+def dangling(text: str) -> bool:
+    """Is the rule's object only a pronoun ("Never skip them")?"""
+    return bool(_DANGLING.match(text))
+
+
+def _antecedent(said: list[str], index: int, taken: set[int], request: Request) -> Request | None:
+    """The rule whose pronoun the sentence before it explains ("The integration tests are slow.
+    Never skip them."), or None: that sentence must be a statement of the user's, not a question
+    nor a request of its own. A reading, so uncertain: a model reviewer may decline it."""
+    if index == 0 or (index - 1) in taken:
+        return None
+    before = said[index - 1]
+    masked = _mask(before)
+    if _QUESTION_END.search(masked.rstrip(" .!")) or not _rule_like(before) or (might_ask(before) and find_request(before)):
+        return None
+    text = f"{_tidy(_strip_fillers(before))}. {request.text}"
+    return Request(request.kind, _capitalise(text), _evidence(f"{before} {request.sentence}"), certain=False)
+
+
+def dangles(text: str) -> bool:
+    """Is a whole user message one standing request whose object is a pronoun ("never skip
+    them")? What it points at is the message before: a model reviewer decides."""
+    said = [s for line in spoken_lines(text) for s in sentences(line)]
+    if len(said) != 1 or not might_ask(said[0]):
+        return False
+    request = find_request(said[0])
+    return request is not None and request.kind == "directive" and dangling(request.text)
 
 
 # A clause, then a comma and the standing word (`_at`).

@@ -40,7 +40,7 @@ from typing import Iterable
 from msgspec import Struct, field
 
 from omp.intents import (
-    FOREIGN_STEMS, Request, find_request, offered, points_back, requests_in, requests_in_foreign, standalone_rule,
+    FOREIGN_STEMS, Request, dangles, find_request, offered, points_back, requests_in, requests_in_foreign, standalone_rule,
 )
 from omp.lazyre import lazy
 from omp.memory.items import ItemKind, RejectionCode
@@ -172,7 +172,8 @@ def _pointing_back(text: str, previous: str, answered: MessageLike | None, seq: 
     user's message before it, when that states one rule clearly; otherwise nothing is proposed,
     and a model reviewer is shown the request with what it may point at — the assistant's offer
     it answers ("Should I also add type hints …?" — "yes, always do that"), or the user's message."""
-    if not points_back(text):
+    pronoun = dangles(text)  # "never skip them": a rule of its own whose object is the message before
+    if not points_back(text) and not pronoun:
         return []
     offer = offered(answered.text) if answered is not None else None
     if offer is not None:
@@ -182,7 +183,7 @@ def _pointing_back(text: str, previous: str, answered: MessageLike | None, seq: 
         where = f"explicit (user message #{seq})"
         result.uncertain.append(_candidate(where, text, "", f"assistant: {offer}"))
         return []
-    rule = standalone_rule(previous) if previous else None
+    rule = standalone_rule(previous) if previous and not pronoun else None
     if rule is None:
         if previous:
             where = f"explicit (user message #{seq})"
