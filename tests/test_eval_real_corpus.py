@@ -74,7 +74,7 @@ def test_omp_eval_takes_the_shipped_parts_by_name(tmp_path: Path) -> None:
 # The figures the offline reviewer reached on each part when the explicit pass was last changed
 # (README, "How well omp judges"): a change that loses a recalled request or proposes a rule
 # where the user asked for none fails here. The held-out part is measured, never tuned on.
-REAL_FLOORS = {"real-dev": {"recalled": 10, "wrong": 0}, "real-heldout": {"recalled": 1, "wrong": 7}}
+REAL_FLOORS = {"real-dev": {"recalled": 10, "wrong": 0}, "real-heldout": {"recalled": 2, "wrong": 7}}
 
 
 @pytest.mark.slow
