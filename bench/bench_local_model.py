@@ -372,25 +372,39 @@ def schema_failure(run: CaseRun) -> bool:
     return error.startswith("invalid answer")
 
 
-def proposed_items(runs: list[CaseRun]) -> tuple[int, int, int]:
-    """(answers that are omp.review.v1 objects, items they propose, items whose evidence is found
-    verbatim, after omp's folding, in one of the case's messages), read with omp's own parser."""
+def proposed_items(runs: list[CaseRun]) -> dict[str, int]:
+    """What the model's answers proposed, read with omp's own parser, and where each item's
+    evidence came from (after omp's folding): a user message, other text of the session (the
+    assistant's words, a tool's output), a label such as "user #2", omp's prompt example, or
+    nowhere. Rules need a user's words (SPEC §5.3), so only the first can stand for one."""
     from omp.review.answer import find_answer, fold_for_evidence  # the bench runs in omp's environment
 
-    objects = quoted = proposed = 0
+    counts = {"answers": 0, "items": 0, "user": 0, "other text": 0, "label": 0, "prompt example": 0, "nowhere": 0}
     for run in runs:
-        texts = [fold_for_evidence(m["content"]) for m in run.case.get("messages") or []]
+        messages = [(m["role"], fold_for_evidence(m["content"])) for m in run.case.get("messages") or []]
         for exchange in run.exchanges:
             answer = find_answer(exchange.content).obj if exchange.content else None
             if not isinstance(answer, dict):
                 continue
-            objects += 1
-            items = [i for k in ("directives", "notes", "skill_drafts", "forget") for i in answer.get(k) or []]
-            proposed += len(items)
-            quoted += sum(1 for i in items if isinstance(i, dict) and isinstance(i.get("evidence"), str)
-                          and fold_for_evidence(i["evidence"]).strip()
-                          and any(fold_for_evidence(i["evidence"]).strip() in text for text in texts))
-    return objects, proposed, quoted
+            counts["answers"] += 1
+            for kind in ("directives", "notes", "skill_drafts", "forget"):
+                for item in answer.get(kind) or []:
+                    counts["items"] += 1
+                    counts[_evidence_source(item, messages, fold_for_evidence)] += 1
+    return counts
+
+
+def _evidence_source(item: Any, messages: list[tuple[str, str]], fold: Any) -> str:
+    evidence = fold(item.get("evidence") or "").strip().rstrip(".") if isinstance(item, dict) else ""
+    if evidence and any(evidence in text for role, text in messages if role == "user"):
+        return "user"
+    if evidence and any(evidence in text for _role, text in messages):
+        return "other text"
+    if "user #" in evidence or "assistant #" in evidence:
+        return "label"
+    if "example_fixtures" in fold(json.dumps(item, ensure_ascii=False)):  # omp's prompt's own example
+        return "prompt example"
+    return "nowhere"
 
 
 def _share(part: int, whole: int) -> str:
@@ -451,22 +465,24 @@ def common_prefix(texts: list[str]) -> str:
 
 
 def markdown(runs: list[CaseRun], model: Model, gguf: Path, fixed_tokens: int | None, args: argparse.Namespace,
-             warm_up_s: float, load_s: float, wall: float) -> str:
+             warm_up_s: float, load_s: float, wall: float, load_end: float | None = None) -> str:
     exchanges = [e for run in runs for e in run.exchanges]
     parsed = sum(1 for e in exchanges if e.content is not None)
     fenced = sum(1 for e in exchanges if e.content and "```" in e.content)
-    answers, proposed, quoted = proposed_items(runs)
+    found = proposed_items(runs)
     written = sum(len(run.result.get("written") or []) for run in runs)
     lines = [
         f"model: {model.name} ({gguf.name}, sha256 {model.sha256[:16]}…), llama.cpp via {XLLAMACPP}, "
         f"n_ctx {args.ctx}, {args.threads} threads, one slot, at most {args.max_answer_tokens} answer tokens; "
         f"omp: memory-review-timeout {args.timeout} s, memory-review-max-input-tokens {args.max_input_tokens}",
-        f"load average at the end {os.getloadavg()[0]:.1f} (1 min); "
+        f"load average at the end {'—' if load_end is None else f'{load_end:.1f}'} (1 min); "
         f"server load {load_s:.0f} s, warm-up completion {warm_up_s:.0f} s; {len(runs)} cases in {wall / 60:.1f} min of "
         f"wall time; {len(exchanges)} chat completions ({parsed} with a message, {fenced} of them in a ``` fence, "
         f"{sum(e.schema_sent for e in exchanges)} sent with omp's JSON Schema as response_format)",
-        f"answers that are omp.review.v1 objects: {answers} of {len(exchanges)}; items they proposed: {proposed}, "
-        f"{quoted} of them with evidence found verbatim in the case's messages; items omp wrote (explicit pass included): {written}",
+        f"answers that are omp.review.v1 objects: {found['answers']} of {len(exchanges)}; items they proposed: "
+        f"{found['items']}, their evidence found in a user message {found['user']}, only in the assistant's or a "
+        f"tool's text {found['other text']}, a label (\"user #2\") {found['label']}, omp's prompt example "
+        f"{found['prompt example']}, nowhere {found['nowhere']}; items omp wrote (explicit pass included): {written}",
         "",
         *category_rows(runs),
         "",
@@ -508,7 +524,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--load-timeout", type=float, default=900.0)
     parser.add_argument("--omp", nargs="+", default=[sys.executable, "-m", "omp"], help="how to run omp")
     parser.add_argument("--json-out", type=Path, help="also write every case's figures and answers here")
-    parser.add_argument("--report-from", type=Path, help="print the table of an earlier run's --json-out")
+    parser.add_argument("--report-from", type=Path, nargs="+",
+                        help="print the table of earlier runs' --json-out files (one model), together")
     parser.add_argument("--fixed-tokens", type=int, help=argparse.SUPPRESS)  # for --report-from of an old file
     args = parser.parse_args(argv)
     if args.max_input_tokens is None:
@@ -559,10 +576,11 @@ def run(args: argparse.Namespace, model: Model) -> int:
         front.shutdown()
         stop(process)
     wall = time.monotonic() - started
-    meta = {"fixed_tokens": fixed_tokens, "warm_up_s": warm_up_s, "load_s": load_s, "wall": wall}
+    load_end = os.getloadavg()[0]
+    meta = {"fixed_tokens": fixed_tokens, "warm_up_s": warm_up_s, "load_s": load_s, "wall": wall, "load_end": load_end}
     if args.json_out:
         save_runs(args.json_out, runs, meta)
-    print(markdown(runs, model, gguf, fixed_tokens, args, warm_up_s, load_s, wall))
+    print(markdown(runs, model, gguf, fixed_tokens, args, warm_up_s, load_s, wall, load_end))
     return 0
 
 
@@ -574,13 +592,26 @@ def save_runs(path: Path, runs: list[CaseRun], meta: dict[str, Any]) -> None:
     } for r in runs]}, ensure_ascii=False, indent=1), encoding="utf-8")
 
 
-def report_from(path: Path, model: Model, args: argparse.Namespace) -> int:
-    """The table again, from a run's --json-out (no server, no model)."""
-    data = json.loads(path.read_text(encoding="utf-8"))
-    meta = data.get("meta") or {} if isinstance(data, dict) else {}
+def report_from(paths: list[Path], model: Model, args: argparse.Namespace) -> int:
+    """The table again, from one or more runs' --json-out (no server, no model)."""
     lines = CORPUS.read_text(encoding="utf-8").split("\n")
     bundled = {case["id"]: case for case in (json.loads(line) for line in lines
                                              if line.strip() and not line.lstrip().startswith("//"))}
+    runs: list[CaseRun] = []
+    metas = []
+    for path in paths:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        metas.append(data.get("meta") or {} if isinstance(data, dict) else {})
+        runs += _runs_of(data, bundled)
+    meta = {"fixed_tokens": metas[0].get("fixed_tokens", args.fixed_tokens), "warm_up_s": metas[0].get("warm_up_s", 0.0),
+            "load_s": metas[0].get("load_s", 0.0), "wall": sum(m.get("wall", 0.0) for m in metas)}
+    gguf = args.cache / "models" / f"{model.alias}-q4_k_m.gguf"
+    print(markdown(runs, model, gguf, meta["fixed_tokens"], args, meta["warm_up_s"], meta["load_s"],
+                   meta["wall"] or sum(r.wall for r in runs), metas[-1].get("load_end")))
+    return 0
+
+
+def _runs_of(data: Any, bundled: dict[str, dict[str, Any]]) -> list[CaseRun]:
     runs = []
     for item in data["runs"] if isinstance(data, dict) else data:
         result = item["result"]
@@ -588,10 +619,7 @@ def report_from(path: Path, model: Model, args: argparse.Namespace) -> int:
         exchanges = [Exchange("", e["status"], e["seconds"], e["timings"], e["usage"], e["content"], e["schema_sent"])
                      for e in item["exchanges"]]
         runs.append(CaseRun(case, result, exchanges, item["wall"]))
-    gguf = args.cache / "models" / f"{model.alias}-q4_k_m.gguf"
-    print(markdown(runs, model, gguf, meta.get("fixed_tokens", args.fixed_tokens), args, meta.get("warm_up_s", 0.0),
-                   meta.get("load_s", 0.0), meta.get("wall", sum(r.wall for r in runs))))
-    return 0
+    return runs
 
 
 if __name__ == "__main__":
