@@ -312,13 +312,15 @@ def warm_up(port: int, alias: str) -> float:
 # the sample and the runs
 
 
-def sample(per_category: int, categories: list[str] | None, seed: int) -> list[dict[str, Any]]:
+def sample(per_category: int, categories: list[str] | None, seed: int, skip: frozenset[str] = frozenset()) -> list[dict[str, Any]]:
     """Up to `per_category` cases of each category, interleaved (one of each, then the next round),
     so a run stopped by the budget is still spread over the categories."""
     by_category: dict[str, list[dict[str, Any]]] = {}
     for line in CORPUS.read_text(encoding="utf-8").split("\n"):
         if line.strip() and not line.lstrip().startswith("//"):
             case = json.loads(line)
+            if case["id"] in skip:
+                continue
             by_category.setdefault(case["category"], []).append(case)
     unknown = set(categories or ()) - set(by_category)
     if unknown:
@@ -526,6 +528,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json-out", type=Path, help="also write every case's figures and answers here")
     parser.add_argument("--report-from", type=Path, nargs="+",
                         help="print the table of earlier runs' --json-out files (one model), together")
+    parser.add_argument("--skip-from", type=Path, nargs="+", help="leave out the cases of earlier runs' --json-out")
     parser.add_argument("--fixed-tokens", type=int, help=argparse.SUPPRESS)  # for --report-from of an old file
     args = parser.parse_args(argv)
     if args.max_input_tokens is None:
@@ -547,7 +550,9 @@ def run(args: argparse.Namespace, model: Model) -> int:
     python = runtime_python(args.cache)
     gguf = fetch_weights(args.cache, model)
     log(f"{gguf} sha256 ok")
-    cases = sample(args.per_category, args.category, args.seed)
+    skip = frozenset(r.result["id"] for path in args.skip_from or [] for r in _runs_of(
+        json.loads(path.read_text(encoding="utf-8")), {}))
+    cases = sample(args.per_category, args.category, args.seed, skip)
     log(f"{len(cases)} cases sampled; starting the server")
     server_log = args.cache / f"server-{model.alias}.log"
     load_started = time.monotonic()
@@ -615,7 +620,7 @@ def _runs_of(data: Any, bundled: dict[str, dict[str, Any]]) -> list[CaseRun]:
     runs = []
     for item in data["runs"] if isinstance(data, dict) else data:
         result = item["result"]
-        case = item["case"] if isinstance(item["case"], dict) else bundled[result["id"]]
+        case = item["case"] if isinstance(item["case"], dict) else bundled.get(result["id"], {})
         exchanges = [Exchange("", e["status"], e["seconds"], e["timings"], e["usage"], e["content"], e["schema_sent"])
                      for e in item["exchanges"]]
         runs.append(CaseRun(case, result, exchanges, item["wall"]))
