@@ -337,6 +337,7 @@ class CaseRun:
     result: dict[str, Any]  # omp eval --json's entry for it
     exchanges: list[Exchange]
     wall: float
+    opens_run: bool = False  # the first case of a server's run: its prompt found a cold cache
 
 
 def run_case(case: dict[str, Any], proxy: Proxy, proxy_port: int, model: Model, args: argparse.Namespace, work: Path) -> CaseRun:
@@ -434,10 +435,10 @@ def category_rows(runs: list[CaseRun]) -> list[str]:
 
 
 def cache_rows(runs: list[CaseRun], fixed_tokens: int | None) -> list[str]:
-    exchanges = [e for run in runs for e in run.exchanges if e.timings]
-    if not exchanges:
+    if not any(e.timings for run in runs for e in run.exchanges):
         return ["(the server returned no `timings`: prompt reuse not measured)"]
-    warm = exchanges[1:]  # the first case found the cache holding only the warm-up prompt
+    # The first exchange of a server's run found the cache holding only the warm-up prompt.
+    warm = [e for run in runs for n, e in enumerate(run.exchanges) if e.timings and not (run.opens_run and n == 0)]
     rows = ["| exchanges | prompt tokens, median | reused from the cache (`cache_n`), median | processed (`prompt_n`), median "
             "| reused, share of all warm prompt tokens | prompt tokens/s | answer tokens/s | answer tokens, median |",
             "|---|---|---|---|---|---|---|---|"]
@@ -570,6 +571,7 @@ def run(args: argparse.Namespace, model: Model) -> int:
                     log(f"budget of {args.budget_minutes} min spent: {len(runs)} of {len(cases)} cases run")
                     break
                 run_ = run_case(case, proxy, front.server_address[1], model, args, Path(work))
+                run_.opens_run = not runs
                 runs.append(run_)
                 r = run_.result
                 log(f"{n}/{len(cases)} {case['id']} ({case['category']}): {r['seconds']:.0f} s, recalled "
@@ -606,8 +608,9 @@ def report_from(paths: list[Path], model: Model, args: argparse.Namespace) -> in
     metas = []
     for path in paths:
         data = json.loads(path.read_text(encoding="utf-8"))
-        metas.append(data.get("meta") or {} if isinstance(data, dict) else {})
-        runs += _runs_of(data, bundled)
+        some = _runs_of(data, bundled)
+        metas.append(data.get("meta") or {} if isinstance(data, dict) else {"wall": sum(r.wall for r in some)})
+        runs += some
     meta = {"fixed_tokens": metas[0].get("fixed_tokens", args.fixed_tokens), "warm_up_s": metas[0].get("warm_up_s", 0.0),
             "load_s": metas[0].get("load_s", 0.0), "wall": sum(m.get("wall", 0.0) for m in metas)}
     gguf = args.cache / "models" / f"{model.alias}-q4_k_m.gguf"
@@ -617,13 +620,13 @@ def report_from(paths: list[Path], model: Model, args: argparse.Namespace) -> in
 
 
 def _runs_of(data: Any, bundled: dict[str, dict[str, Any]]) -> list[CaseRun]:
-    runs = []
+    runs: list[CaseRun] = []
     for item in data["runs"] if isinstance(data, dict) else data:
         result = item["result"]
         case = item["case"] if isinstance(item["case"], dict) else bundled.get(result["id"], {})
         exchanges = [Exchange("", e["status"], e["seconds"], e["timings"], e["usage"], e["content"], e["schema_sent"])
                      for e in item["exchanges"]]
-        runs.append(CaseRun(case, result, exchanges, item["wall"]))
+        runs.append(CaseRun(case, result, exchanges, item["wall"], opens_run=not runs))
     return runs
 
 
