@@ -4,8 +4,8 @@ The explicit-request grammar (`omp.intents`), the secret patterns (`omp.safety.s
 injection patterns (`omp.safety.injection`) hold hundreds of patterns, and `re.compile` of a large
 one is slow (Python parses and assembles it). Each is compiled when it is first matched, with
 `re.compile`, so a process pays only for the patterns its texts reach: the hooks and most
-commands reach none. (An earlier omp also kept what `re` compiled to in a cache under
-`G/state/regex-cache/`, rebuilt through the private `_sre` module; that folder can be deleted.)
+commands reach none. (An earlier omp kept compiled patterns in `G/state/regex-cache/`; that
+folder is no longer read and can be deleted.)
 """
 
 from __future__ import annotations

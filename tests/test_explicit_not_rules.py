@@ -7,11 +7,8 @@ from __future__ import annotations
 
 import pytest
 
+from explicit_support import rule_texts
 from omp.intents import requests_in
-
-
-def _texts(message: str) -> list[str]:
-    return [r.text for r in requests_in(message)]
 
 
 @pytest.mark.parametrize("message", [
@@ -19,7 +16,7 @@ def _texts(message: str) -> list[str]:
     "we always need 2 replicas of the worker in staging",
 ])
 def test_a_count_of_the_thing_built_is_a_spec_line(message: str) -> None:
-    assert _texts(message) == []
+    assert rule_texts(message) == []
 
 
 @pytest.mark.parametrize("message", [
@@ -28,11 +25,11 @@ def test_a_count_of_the_thing_built_is_a_spec_line(message: str) -> None:
     "ok forget the old endpoint, use the new one",
 ])
 def test_forget_a_thing_and_do_another_is_leave_it_aside(message: str) -> None:
-    assert _texts(message) == []
+    assert rule_texts(message) == []
 
 
 def test_forget_a_rule_with_a_reason_stays() -> None:
-    assert _texts("Forget the yarn rule, we use pnpm now.") == ["The yarn rule"]
+    assert rule_texts("Forget the yarn rule, we use pnpm now.") == ["The yarn rule"]
 
 
 @pytest.mark.parametrize("message", [
@@ -41,7 +38,7 @@ def test_forget_a_rule_with_a_reason_stays() -> None:
     "- **Performance**: never block the event loop in handlers\n- **Safety**: always validate the payload",
 ])
 def test_numbered_analysis_with_bold_labels_is_pasted(message: str) -> None:
-    assert _texts(message) == []
+    assert rule_texts(message) == []
 
 
 @pytest.mark.parametrize("message", [
@@ -49,16 +46,16 @@ def test_numbered_analysis_with_bold_labels_is_pasted(message: str) -> None:
     "make sure the parser handles at least the following:\n1. always return json\n2. never crash on empty input",
 ])
 def test_a_list_of_what_the_thing_must_cover_is_not_rules(message: str) -> None:
-    assert _texts(message) == []
+    assert rule_texts(message) == []
 
 
 def test_a_list_of_the_users_rules_stays() -> None:
-    assert _texts("our conventions:\n- always use pnpm\n- never commit .env files") == [
+    assert rule_texts("our conventions:\n- always use pnpm\n- never commit .env files") == [
         "Always use pnpm", "Never commit .env files"]
 
 
 def test_we_always_want_a_practice_stays() -> None:
-    assert _texts("we always want to run the linter before committing") != []
+    assert rule_texts("we always want to run the linter before committing") != []
 
 
 @pytest.mark.parametrize(("message", "expected"), [

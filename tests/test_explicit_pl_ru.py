@@ -10,11 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from omp.intents import requests_in
-
-
-def _texts(message: str) -> list[str]:
-    return [r.text for r in requests_in(message)]
+from explicit_support import rule_texts
 
 
 @pytest.mark.parametrize(("message", "expected"), [
@@ -32,7 +28,7 @@ def _texts(message: str) -> list[str]:
     ("pamiętaj żeby uruchamiać testy przed każdym pushem", "uruchamiać testy"),
 ])
 def test_polish_standing_requests_are_found(message: str, expected: str) -> None:
-    texts = _texts(message)
+    texts = rule_texts(message)
     assert len(texts) == 1 and expected.lower() in texts[0].lower(), texts
 
 
@@ -49,7 +45,7 @@ def test_polish_standing_requests_are_found(message: str, expected: str) -> None
     ("в будущем пиши докстринги на русском", "пиши докстринги"),
 ])
 def test_russian_standing_requests_are_found(message: str, expected: str) -> None:
-    texts = _texts(message)
+    texts = rule_texts(message)
     assert len(texts) == 1 and expected.lower() in texts[0].lower(), texts
 
 
@@ -70,7 +66,7 @@ def test_russian_standing_requests_are_found(message: str, expected: str) -> Non
     "с этого момента сервер будет работать быстрее",  # a prediction
 ])
 def test_polish_and_russian_non_requests_are_not_proposed(message: str) -> None:
-    assert _texts(message) == []
+    assert rule_texts(message) == []
 
 
 @pytest.mark.parametrize("message", [
@@ -79,7 +75,7 @@ def test_polish_and_russian_non_requests_are_not_proposed(message: str) -> None:
     "zawsze rób tak",
 ])
 def test_a_polish_or_russian_pointer_alone_is_not_a_rule(message: str) -> None:
-    assert _texts(message) == []
+    assert rule_texts(message) == []
 
 
 @pytest.mark.parametrize(("message", "expected"), [
@@ -88,7 +84,7 @@ def test_a_polish_or_russian_pointer_alone_is_not_a_rule(message: str) -> None:
     ("всегда отвечай на русском, пожалуйста", "Всегда отвечай на русском"),
 ])
 def test_the_rule_text_is_the_users_sentence_tidied(message: str, expected: str) -> None:
-    assert _texts(message) == [expected]
+    assert rule_texts(message) == [expected]
 
 
 @pytest.mark.parametrize(("message", "expected"), [
@@ -96,7 +92,7 @@ def test_the_rule_text_is_the_users_sentence_tidied(message: str, expected: str)
     ("каждый раз, когда добавляешь эндпоинт, пиши тест", "пиши тест"),
 ])
 def test_every_time_you_do_a_kind_of_work(message: str, expected: str) -> None:
-    texts = _texts(message)
+    texts = rule_texts(message)
     assert len(texts) == 1 and expected in texts[0], texts
 
 
@@ -105,9 +101,9 @@ def test_every_time_you_do_a_kind_of_work(message: str, expected: str) -> None:
     "запусти тесты и проверь, что всегда проходит",
 ])
 def test_a_standing_word_inside_an_object_clause_is_not_a_rule(message: str) -> None:
-    assert _texts(message) == []
+    assert rule_texts(message) == []
 
 
 def test_an_english_rule_quoting_russian_words_is_read_in_english() -> None:
-    texts = _texts("always write the greeting as `Привет, мир` in the ru locale")
+    texts = rule_texts("always write the greeting as `Привет, мир` in the ru locale")
     assert texts == ["Always write the greeting as `Привет, мир` in the ru locale"]

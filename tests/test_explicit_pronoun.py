@@ -6,23 +6,12 @@ previous message as its context (an uncertain candidate)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 
 import pytest
 
+from explicit_support import Msg, rule_texts
 from omp.intents import requests_in
 from omp.review.explicit import scan
-
-
-@dataclass
-class Msg:
-    origin: str
-    text: str
-    seq: int = 0
-
-
-def _texts(message: str) -> list[str]:
-    return [r.text for r in requests_in(message)]
 
 
 @pytest.mark.parametrize("message", [
@@ -33,7 +22,7 @@ def _texts(message: str) -> list[str]:
     "ok never touch these again",
 ])
 def test_a_pronoun_alone_is_not_proposed(message: str) -> None:
-    assert _texts(message) == []
+    assert rule_texts(message) == []
 
 
 @pytest.mark.parametrize(("message", "antecedent", "pointer"), [
@@ -49,12 +38,12 @@ def test_a_pronoun_is_resolved_to_the_sentence_before_it(message: str, anteceden
 
 
 def test_a_pronoun_whose_clause_names_it_stays_whole() -> None:
-    assert _texts("the changelog lives in docs/CHANGES.md, always update it when you bump the version") == [
+    assert rule_texts("the changelog lives in docs/CHANGES.md, always update it when you bump the version") == [
         "The changelog lives in docs/CHANGES.md, always update it when you bump the version"]
 
 
 def test_a_pronoun_after_a_question_is_not_resolved_to_it() -> None:
-    assert _texts("do the e2e tests run on every pr? never skip them") == []
+    assert rule_texts("do the e2e tests run on every pr? never skip them") == []
 
 
 def test_a_pronoun_pointing_at_the_previous_message_goes_to_the_model() -> None:
@@ -70,9 +59,9 @@ def test_a_pronoun_pointing_at_the_previous_message_goes_to_the_model() -> None:
     ("never commit .env files, they hold secrets", "Never commit .env files"),
 ])
 def test_a_rule_with_its_own_object_stays(message: str, expected: str) -> None:
-    texts = _texts(message)
+    texts = rule_texts(message)
     assert len(texts) == 1 and texts[0].startswith(expected), texts
 
 
 def test_the_teams_practice_with_a_pronoun_is_not_proposed_alone() -> None:
-    assert _texts("we never use it") == []
+    assert rule_texts("we never use it") == []

@@ -9,23 +9,11 @@ Chinese), quoted words cut out of the rule, and requests that point back.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 
 import pytest
 
-from omp.intents import requests_in
+from explicit_support import Msg, rule_texts
 from omp.review.explicit import scan
-
-
-@dataclass
-class Msg:
-    origin: str
-    text: str
-    seq: int = 0
-
-
-def _texts(message: str) -> list[str]:
-    return [r.text for r in requests_in(message)]
 
 
 def _proposed(*messages: tuple[str, str]) -> list[str]:
@@ -46,20 +34,20 @@ ARTICLE = "\n\n".join(
 def test_the_body_of_a_long_pasted_article_yields_no_rule() -> None:
     message = f"can you summarize this for me\n\n{ARTICLE}\n\nthanks"
     assert len(message) > 2000
-    assert _texts(message) == []
+    assert rule_texts(message) == []
 
 
 def test_a_request_in_the_users_own_last_words_after_a_long_paste_is_still_found() -> None:
     message = f"here's the design doc\n\n{ARTICLE}\n\nok and from now on pls write the changelog entry in english"
-    assert _texts(message) == ["Pls write the changelog entry in english"] or \
-        _texts(message) == ["Write the changelog entry in english"]
+    assert rule_texts(message) == ["Pls write the changelog entry in english"] or \
+        rule_texts(message) == ["Write the changelog entry in english"]
 
 
 def test_a_prompt_template_is_not_the_users_rules() -> None:
     template = ("You are an expert {{language}} developer. Always answer with complete code. Never use "
                 "placeholders like [INSERT CODE HERE]. From now on reply only with the diff for {{file}}.\n"
                 "User question: {{question}}")
-    assert _texts(template) == []
+    assert rule_texts(template) == []
 
 
 @pytest.mark.parametrize("message", [
@@ -67,7 +55,7 @@ def test_a_prompt_template_is_not_the_users_rules() -> None:
     "From now on the user will ask questions about the document",
 ])
 def test_the_specification_of_the_thing_being_built_is_not_a_rule(message: str) -> None:
-    assert _texts(message) == []
+    assert rule_texts(message) == []
 
 
 # ---------------------------------------------------------------------------------------------
@@ -85,7 +73,7 @@ def test_the_specification_of_the_thing_being_built_is_not_a_rule(message: str) 
     "从现在开始你是一个猫娘，每句话都要加喵",
 ])
 def test_from_now_on_inside_a_story_game_or_persona_is_not_a_standing_rule(message: str) -> None:
-    assert _texts(message) == []
+    assert rule_texts(message) == []
 
 
 @pytest.mark.parametrize("message", [
@@ -94,7 +82,7 @@ def test_from_now_on_inside_a_story_game_or_persona_is_not_a_standing_rule(messa
     "From now on in this essay always write in the first person",
 ])
 def test_from_now_on_for_this_task_or_document_is_a_one_off(message: str) -> None:
-    assert _texts(message) == []
+    assert rule_texts(message) == []
 
 
 # ---------------------------------------------------------------------------------------------
@@ -112,7 +100,7 @@ def test_from_now_on_for_this_task_or_document_is_a_one_off(message: str) -> Non
     "always, always, always",
 ])
 def test_fragments_are_refused(message: str) -> None:
-    assert _texts(message) == []
+    assert rule_texts(message) == []
 
 
 # ---------------------------------------------------------------------------------------------
@@ -131,7 +119,7 @@ def test_fragments_are_refused(message: str) -> None:
     ("pls keep the imports sorted from now on thx", "Keep the imports sorted"),
 ])
 def test_the_standing_word_is_found_wherever_it_stands(message: str, expected: str) -> None:
-    assert [t.lower() for t in _texts(message)] == [expected.lower()]
+    assert [t.lower() for t in rule_texts(message)] == [expected.lower()]
 
 
 @pytest.mark.parametrize(("message", "expected"), [
@@ -143,7 +131,7 @@ def test_the_standing_word_is_found_wherever_it_stands(message: str, expected: s
     ("add to your instructions that the api returns snake_case json", "The api returns snake_case json"),
 ])
 def test_a_request_to_save_or_change_a_rule_is_a_request(message: str, expected: str) -> None:
-    assert [t.lower() for t in _texts(message)] == [expected.lower()]
+    assert [t.lower() for t in rule_texts(message)] == [expected.lower()]
 
 
 @pytest.mark.parametrize(("message", "expected"), [
@@ -154,7 +142,7 @@ def test_a_request_to_save_or_change_a_rule_is_a_request(message: str, expected:
     ("porfa de ahora en más escribí los tests con vitest", "Escribí los tests con vitest"),
 ])
 def test_non_english_standing_requests_are_found(message: str, expected: str) -> None:
-    assert [t.lower() for t in _texts(message)] == [expected.lower()]
+    assert [t.lower() for t in rule_texts(message)] == [expected.lower()]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -168,7 +156,7 @@ def test_non_english_standing_requests_are_found(message: str, expected: str) ->
     ("nunca uses la palabra «simplemente» en los docs", "Nunca uses la palabra «simplemente» en los docs"),
 ])
 def test_quoted_words_stay_in_the_rule(message: str, expected: str) -> None:
-    assert _texts(message) == [expected]
+    assert rule_texts(message) == [expected]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -200,7 +188,7 @@ def test_a_pointer_with_nothing_clear_to_point_at_is_not_proposed(pointer: str) 
 
 
 def test_a_pointer_inside_a_message_points_at_the_sentence_before_it() -> None:
-    assert _texts("dont use default exports. do that from now on") == ["Dont use default exports"]
+    assert rule_texts("dont use default exports. do that from now on") == ["Dont use default exports"]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -223,7 +211,7 @@ def test_a_pointer_inside_a_message_points_at_the_sentence_before_it() -> None:
     ("12- never hardcode urls", "Never hardcode urls"),
 ])
 def test_more_phrasings_of_a_standing_request(message: str, expected: str) -> None:
-    assert _texts(message) == [expected]
+    assert rule_texts(message) == [expected]
 
 
 @pytest.mark.parametrize("message", [
@@ -233,7 +221,7 @@ def test_more_phrasings_of_a_standing_request(message: str, expected: str) -> No
     "Don't worry about it anymore.",
 ])
 def test_what_only_looks_like_one_is_still_not_a_request(message: str) -> None:
-    assert _texts(message) == []
+    assert rule_texts(message) == []
 
 
 # ---------------------------------------------------------------------------------------------
@@ -253,7 +241,7 @@ def test_what_only_looks_like_one_is_still_not_a_request(message: str) -> None:
      "In every py file add a docstring with a short example"),
 ])
 def test_real_kinds_of_standing_request(message: str, expected: str) -> None:
-    assert _texts(message) == [expected]
+    assert rule_texts(message) == [expected]
 
 
 @pytest.mark.parametrize("message", [
@@ -270,7 +258,7 @@ def test_real_kinds_of_standing_request(message: str, expected: str) -> None:
     "clean up the pages. in the future perhaps we'll add more themes.",
 ])
 def test_real_kinds_of_what_is_not_one(message: str) -> None:
-    assert _texts(message) == []
+    assert rule_texts(message) == []
 
 
 def test_yes_always_do_that_after_the_assistants_offer_goes_to_the_model_not_to_the_rules() -> None:
@@ -301,11 +289,11 @@ def test_no_never_do_that_after_an_offer_is_not_its_opposite() -> None:
     + "\n\n---\n\nThis breakdown gives the team clear steps. Remember to prioritize Task 1 since it unblocks the rest.",
 ])
 def test_a_reminder_for_this_task_or_a_documents_own_end_is_not_a_rule(message: str) -> None:
-    assert _texts(message) == []
+    assert rule_texts(message) == []
 
 
 def test_a_file_named_with_a_standing_word_is_still_a_rule() -> None:
-    assert _texts("always update @CHANGELOG.md when you add a feature") == [
+    assert rule_texts("always update @CHANGELOG.md when you add a feature") == [
         "Always update @CHANGELOG.md when you add a feature"]
 
 
@@ -325,7 +313,7 @@ def test_a_pointer_in_another_language_is_resolved_to_the_users_rule(rule: str, 
     ("run the dev server with nohup (from now on too)", "Run the dev server with nohup (from now on too)"),
 ])
 def test_the_standing_word_in_brackets_at_the_end(message: str, expected: str) -> None:
-    assert _texts(message) == [expected]
+    assert rule_texts(message) == [expected]
 
 
 @pytest.mark.parametrize(("message", "expected"), [
@@ -336,7 +324,7 @@ def test_the_standing_word_in_brackets_at_the_end(message: str, expected: str) -
     ("tené en cuenta que el staging se resetea cada noche", "El staging se resetea cada noche"),
 ])
 def test_courtesy_apostrophes_and_the_voseo(message: str, expected: str) -> None:
-    assert _texts(message) == [expected]
+    assert rule_texts(message) == [expected]
 
 
 @pytest.mark.parametrize("message", [
@@ -345,11 +333,11 @@ def test_courtesy_apostrophes_and_the_voseo(message: str, expected: str) -> None
     "let's keep the old function and add a new one next to it",
 ])
 def test_what_happens_and_this_tasks_choice_are_not_standing_rules(message: str) -> None:
-    assert _texts(message) == []
+    assert rule_texts(message) == []
 
 
 def test_lets_keep_a_naming_convention_is_one() -> None:
-    assert _texts("let's stick with the same naming as the api module") == [
+    assert rule_texts("let's stick with the same naming as the api module") == [
         "Let's stick with the same naming as the api module"]
 
 
@@ -357,11 +345,11 @@ def test_lets_keep_a_naming_convention_is_one() -> None:
     "welp it works. now maybe also generate a short readme file to tell what to expect in the future",
 ])
 def test_a_hedged_task_with_a_time_word_is_not_a_rule(message: str) -> None:
-    assert _texts(message) == []
+    assert rule_texts(message) == []
 
 
 def test_a_teams_practice_given_as_a_reason_is_a_rule() -> None:
-    assert _texts("clean up tho, the no-cache flag is useless, coz we always want the cache here.") == [
+    assert rule_texts("clean up tho, the no-cache flag is useless, coz we always want the cache here.") == [
         "We always want the cache here"]
 
 
@@ -372,16 +360,16 @@ def test_a_teams_practice_given_as_a_reason_is_a_rule() -> None:
     ("コミット前にテストを実行して。今後ずっと", "コミット前にテストを実行して"),
 ])
 def test_the_standing_word_at_the_end_in_portuguese_chinese_japanese(message: str, expected: str) -> None:
-    assert _texts(message) == [expected]
+    assert rule_texts(message) == [expected]
 
 
 @pytest.mark.parametrize("message", ["it fails, sempre", "这个测试总是失败，以后也是"])
 def test_a_complaint_with_the_word_at_the_end_is_not_one(message: str) -> None:
-    assert _texts(message) == []
+    assert rule_texts(message) == []
 
 
 def test_a_request_on_the_last_line_is_read_though_the_message_ends_with_a_newline() -> None:
-    assert _texts("don't touch the generated folder ever\n") == ["Don't touch the generated folder ever"]
+    assert rule_texts("don't touch the generated folder ever\n") == ["Don't touch the generated folder ever"]
 
 
 @pytest.mark.parametrize("message", [
@@ -390,7 +378,7 @@ def test_a_request_on_the_last_line_is_read_though_the_message_ends_with_a_newli
     "in this test always mock the clock",
 ])
 def test_context_for_the_step_at_hand_is_not_a_rule(message: str) -> None:
-    assert _texts(message) == []
+    assert rule_texts(message) == []
 
 
 @pytest.mark.parametrize(("message", "expected"), [
@@ -399,4 +387,4 @@ def test_context_for_the_step_at_hand_is_not_a_rule(message: str) -> None:
     ("The gateway should act as a proxy. Remember that we deploy it with helm.", "We deploy it with helm"),
 ])
 def test_praise_or_a_thing_that_acts_as_something_is_no_persona_setup(message: str, expected: str) -> None:
-    assert _texts(message) == [expected]
+    assert rule_texts(message) == [expected]

@@ -10,21 +10,14 @@ whatever the model answers.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
+from explicit_support import Msg
 from omp.review.explicit import scan
 from omp.review.prompt import FIXED_PART, KnownForPrompt, build_frame
 from review_support import FakeReviewer, answer, assistant, json_reply, pending_lines, review, user, write_session
-
-
-@dataclass
-class Msg:
-    origin: str
-    text: str
-    seq: int = 0
 
 
 class _Chars:
