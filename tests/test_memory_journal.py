@@ -27,10 +27,8 @@ def review(paths: ProjectPaths, session: str, n: int) -> None:
 
 
 def state(project: Path) -> dict[str, bytes]:
-    # Journals and the lock are bookkeeping, and the note catalogue a cache made from the notes
-    # (omp.memory.note_catalog); everything else must come back exactly.
-    return {k: v for k, v in snapshot(project / ".omp").items()
-            if not k.startswith("memory-review/journal/") and k != "state/note-catalog.json"}
+    # Journals and the lock are bookkeeping; everything else must come back exactly.
+    return {k: v for k, v in snapshot(project / ".omp").items() if not k.startswith("memory-review/journal/")}
 
 
 def undo(paths: ProjectPaths, session: str, force: bool = False):  # type: ignore[no-untyped-def]

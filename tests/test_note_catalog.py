@@ -1,12 +1,14 @@
 """The note catalogue (omp.memory.note_catalog): a render after one note changed reads that note
-alone, nothing the catalogue file says can show a line screening holds back or hide a change, and
-memory that grows is not read note by note by the hook, a review or `add-note`."""
+alone, nothing a repository commits can show a line screening holds back or hide a change, a
+damaged index costs one full read, and memory that grows is not read note by note by the hook, a
+review or `add-note`."""
 
 from __future__ import annotations
 
 import json
 import os
 import shutil
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -31,7 +33,7 @@ def _project_with_notes(project: Path, count: int = 6) -> ProjectPaths:
 
 
 def _cache(project: Path) -> Path:
-    return project / layout.NOTE_CATALOG
+    return note_lines_mod.index_path(project)
 
 
 def _uncached_lines(paths: ProjectPaths) -> list[str]:
@@ -79,7 +81,7 @@ def test_lines_from_the_cache_are_the_lines_a_full_read_gives(project: Path) -> 
     _rewrite_title(victim, "Fact 5 about the build", HOSTILE_TITLE)
     (gone,) = [p for p in paths.notes.iterdir() if p.name.startswith("fact-2-")]
     expected = _uncached_lines(paths)
-    assert note_lines_mod.note_lines(project, remember=True) == expected
+    assert note_lines_mod.note_lines(project) == expected
     assert note_lines_mod.note_lines(project) == expected  # now from the cache
     assert not any("curl" in line for line in expected) and len(expected) == 7
     gone.unlink()
@@ -88,19 +90,35 @@ def test_lines_from_the_cache_are_the_lines_a_full_read_gives(project: Path) -> 
 
 
 def test_a_committed_cache_cannot_show_a_held_back_title(project: Path) -> None:
-    """The attack: a repository commits a hostile note and a `note-catalog.json` that claims the
-    note's line is harmless, with every stat field it could guess."""
+    """The attack: a repository commits a hostile note and, where omp once kept its catalogue,
+    a `note-catalog.json` that claims the note's line is harmless. The index lives in omp's own
+    home: the file is never read."""
     paths = _project_with_notes(project, 2)
     (victim,) = [p for p in paths.notes.iterdir() if p.name.startswith("fact-1-")]
     _rewrite_title(victim, "Fact 1 about the build", HOSTILE_TITLE)
     info = victim.stat()
-    guesses = [info.st_size, info.st_mtime_ns, 0, 0]  # size and mtime a checkout can set; not ctime, inode
-    makers = note_lines_mod._makers()
-    forged = {name: [*guesses, "2030-01-01T00:00:00Z", "2030-01-01T00:00:00.000000", "Harmless fact",
-                     f"note {name[:-3]}: \"Harmless fact\""]
+    forged = {name: [info.st_size, info.st_mtime_ns, 0, 0, "2030-01-01T00:00:00Z", "2030-01-01T00:00:00.000000",
+                     "Harmless fact", f"note {name[:-3]}: \"Harmless fact\""]
               for name in notes_mod.note_names(paths.notes)}
-    _cache(project).parent.mkdir(parents=True, exist_ok=True)
-    _cache(project).write_text(json.dumps({"format": note_lines_mod.FORMAT, "makers": makers, "notes": forged}))
+    committed = project / ".omp" / "state" / "note-catalog.json"
+    committed.parent.mkdir(parents=True, exist_ok=True)
+    committed.write_text(json.dumps({"format": 3, "makers": note_lines_mod._makers(), "notes": forged}))
+    context = hook_context(paths)
+    assert "Harmless fact" not in context and "curl" not in context
+    assert "Fact 0 about the build" in context
+    assert not layout.is_inside(os.fspath(_cache(project)), os.fspath(project))
+
+
+def test_an_index_entry_that_no_longer_matches_its_note_is_read_again(project: Path) -> None:
+    """Whatever the index says of a note the block shows, the note's `stat` decides: an entry
+    with another identity (a hand-edited index, a restored backup) is read again from the note."""
+    paths = _project_with_notes(project, 2)
+    hook_context(paths)
+    (victim,) = [p for p in paths.notes.iterdir() if p.name.startswith("fact-1-")]
+    _rewrite_title(victim, "Fact 1 about the build", HOSTILE_TITLE)
+    with sqlite3.connect(_cache(project)) as db:
+        db.execute("UPDATE notes SET title = 'Harmless fact', line = ?, size = size + 1 WHERE name = ?",
+                   (f'note {victim.name[:-3]}: "Harmless fact"', victim.name))
     context = hook_context(paths)
     assert "Harmless fact" not in context and "curl" not in context
     assert "Fact 0 about the build" in context
@@ -115,37 +133,35 @@ def test_a_damaged_cache_is_ignored_and_replaced(project: Path, garbage: bytes) 
     expected = _uncached_lines(paths)
     _cache(project).parent.mkdir(parents=True, exist_ok=True)
     _cache(project).write_bytes(garbage)
-    assert note_lines_mod.note_lines(project, remember=True) == expected
-    assert json.loads(_cache(project).read_text())["format"] == note_lines_mod.FORMAT
+    assert note_lines_mod.note_lines(project) == expected
+    with sqlite3.connect(_cache(project)) as db:
+        assert dict(db.execute("SELECT key, value FROM meta"))["format"] == str(note_lines_mod.FORMAT)
     assert note_lines_mod.note_lines(project) == expected
 
 
 def test_another_omp_makes_the_lines_anew(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     paths = _project_with_notes(project, 3)
-    note_lines_mod.note_lines(project, remember=True)
+    note_lines_mod.note_lines(project)
     read = _count_reads(monkeypatch)
     monkeypatch.setattr(note_lines_mod, "__version__", "999.0")
     note_lines_mod.note_lines(project)
     assert sorted(read) == notes_mod.note_names(paths.notes)
 
 
-def test_renders_outside_the_hook_write_no_cache(project: Path) -> None:
-    """`omp doctor`, a block-mode sync, a cap warning: they read lines and leave no file."""
+def test_the_index_writes_nothing_in_the_project(project: Path, tmp_path: Path) -> None:
+    """`omp doctor`, a block-mode sync, a cap warning, the hook: none leaves an index file in the
+    repository, nor through a `state` folder linked out of it."""
     paths = _project_with_notes(project, 3)
-    _cache(project).unlink(missing_ok=True)
-    assert any("Fact 1 about the build" in line for line in render_block_lines(paths))
-    assert not _cache(project).exists()
-
-
-def test_a_state_folder_linked_out_of_the_project_gets_no_cache(project: Path, tmp_path: Path) -> None:
-    paths = _project_with_notes(project, 2)
     outside = tmp_path / "elsewhere"
     outside.mkdir()
     state = project / layout.STATE_FOLDER
     shutil.rmtree(state, ignore_errors=True)
     os.symlink(outside, state)
+    assert any("Fact 1 about the build" in line for line in render_block_lines(paths))
     assert "Fact 1 about the build" in hook_context(paths)
     assert list(outside.iterdir()) == []
+    assert not any(p.suffix == ".sqlite" for p in project.rglob("*"))
+    assert _cache(project).is_file()
 
 
 def test_the_next_session_sees_a_note_edited_by_hand(project: Path) -> None:
@@ -159,8 +175,9 @@ def test_the_next_session_sees_a_note_edited_by_hand(project: Path) -> None:
     context = run_hook("session-start", payload).json()["additionalContext"]
     assert "Fact 2 about the release" in context and "Fact 2 about the build" not in context
     assert all(f"Fact {i} about the build" in context for i in (0, 1, 3))
-    remembered = json.loads(_cache(project).read_text())["notes"]
-    assert remembered[changed.name][-1].endswith('"Fact 2 about the release"')
+    with sqlite3.connect(_cache(project)) as db:
+        (line,) = db.execute("SELECT line FROM notes WHERE name = ?", (changed.name,)).fetchone()
+    assert line.endswith('"Fact 2 about the release"')
 
 
 def _many_notes(paths: ProjectPaths, count: int) -> None:
@@ -179,7 +196,7 @@ def test_a_review_and_add_note_read_no_note_the_catalogue_knows(project: Path, m
 
     paths = _project_with_notes(project, 2)
     _many_notes(paths, 300)
-    note_lines_mod.catalog(project, remember=True)
+    note_lines_mod.catalog(project)
     read = _count_reads(monkeypatch)
     with memory_batch(paths) as batch:
         assert len(batch.notes) == 302 and batch.notes[0].created >= batch.notes[-1].created

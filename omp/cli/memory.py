@@ -8,7 +8,7 @@ import click
 
 from omp.cli.options import json_option, project_paths, root_option
 from omp.cli.render import echo_json
-from omp.memory import block
+from omp.memory import block, note_catalog
 
 
 @click.group("memory")
@@ -21,7 +21,9 @@ def cli() -> None:
 @root_option
 def sync_cmd(as_json: bool, root: Path | None) -> None:
     """Re-render the managed block in .github/copilot-instructions.md (and your personal one)."""
-    result = block.sync_block(project_paths(root))
+    paths = project_paths(root)
+    note_catalog.check_every_note(paths.root)  # what the folder's stat cannot tell: a note edited in place
+    result = block.sync_block(paths)
     if as_json:
         echo_json(result.to_json())
         return

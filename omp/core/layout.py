@@ -27,7 +27,7 @@ STATE_FOLDER = os.path.join(STATE_DIR, STATE_SUBDIR)
 BLOCK_RECORD_NAME = "managed-block.json"
 BLOCK_RECORD = os.path.join(STATE_FOLDER, BLOCK_RECORD_NAME)
 CONTEXT_CACHE = os.path.join(STATE_FOLDER, "hook-context.txt")
-NOTE_CATALOG = os.path.join(STATE_FOLDER, "note-catalog.json")  # omp.memory.note_catalog
+
 MEMORY_ON_FILE = os.path.join(STATE_FOLDER, "memory-on-since")
 INSTRUCTIONS = os.path.join(".github", "copilot-instructions.md")
 

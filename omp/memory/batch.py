@@ -9,11 +9,14 @@ write goes through `self.writer`, which journals it first when a review opened t
 
 from __future__ import annotations
 
+import contextlib
+import sqlite3
 from typing import Any, Callable, Literal
 
 from msgspec import Struct, field
 
 from omp import config, trust
+from omp.errors import OmpError
 from omp.memory import dedupe, directives as dirs, drafts as drafts_mod, notes as notes_mod
 from omp.memory.directives import Decision, Directive, PendingItem
 from omp.memory.drafts import Draft
@@ -22,7 +25,6 @@ from omp.memory.items import (
     DraftProposal,
     ItemKind,
     ItemResult,
-    KnownItems,
     NoteProposal,
     RejectionCode,
 )
@@ -35,7 +37,7 @@ from omp.memory.neutralise import (
     injection_reason,
     secret_reason,
 )
-from omp.memory.note_catalog import NoteSummary, catalog, note_line
+from omp.memory.note_catalog import NoteIndex, NoteSummary, catalog, open_index
 from omp.core.files import read_regular
 from omp.fsio import CorruptFileError, append_jsonl, atomic_write, read_text
 from omp.paths import GlobalPaths, ProjectPaths
@@ -84,6 +86,7 @@ class MemoryBatch:
         self.paths = paths
         self.global_paths = global_paths or GlobalPaths.current()
         self.settings: dict[str, Any] = {k: s.value for k, s in config.resolve(paths, self.global_paths).items()}
+        self._writers: list[Writer] = []
         self.writer = Writer(within=paths.root)  # replaced by a journaling writer for a review's proposals
         self.housekeeping = Housekeeping()
         # The bytes the active directives were parsed from: a write is allowed only while the
@@ -91,9 +94,14 @@ class MemoryBatch:
         self.directives_raw: bytes | None = _read_active(paths.directives)
         self.directives: list[Directive] = dirs.parse_directives(paths.directives, self.directives_raw)
         self.global_directives: list[Directive] = dirs.read_directives(self.global_paths.directives)
-        # Ids, titles and dates only, from the note catalogue: a review or an `add-note` in a
-        # project with 20,000 notes reads none of their files (omp.memory.note_catalog).
-        self.notes: list[NoteSummary] = catalog(paths.root, remember=True)
+        # The notes are many (20,000 in a year): a review or an `add-note` asks the note index
+        # (omp.memory.note_catalog) what it needs; the whole list is read only when a command
+        # works on every note (forget, prune), through `notes`.
+        self._notes: list[NoteSummary] | None = None
+        self._closing = contextlib.ExitStack()
+        # Opened now: a note added since the index last saw the folder is read (and a corrupt one
+        # named, CorruptFileError) before a review spends a model call.
+        self._note_index: NoteIndex | None = self._closing.enter_context(open_index(paths.root))
         self.drafts: list[Draft] = drafts_mod.list_drafts(paths.drafts)
         decisions = list(dirs.iter_decisions(paths.decisions))
         self.tombstones: list[Decision] = [d for d in decisions if d.status in dirs.TOMBSTONE_STATUSES]
@@ -104,15 +112,44 @@ class MemoryBatch:
 
     # -- reading -------------------------------------------------------------------------------
 
-    def known(self) -> KnownItems:
-        return KnownItems(
-            directives=tuple(d.text for d in self.directives),
-            global_directives=tuple(d.text for d in self.global_directives),
-            pending=tuple(p.label for p in self.pending),
-            notes=tuple((n.id, n.title) for n in self.notes),
-            drafts=tuple(d.slug for d in self.drafts),
-            tombstones=tuple(("FORGET: " if t.kind == "forget" else "") + t.text for t in self.tombstones),
-        )
+    @property
+    def notes(self) -> list[NoteSummary]:
+        """Every note, newest first (read once per batch, when a command needs them all)."""
+        if self._notes is None:
+            self._notes = catalog(self.paths.root)
+        return self._notes
+
+    @notes.setter
+    def notes(self, value: list[NoteSummary]) -> None:
+        self._notes = value
+
+    @property
+    def note_index(self) -> NoteIndex:
+        """The note index, opened once for the batch (closed by `close`)."""
+        if self._note_index is None:
+            self._note_index = self._closing.enter_context(open_index(self.paths.root))
+        return self._note_index
+
+    @property
+    def writer(self) -> Writer:
+        return self._writers[-1]
+
+    @writer.setter
+    def writer(self, value: Writer) -> None:
+        self._writers.append(value)  # each one's writes are told to the note index on close
+
+    def close(self) -> None:
+        """Tell the note index what this batch wrote in the notes folder, and close it."""
+        if self._note_index is not None:
+            touched = {path for writer in self._writers for path in writer.touched if path.parent == self.paths.notes}
+            with contextlib.suppress(sqlite3.Error, OSError, OmpError):  # the next reader checks the folder
+                self._note_index.record_own_changes(sorted(touched))
+        self._closing.close()
+        self._note_index = None
+
+    def _duplicate_note(self, title: str) -> str | None:
+        note = self.note_index.duplicate_of(title)
+        return f"note {note.id}: {note.title}" if note is not None else None
 
     def _index(self, group: Literal["add", "forget"]) -> dedupe.DedupeIndex:
         index = dedupe.DedupeIndex()
@@ -131,8 +168,7 @@ class MemoryBatch:
         for item in self.pending:
             if item.kind == "add":
                 index.add(f"pending directive: {item.text}", item.text)
-        for note in self.notes:
-            index.add(f"note {note.id}: {note.title}", note.title)
+        index.add_lookup(self._duplicate_note)
         for draft in self.drafts:
             if draft.description:
                 index.add(f"skill draft {draft.slug}: {draft.description}", draft.description)
@@ -227,7 +263,9 @@ class MemoryBatch:
         only with other notes.
         """
         results: list[ItemResult] = []
-        index = self._index("add") if not by_hand else _notes_index(self.notes)
+        index = self._index("add") if not by_hand else dedupe.DedupeIndex()
+        if by_hand:
+            index.add_lookup(self._duplicate_note)
         for proposal in proposals:
             title, body, refusal = _note_as_stored(proposal, check_injection=not by_hand)
             turned_away = _note_turned_away(title, refusal, index)
@@ -238,7 +276,7 @@ class MemoryBatch:
                 self.writer, self.paths.notes, title, body, utc_now(), proposal.session, _evidence(proposal.evidence)
             )
             note = notes_mod.read_note(path)
-            self.notes.insert(0, NoteSummary(note.id, note.title, note.created, note_line(note), self.paths.notes))
+            self._notes = None  # read again when asked for
             index.add(f"note {note.id}: {title}", title)
             results.append(ItemResult(ItemKind.NOTE, title, "written", None, note.id, self._rel(path)))
         return results
@@ -462,10 +500,3 @@ def _note_turned_away(title: str, refusal: Refusal | None, index: dedupe.DedupeI
 
 def _evidence(text: str | None) -> str | None:
     return neutralise_line(text)[:2000] if text else None
-
-
-def _notes_index(notes: list[NoteSummary]) -> dedupe.DedupeIndex:
-    index = dedupe.DedupeIndex()
-    for note in notes:
-        index.add(f"note {note.id}: {note.title}", note.title)
-    return index

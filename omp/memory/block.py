@@ -40,7 +40,7 @@ from omp.errors import OmpError
 from omp.fsio import atomic_write, confine, read_text
 from omp.memory import directives as dirs, notes as notes_mod
 from omp.memory.neutralise import neutralise_line
-from omp.memory.note_catalog import NoteSummary, catalog
+from omp.memory.note_catalog import NoteSummary, open_index
 from omp.paths import GlobalPaths, ProjectPaths
 from omp.project import global_lock, project_lock
 from omp.safety.injection import injection_reasons
@@ -81,18 +81,42 @@ def _settings(paths: ProjectPaths | None, global_paths: GlobalPaths | None = Non
     return {k: s.value for k, s in config.resolve(paths, global_paths).items()}
 
 
-def _directive_texts(paths: ProjectPaths, global_paths: GlobalPaths, with_global: bool = False) -> list[str]:
-    """The project's active directives; global ones too only when asked (see `_globals_in_hook`).
+def _directive_selection(paths: ProjectPaths, global_paths: GlobalPaths, settings: dict[str, Any],
+                         with_global: bool = False) -> Selection:
+    """The project's active directives as the block shows them; global ones too only when asked
+    (see `_globals_in_hook`).
 
     In `block` mode global directives live only in the personal file `C/copilot-instructions.md`,
     which Copilot reads into every session: putting them in the project's (tracked) file as well
     would commit a personal rule into a team's repository and send it twice in every request.
+
+    Each directive is screened as it is considered for the block, and no further once the caps
+    are full: the count of those over the caps does not screen them (they are not shown).
     """
     trusted = trust.directives_verdict(paths, read_regular(paths.directives))
-    texts = [neutralise_line(d.text) for d in dirs.read_directives(paths.directives)] if trusted else []
+    candidates = [(d.text, "") for d in dirs.read_directives(paths.directives)] if trusted else []
     if with_global:
-        texts += [f"{neutralise_line(d.text)} (global)" for d in dirs.read_directives(global_paths.directives)]
-    return [t for t in texts if t and t != "(global)" and not injection_reasons(t)]
+        candidates += [(d.text, " (global)") for d in dirs.read_directives(global_paths.directives)]
+    candidates = [(text, suffix) for text, suffix in candidates if text.strip()]
+    cap, char_cap = settings["memory-directive-cap"], settings["memory-directive-char-cap"]
+    # No shorter directive could fit once fewer characters are left than in the shortest one (a
+    # text that neutralising shortens a great deal may then wait for the next render with room).
+    shortest = min((len(text) for text, _ in candidates), default=0)
+    shown: list[str] = []
+    used = passed = considered = 0
+    for raw, suffix in candidates:
+        if len(shown) >= cap or char_cap - used < shortest:
+            break
+        considered += 1
+        neutral = neutralise_line(raw)
+        text = neutral + suffix
+        if not neutral or injection_reasons(text):
+            continue
+        passed += 1
+        if used + len(text) <= char_cap:
+            shown.append(text)
+            used += len(text)
+    return Selection(shown, passed - len(shown) + len(candidates) - considered)
 
 
 def untrusted_directives(paths: ProjectPaths) -> trust.DirectivesTrust | None:
@@ -112,30 +136,44 @@ def _globals_in_hook(global_paths: GlobalPaths) -> bool:
 
 def project_selections(
     paths: ProjectPaths, settings: dict[str, Any] | None = None, global_paths: GlobalPaths | None = None,
-    with_global: bool = False, remember: bool = False,
+    with_global: bool = False,
 ) -> tuple[Selection, Selection]:
-    """(directives, notes) as the project block shows them (with global ones for the hook;
-    `remember`: the notes' entries are kept for the next render, omp.memory.note_catalog)."""
-    directive_sel, note_sel, _shown = _selections(paths, settings, global_paths, with_global, remember)
+    """(directives, notes) as the project block shows them (with global ones for the hook)."""
+    directive_sel, note_sel, _shown = _selections(paths, settings, global_paths, with_global)
     return directive_sel, note_sel
 
 
 def _selections(
-    paths: ProjectPaths, settings: dict[str, Any] | None, global_paths: GlobalPaths | None,
-    with_global: bool, remember: bool,
+    paths: ProjectPaths, settings: dict[str, Any] | None, global_paths: GlobalPaths | None, with_global: bool,
 ) -> tuple[Selection, Selection, list[NoteSummary]]:
     """`project_selections`, and the notes whose lines the note selection shows."""
     settings = settings or _settings(paths, global_paths)
     global_paths = global_paths or GlobalPaths.current()
-    directive_sel = select(
-        _directive_texts(paths, global_paths, with_global),
-        settings["memory-directive-cap"], settings["memory-directive-char-cap"],
-    )
-    with_lines = [note for note in catalog(paths.root, remember) if note.line is not None]
-    note_sel = select([note.line for note in with_lines if note.line is not None],
-                      settings["memory-note-cap"], settings["memory-note-char-cap"])
-    shown_lines = set(note_sel.shown)
-    return directive_sel, note_sel, [note for note in with_lines if note.line in shown_lines]
+    directive_sel = _directive_selection(paths, global_paths, settings, with_global)
+    note_sel, shown = _note_selection(paths, settings["memory-note-cap"], settings["memory-note-char-cap"])
+    return directive_sel, note_sel, shown
+
+
+def _note_selection(paths: ProjectPaths, cap: int, char_cap: int) -> tuple[Selection, list[NoteSummary]]:
+    """`select` over the notes' lines, newest first, reading no more of the index than it shows:
+    it stops when the cap is reached or no line is short enough for the characters left. Each
+    shown note is checked on disk (omp.memory.note_catalog), so what the block shows is what the
+    note says now."""
+    shown: list[NoteSummary] = []
+    used = 0
+    with open_index(paths.root) as index:
+        shortest = index.shortest_line()
+        for listed in index.newest(with_lines=True):
+            if len(shown) >= cap or char_cap - used < shortest:
+                break
+            note = index.checked(listed)
+            if note is None or note.line is None or used + len(note.line) > char_cap:
+                continue
+            shown.append(note)
+            used += len(note.line)
+        with_lines = index.count_with_lines()
+    lines = [note.line for note in shown if note.line is not None]
+    return Selection(lines, max(0, with_lines - len(lines))), shown
 
 
 def render_block_lines(
@@ -148,7 +186,7 @@ def render_block_lines(
 def _rendered_block(paths: ProjectPaths, settings: dict[str, Any], global_paths: GlobalPaths) -> tuple[list[str], bool]:
     """(the project block's content, whether there is any memory to show), from one read of the
     stores; the note catalogue is kept for the next reader (a sync writes anyway)."""
-    directive_sel, note_sel = project_selections(paths, settings, global_paths, remember=True)
+    directive_sel, note_sel = project_selections(paths, settings, global_paths)
     held_back = untrusted_directives(paths)
     anything = bool(directive_sel.shown or directive_sel.skipped or note_sel.shown or note_sel.skipped or held_back)
     return _block_lines(directive_sel, note_sel, held_back), anything
@@ -191,7 +229,7 @@ def hook_context(paths: ProjectPaths) -> str:
 def _hook_context(paths: ProjectPaths) -> tuple[str, list[NoteSummary]]:
     """`hook_context`, and the notes it shows."""
     global_paths = GlobalPaths.current()
-    directive_sel, note_sel, shown = _selections(paths, None, global_paths, _globals_in_hook(global_paths), True)
+    directive_sel, note_sel, shown = _selections(paths, None, global_paths, _globals_in_hook(global_paths))
     held_back = untrusted_directives(paths)
     if not (directive_sel.shown or directive_sel.skipped or note_sel.shown or note_sel.skipped or held_back):
         return "", shown

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from typing import Callable
 
 from omp.lazyre import lazy
 
@@ -105,21 +106,38 @@ class DedupeIndex:
 
     # A plain class, not a msgspec Struct: the sessionStart hook's render loads this module, and
     # msgspec's import would cost it ≈ 10 ms (README, "Dependencies").
-    __slots__ = ("entries",)
+    __slots__ = ("entries", "lookups")
 
     def __init__(self, entries: list[tuple[str, str, frozenset[str]]] | None = None) -> None:
         self.entries = list(entries or ())
+        # Stores too large to hold here (the notes: omp.memory.note_catalog answers for them),
+        # asked in their place among the entries: (entries before it, its lookup).
+        self.lookups: list[tuple[int, Callable[[str], str | None]]] = []
 
     def add(self, label: str, text: str) -> None:
         self.entries.append((label, fold(text), tokens(text)))
 
+    def add_lookup(self, find: Callable[[str], str | None]) -> None:
+        """Ask `find(text)` (a label, or None) after the entries added so far, before later ones."""
+        self.lookups.append((len(self.entries), find))
+
     def find(self, text: str) -> str | None:
         """`label: text-ish` of the first known item `text` duplicates, or None."""
         folded, words = fold(text), tokens(text)
-        for label, known_fold, known_words in self.entries:
+        lookups = iter(self.lookups)
+        pending = next(lookups, None)
+        for position, (label, known_fold, known_words) in enumerate(self.entries):
+            while pending is not None and pending[0] == position:
+                if found := pending[1](text):
+                    return found
+                pending = next(lookups, None)
             if folded and folded == known_fold:
                 return label
             if words and known_words:
                 if len(words & known_words) / len(words | known_words) >= SIMILARITY_THRESHOLD:
                     return label
+        while pending is not None:
+            if found := pending[1](text):
+                return found
+            pending = next(lookups, None)
         return None

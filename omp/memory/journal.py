@@ -172,6 +172,7 @@ class Writer:
     def __init__(self, journal: Journal | None = None, within: Path | None = None) -> None:
         self.journal = journal
         self.within = within if within is not None else (journal.paths.root if journal else None)
+        self.touched: list[Path] = []  # every path written, created or deleted (the note index reads it)
 
     def write(self, path: Path, data: str | bytes) -> None:
         payload = data.encode("utf-8") if isinstance(data, str) else data
@@ -180,6 +181,7 @@ class Writer:
         if self.journal is not None:
             self.journal.record(path, payload)
         atomic_write(path, payload, self.within)
+        self.touched.append(path)
 
     def create(self, path: Path, data: str | bytes) -> bool:
         """Exclusive create; False (nothing recorded) when the file already exists."""
@@ -191,6 +193,7 @@ class Writer:
         if self.journal is not None:
             self.journal.record(path, payload)
         if create_exclusive(path, payload, self.within):
+            self.touched.append(path)
             return True
         if self.journal is not None:
             self.journal.forget(path)
@@ -199,6 +202,7 @@ class Writer:
     def delete(self, path: Path) -> None:
         if self.journal is not None:
             self.journal.record(path, None)
+        self.touched.append(path)
         with contextlib.suppress(FileNotFoundError):
             path.unlink()  # unlinking a link removes the link, never what it points at
 

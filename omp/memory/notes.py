@@ -134,13 +134,13 @@ def note_names(folder: Path) -> list[str]:
     try:
         with os.scandir(folder) as it:
             # DirEntry.is_file(follow_symlinks=False) uses the d_type readdir gave: no stat per note.
-            return sorted(
-                e.name
-                for e in it
-                if e.name.endswith(".md") and not e.name.startswith(".") and e.is_file(follow_symlinks=False)
-            )
+            return sorted(e.name for e in it if is_note_file_name(e.name) and e.is_file(follow_symlinks=False))
     except FileNotFoundError:
         return []
+
+
+def is_note_file_name(name: str) -> bool:
+    return name.endswith(".md") and not name.startswith(".")
 
 
 def list_notes(folder: Path) -> list[Note]:

@@ -43,7 +43,7 @@ from omp.memory import directives as dirs, drafts as drafts_mod
 from omp.memory.batch import MemoryBatch
 from omp.memory.items import DirectiveProposal, DraftProposal, ItemResult, KnownItems, NoteProposal
 from omp.memory.journal import Journal, Writer, cleanup_journals
-from omp.memory.note_catalog import catalog
+from omp.memory.note_catalog import open_index, settle
 from omp.memory.legacy import migrate_legacy
 from omp.memory.reconcile import expire, reconcile
 from omp.paths import GlobalPaths, ProjectPaths
@@ -66,14 +66,18 @@ def memory_batch(
     with lock:
         migrated = migrate_legacy(paths)
         batch = MemoryBatch(paths, global_paths)
-        if migrated:
-            batch.housekeeping.migrated = migrated
-        reconcile(batch)
-        expire(batch)
-        if journal_session is not None:
-            cleanup_journals(paths)
-            batch.writer = Writer(Journal(paths, journal_session))
-        yield batch
+        try:
+            if migrated:
+                batch.housekeeping.migrated = migrated
+            reconcile(batch)
+            expire(batch)
+            if journal_session is not None:
+                cleanup_journals(paths)
+                batch.writer = Writer(Journal(paths, journal_session))
+            yield batch
+        finally:
+            batch.close()
+            settle(paths.root)  # the batch's note writes, in the index before the lock goes
 
 
 def check_stores(paths: ProjectPaths, session: str | None = None) -> None:
@@ -89,7 +93,7 @@ def check_stores(paths: ProjectPaths, session: str | None = None) -> None:
         # the read) can make the apply step fail.
         if paths.decisions.exists() and not paths.decisions.is_file():
             raise CorruptFileError(paths.decisions, "it is not a regular file")
-        MemoryBatch(paths)
+        MemoryBatch(paths).close()
         if session is not None:
             Journal(paths, session)
 
@@ -119,9 +123,19 @@ def known_items(paths: ProjectPaths) -> KnownItems:
         directives=tuple(d.text for d in dirs.read_directives(paths.directives)),
         global_directives=tuple(d.text for d in dirs.read_directives(global_paths.directives)),
         pending=tuple(dirs.PendingItem(l.kind, l.text).label for l in lines if not l.ticked),
-        notes=tuple((n.id, n.title) for n in catalog(paths.root)),
+        notes=_recent_notes(paths),
         drafts=tuple(d.slug for d in drafts_mod.list_drafts(paths.drafts)),
         tombstones=tuple(
             ("FORGET: " if t.kind == "forget" else "") + t.text for t in dirs.tombstones(paths.decisions)
         ),
     )
+
+
+# The prompt lists what fits of the known items, newest first; it never holds thousands of
+# titles, and the dedupe after the model's answer compares with every note anyway.
+KNOWN_NOTES_LISTED = 1000
+
+
+def _recent_notes(paths: ProjectPaths) -> tuple[tuple[str, str], ...]:
+    with open_index(paths.root) as index:
+        return tuple((n.id, n.title) for n in index.newest(limit=KNOWN_NOTES_LISTED))
