@@ -218,9 +218,12 @@ class NoteIndex:
             # A Jaccard similarity of at least the threshold needs that share of `words` in common.
             needed = max(1, int(len(words) * dedupe.SIMILARITY_THRESHOLD + 0.999999))
             marks = ",".join("?" * len(words))
-            names.update(row[0] for row in self.connection.execute(
-                f"SELECT name FROM words WHERE word IN ({marks}) GROUP BY name HAVING count(*) >= ?",
-                (*sorted(words), needed)))
+            rows = self.connection.execute(
+                f"SELECT words.name, count(*), notes.words FROM words JOIN notes ON notes.name = words.name"
+                f" WHERE word IN ({marks}) GROUP BY words.name HAVING count(*) >= ?", (*sorted(words), needed))
+            # The similarity from the index's word counts: only a likely duplicate is checked on disk.
+            names.update(name for name, shared, count in rows
+                         if shared / (len(words) + count - shared) >= dedupe.SIMILARITY_THRESHOLD)
         candidates = [self.checked(summary) for summary in self._by_names(names)]
         matches = [c for c in candidates if c is not None and dedupe.is_duplicate(title, c.title)]
         matches.sort(key=lambda note: (order_stamp(note.created), note.id), reverse=True)
