@@ -131,9 +131,10 @@ def known_items(paths: ProjectPaths) -> KnownItems:
     )
 
 
-# The prompt lists what fits of the known items, newest first; it never holds thousands of
-# titles, and the dedupe after the model's answer compares with every note anyway.
-KNOWN_NOTES_LISTED = 1000
+# The prompt lists what fits of the known items, newest first, in a fifth of its budget
+# (omp.review.prompt.KNOWN_SHARE): a few hundred titles at most. The dedupe after the model's
+# answer compares with every note anyway (omp.memory.note_catalog).
+KNOWN_NOTES_LISTED = 500
 
 
 def _recent_notes(paths: ProjectPaths) -> tuple[tuple[str, str], ...]:
