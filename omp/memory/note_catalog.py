@@ -36,7 +36,6 @@ from __future__ import annotations
 
 import contextlib
 import datetime as _dt
-import hashlib
 import json
 import os
 import sqlite3
@@ -46,6 +45,7 @@ from typing import Any, Iterator, NamedTuple
 
 from omp import __version__
 from omp.core import layout
+from omp.core.settings import sha256_hex
 from omp.errors import OmpError
 from omp.memory import dedupe, frontmatter, neutralise, notes as notes_mod
 from omp.memory.neutralise import neutralise_line
@@ -179,7 +179,7 @@ def settle(root: Path) -> None:
 def index_path(root: Path) -> Path:
     """`G/state/note-catalog/<sha256 of the project's real path>.sqlite`."""
     real = os.path.realpath(root)
-    digest = hashlib.sha256(os.fsencode(real)).hexdigest()[:32]
+    digest = sha256_hex(os.fsencode(real))[:32]  # the hook's cold render loads no OpenSSL for it
     return Path(layout.global_home()) / FOLDER / f"{digest}.sqlite"
 
 
