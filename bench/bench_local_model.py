@@ -530,6 +530,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--report-from", type=Path, nargs="+",
                         help="print the table of earlier runs' --json-out files (one model), together")
     parser.add_argument("--skip-from", type=Path, nargs="+", help="leave out the cases of earlier runs' --json-out")
+    parser.add_argument("--framing", action="store_true",
+                        help="only count, with the model's tokenizer, the prompt's fixed part and a review's own "
+                             "frame (the omp on PYTHONPATH: compare trees)")
     parser.add_argument("--fixed-tokens", type=int, help=argparse.SUPPRESS)  # for --report-from of an old file
     args = parser.parse_args(argv)
     if args.max_input_tokens is None:
@@ -539,6 +542,8 @@ def main(argv: list[str] | None = None) -> int:
                      f"exceed --ctx {args.ctx}: the server would cut the prompt")
     model = MODELS[args.model]
     try:
+        if args.framing:
+            return framing(args, model)
         return report_from(args.report_from, model, args) if args.report_from else run(args, model)
     except BenchError as exc:
         print(f"bench_local_model: {exc}", file=sys.stderr)
@@ -588,6 +593,36 @@ def run(args: argparse.Namespace, model: Model) -> int:
     if args.json_out:
         save_runs(args.json_out, runs, meta)
     print(markdown(runs, model, gguf, fixed_tokens, args, warm_up_s, load_s, wall, load_end))
+    return 0
+
+
+class _Quarters:
+    """A stand-in token counter for building the frame (the budget does not change its bytes)."""
+
+    name = "chars/4"
+
+    def count(self, text: str) -> int:
+        return len(text) // 4
+
+
+def framing(args: argparse.Namespace, model: Model) -> int:
+    """The tokens a prompt cache cannot reuse that are not the review's own data: what follows
+    the fixed part, with no known items and no transcript (SPEC §12: "a few dozen")."""
+    from omp.review.prompt import FIXED_PART, KnownForPrompt, build_frame
+
+    python = runtime_python(args.cache)
+    gguf = fetch_weights(args.cache, model)
+    process, port = start_server(python, gguf, model, args, args.cache / f"server-{model.alias}.log")
+    try:
+        frame = build_frame(KnownForPrompt(), args.max_input_tokens, _Quarters())
+        per_review = frame.head[len(FIXED_PART):] + "\n" + frame.tail
+        fixed, frame_tokens = tokenize(port, FIXED_PART), tokenize(port, per_review)
+        empty_known = tokenize(port, "(nothing yet)\n")
+    finally:
+        stop(process)
+    print(f"{model.name}, omp from {Path(sys.modules['omp.review.prompt'].__file__ or '').parents[2]}")
+    print(f"fixed part: {fixed} tokens; a review's own frame: {frame_tokens} tokens "
+          f"(of which the empty known-items line: {empty_known})")
     return 0
 
 

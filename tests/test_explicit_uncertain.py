@@ -69,10 +69,9 @@ def test_candidates_sit_in_the_data_part_after_a_byte_identical_fixed_part() -> 
     after_fixed = framed.head[len(FIXED_PART):]
     assert '"use tabs not spaces in the makefiles, always"' in after_fixed
     assert UNCERTAIN not in plain.head
-    # between this review's nonce markers, like every data section
-    nonce = framed.head.split("This review's code is ", 1)[1].split(".", 1)[0]
-    start = after_fixed.index(f"\n<<<CANDIDATES {nonce}>>>\n")
-    end = after_fixed.index(f"\n<<<END OF CANDIDATES {nonce}>>>\n")
+    # between its own marker lines, like every data section
+    start = after_fixed.index("\n<<<CANDIDATES>>>\n")
+    end = after_fixed.index("\n<<<END OF CANDIDATES>>>\n")
     assert start < after_fixed.index(UNCERTAIN) < end
 
 
@@ -82,7 +81,7 @@ def test_the_model_declines_an_uncertain_candidate_and_the_certain_one_stays(pro
     out = review(project, fake.env(), "--session", session).json()
     assert out["ran"] is True, out
     prompt = fake.calls()[0].stdin
-    assert "\n<<<CANDIDATES " in prompt and UNCERTAIN in prompt.split("\n<<<CANDIDATES ", 1)[1]
+    assert "\n<<<CANDIDATES>>>\n" in prompt and UNCERTAIN in prompt.split("\n<<<CANDIDATES>>>\n", 1)[1]
     assert pending_lines(project) == ["- [ ] We deploy with make release"]
     assert any("not a standing rule" in r["reason"] and r["source"] == "explicit" for r in out["rejected"]), out["rejected"]
 

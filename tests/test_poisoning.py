@@ -152,9 +152,9 @@ def test_stored_memory_sits_quoted_inside_the_prompts_data_section(project: Path
     fake.queue(json_reply(answer()))
     assert review(project, fake.env(), "--session", session).json()["ran"]
     stdin = fake.calls()[0].stdin
-    known = re.search(r"<<<KNOWN ITEMS (\w+)>>>\n(.*?)<<<END OF KNOWN ITEMS \1>>>", stdin, re.S)
+    known = re.search(r"<<<KNOWN ITEMS>>>\n(.*?)<<<END OF KNOWN ITEMS>>>", stdin, re.S)
     assert known is not None
-    assert json.dumps(title) in known.group(2)  # quoted, inside the data markers
+    assert json.dumps(title) in known.group(1)  # quoted, inside the data markers
     assert stdin.count(title) == 1  # and nowhere beside the instructions
     assert known.start() > stdin.index("Answer with exactly one JSON object")  # after the instructions
 
