@@ -49,19 +49,10 @@ from msgspec import Struct, field
 
 from omp.intents import asks_to_keep, is_correction
 from omp.safety.secrets import find_secrets, redact, redaction_marker
-from omp.sessions.events import (
-    EXCERPT_MARGIN_CHARS,
-    ORIGINS,
-    Entry,
-    Message,
-    Origin,
-    RawMessage,
-    SessionReader,
-    StreamedMessage,
-    cut_head_tail,
-    excerpt_tool,
-    read_message_at,
-)
+from omp.sessions.events import SessionReader, read_message_at
+from omp.sessions.excerpt import EXCERPT_MARGIN_CHARS, cut_head_tail, excerpt_tool
+from omp.sessions.messages import ORIGINS, Entry, Message, Origin, RawMessage
+from omp.sessions.streamed import StreamedMessage
 from omp.sessions.lines import Clip, about, omission_marker
 from omp.tokens import get_counter, start_loading
 

@@ -1,4 +1,4 @@
-"""events.loads skips json.loads' look for a UTF-16 or UTF-32 text; it must decode as json.loads does
+"""decode.loads skips json.loads' look for a UTF-16 or UTF-32 text; it must decode as json.loads does
 (a lone surrogate, which UTF-8 cannot carry, read as U+FFFD: omp.sessions.lines.json_loads)."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import random
 import re
 from typing import Any
 
-from omp.sessions.events import loads
+from omp.sessions.decode import loads
 
 
 def _outcome(decode: Any, line: bytes | bytearray) -> Any:

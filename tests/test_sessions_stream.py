@@ -25,7 +25,7 @@ import omp.packet as packet_module
 from omp.packet import build_packet
 from omp.review.explicit import scan
 from omp.safety.secrets import redact
-from omp.sessions import events, lines
+from omp.sessions import events, lines, parse
 from omp.sessions.events import SessionReader
 from omp.sessions.lines import Clip, Skeleton, decode_raw, decode_string, open_clip, safe_after, safe_before, string_end
 from omp.tokens import TokenCounter
@@ -425,7 +425,7 @@ def test_a_huge_paste_is_decoded_only_as_far_as_anyone_reads_it(tmp_path: Path, 
     (SCAN_CHARS) and no further: what the pass and the packet see is what decoding all the
     skeleton kept gave, multi-byte characters and escapes included."""
     from omp.intents import SCAN_CHARS, _bounded
-    from omp.sessions.events import EXCERPT_MARGIN_CHARS
+    from omp.sessions.excerpt import EXCERPT_MARGIN_CHARS
 
     assert packet_module.CLIP_BODY_CHARS + EXCERPT_MARGIN_CHARS <= SCAN_CHARS  # the packet reads less
     monkeypatch.setattr(lines, "MAX_HELD_BYTES", 1024 * 1024)  # the windows keep their real size
@@ -441,6 +441,6 @@ def test_a_huge_paste_is_decoded_only_as_far_as_anyone_reads_it(tmp_path: Path, 
         return _bounded(text), proposals, re.sub(r"about [\d,]+ characters", "about N characters", packed)
 
     decoded_so_far = seen()
-    monkeypatch.setattr(events, "_TEXT_CLIP_BYTES", lines.CLIP_WINDOW_BYTES)  # all that was kept
+    monkeypatch.setattr(parse, "_TEXT_CLIP_BYTES", lines.CLIP_WINDOW_BYTES)  # all that was kept
     assert decoded_so_far == seen()
     assert len(decoded_so_far[0]) < 2 * SCAN_CHARS + 1 and len(decoded_so_far[1]) == 2
