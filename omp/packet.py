@@ -32,7 +32,7 @@ subtracts its prompt frame from `memory-review-max-input-tokens` first.
 Reading a message back (`read_message_at`) decodes its line whole when it holds at most
 `omp.sessions.lines.MAX_HELD_BYTES` (8 MiB): what the packet sends of it is then exactly what a
 whole read gives, a tool excerpt's counts included. A longer line is never held: it is read by
-the ends of its long strings (`omp.sessions.lines.Skeleton`). Of such a tool output the excerpt
+the ends of its long strings (`omp.sessions.skeleton.Skeleton`). Of such a tool output the excerpt
 is made from its ends, redacted through the same 32 K-character margin before its cuts; of such a
 user or assistant message the packet shows at most CLIP_BODY_CHARS of each end, redacted through
 that margin too (the ends were cut from the line at arbitrary points: a secret across a cut is

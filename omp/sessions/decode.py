@@ -15,7 +15,8 @@ from msgspec import Struct
 
 from omp.sessions import lines
 from omp.sessions.excerpt import TOOL_CLIP_BYTES, TOOL_HEAD_CHARS, TOOL_TAIL_CHARS
-from omp.sessions.lines import RawClip, Skeleton, decode_string, restore, string_end
+from omp.sessions.lines import decode_string, string_end
+from omp.sessions.skeleton import RawClip, Skeleton, restore
 
 TOOL_TYPE = b"tool.execution_complete"  # a tool output line: read by the ends of its output
 

@@ -34,7 +34,7 @@ more than finding the line ends:
   the fields read (`omp.sessions.decode.fast_event`), and by json whenever msgspec refuses it or
   might read it otherwise than json would: what is read does not depend on which decoded it;
 - no line longer than MAX_HELD_BYTES (8 MiB) is ever held or decoded whole. Such a line is
-  streamed and rebuilt without its long strings (`omp.sessions.lines.Skeleton`); of each, its
+  streamed and rebuilt without its long strings (`omp.sessions.skeleton.Skeleton`); of each, its
   first and last 384 KiB are kept. A 60 MB paste is therefore a message of its head and tail
   around an omission marker: the explicit pass finds requests in both (it reads a long
   message's first and last 128 K characters anyway, `omp.intents.SCAN_CHARS`), and the middle
@@ -70,8 +70,9 @@ from omp.sessions import lines
 from omp.sessions.decode import TOOL_TYPE, decode_line, fast_event, tool_event_by_ends
 from omp.sessions.excerpt import message_text
 from omp.sessions.injected import MAX_REMEMBERED_CONTEXTS, inside_context, is_omp_context
-from omp.sessions.lines import LineSource, Skeleton, line_at, stream_range
+from omp.sessions.lines import LineSource, line_at, stream_range
 from omp.sessions.messages import Entry, Message, RawMessage
+from omp.sessions.skeleton import Skeleton
 from omp.sessions.parse import better_label, is_reply, parse_event, remember_tool_names, reply_has_text
 from omp.sessions.streamed import StreamedMessage
 

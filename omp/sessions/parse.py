@@ -16,9 +16,10 @@ from omp.intents import SCAN_CHARS
 from omp.safety.secrets import redact
 from omp.sessions import lines
 from omp.sessions.excerpt import TOOL_CLIP_BYTES, TOOL_CLIP_MIN_HEAD, TOOL_CLIP_MIN_TAIL
-from omp.sessions.lines import Clip, RawClip, open_clip
+from omp.sessions.lines import Clip
 from omp.sessions.messages import Origin, RawMessage
 from omp.sessions.provenance import tool_label
+from omp.sessions.skeleton import RawClip, open_clip
 
 TOOL_SUMMARY_PART_CHARS = 200
 SUMMARY_MARGIN_CHARS = 8 * 1024  # scanned beyond a summary part's cut before it is cut
