@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 from sessions_support import FIXTURE, assistant, conversation, event, generate_session, tool_request, tool_result, user
 
-import omp.packet as packet_module
+import omp.packet_bodies as packet_bodies
 import omp.sessions.skeleton as skeleton_module
 from omp.packet import build_packet
 from omp.review.explicit import scan
@@ -383,7 +383,7 @@ def test_a_huge_paste_is_kept_by_its_ends_in_bounded_memory(tmp_path: Path, smal
 
 def test_a_huge_message_reaches_the_packet_by_its_ends_in_bounded_memory(tmp_path: Path, small_caps: None,
                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(packet_module, "CLIP_BODY_CHARS", 8 * 1024)
+    monkeypatch.setattr(packet_bodies, "CLIP_BODY_CHARS", 8 * 1024)
     token = "ghp_abcdefghijklmnopqrstuvwxyz0123456789"
     paste = log_text(HUGE, "No, use the other config. PASTE-HEAD", "PASTE-TAIL")
     # Secrets right across the points where the line's ends and the packet's body are cut.
@@ -429,7 +429,7 @@ def test_a_huge_paste_is_decoded_only_as_far_as_anyone_reads_it(tmp_path: Path, 
     from omp.intents import SCAN_CHARS, _bounded
     from omp.sessions.excerpt import EXCERPT_MARGIN_CHARS
 
-    assert packet_module.CLIP_BODY_CHARS + EXCERPT_MARGIN_CHARS <= SCAN_CHARS  # the packet reads less
+    assert packet_bodies.CLIP_BODY_CHARS + EXCERPT_MARGIN_CHARS <= SCAN_CHARS  # the packet reads less
     monkeypatch.setattr(lines, "MAX_HELD_BYTES", 1024 * 1024)  # the windows keep their real size
     body = "".join(f"{i:06d} déjà vu 中文 \"quoted\" \\ tab\t line\n" for i in range(60_000))
     paste = "Remember that the staging database is read-only.\n" + body + "From now on, run the migrations first."
