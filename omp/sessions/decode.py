@@ -69,7 +69,7 @@ _SHALLOW = 500
 
 
 def fast_event(line: bytes | bytearray, kind: bytes | None) -> Any:
-    """The event of a conversation line of type `kind` as `loads(line)` gives it (of the fields
+    """The event of a conversation line of type `kind` as `lines.json_loads(line)` gives it (of the fields
     parse_event reads, when decoded typed), decoded by msgspec; None when `kind` has no typed
     decoder (_TYPED_DECODERS), or msgspec refuses the line or cannot be trusted with it: the
     caller then decodes it with json.
@@ -104,21 +104,9 @@ def decode_line(line: bytes | bytearray) -> Any:
     """`json.loads(line.strip())` without copying the line first.
     (JSON's own whitespace is all a line ever has around it; the strip is for the rest.)"""
     try:
-        return loads(line)
+        return lines.json_loads(line)
     except ValueError:
         return lines.json_loads(line.strip())
-
-
-def loads(line: bytes | bytearray) -> Any:
-    """`lines.json_loads(line)`. Of a line that starts with "{" and a byte that is not NUL (every
-    line Copilot writes), json.detect_encoding says UTF-8, always (a UTF-16 or UTF-32 text, or a
-    byte-order mark, starts otherwise): the text is decoded as json.loads decodes it, without
-    the look."""
-    if len(line) > 1 and line[0] == 0x7B and line[1]:
-        value = lines.json_loads(line.decode("utf-8", "surrogatepass"))
-        # `surrogatepass` lets a surrogate's UTF-8 form (ED A0–BF ..) through: read as U+FFFD.
-        return lines.repair_lone_surrogates(value) if b"\xed" in line else value
-    return lines.json_loads(line)
 
 
 # --------------------------------------------------------------------------------------------
@@ -175,7 +163,7 @@ def tool_event_by_ends(buf: bytes | bytearray, start: int, stop: int) -> Any:
     event = fast_event(outside, TOOL_TYPE)
     if event is None:
         try:
-            event = loads(outside)
+            event = lines.json_loads(outside)
         except ValueError:
             return None
     data = event.get("data") if isinstance(event, dict) else None

@@ -382,12 +382,12 @@ def without_lone_surrogates(text: str) -> str:
 
 
 def _may_hold_lone_surrogates(text: str | bytes | bytearray) -> bool:
-    """Does this JSON text escape a surrogate ("\\ud800")? A find first, in C: most lines hold
-    no escape at all. (UTF-8 bytes of a surrogate are refused by json.loads, and taken only by a
-    `surrogatepass` decode, whose caller repairs what it decoded: omp.sessions.decode.loads.)"""
+    """Does this JSON text escape a surrogate ("\\ud800"), or (bytes) hold one's UTF-8 form
+    (ED A0–BF ..), which json.loads decodes with `surrogatepass`? A find first, in C: most lines
+    hold neither."""
     if isinstance(text, str):
         return "\\u" in text and _SURROGATE_ESCAPE_TEXT.search(text) is not None
-    return b"\\u" in text and _SURROGATE_ESCAPE.search(text) is not None
+    return b"\xed" in text or (b"\\u" in text and _SURROGATE_ESCAPE.search(text) is not None)
 
 
 def repair_lone_surrogates(value: Any) -> Any:
