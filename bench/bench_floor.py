@@ -48,7 +48,7 @@ TOOL_PREFIX = b'{"type":"tool.execution_complete"'
 USER_PREFIX = b'{"type":"user.message"'
 REPLY_PREFIX = b'{"type":"assistant.message"'
 CONTENT_KEY = b'"result":{"content":"'
-HEAD_CHARS, TAIL_CHARS = 700, 500  # what the packet shows of a tool output (omp.sessions.events)
+HEAD_CHARS, TAIL_CHARS = 700, 500  # what the packet shows of a tool output (omp.sessions.excerpt)
 
 
 def _best(step: Callable[[], object], rounds: int) -> float:

@@ -25,52 +25,25 @@ costs about as much as reading it once and memory stays flat:
    boundary effects push it over, the lowest-priority message is shrunk or dropped until it
    fits. The packet never exceeds its budget.
 
-Secrets are redacted (omp.safety.secrets) on each message's whole text *before* any cut, so a cut can
-never leave half a secret behind. The budget passed in is the transcript's own: the review step
-subtracts its prompt frame from `memory-review-max-input-tokens` first.
-
-Reading a message back (`read_message_at`) decodes its line whole when it holds at most
-`omp.sessions.lines.MAX_HELD_BYTES` (8 MiB): what the packet sends of it is then exactly what a
-whole read gives, a tool excerpt's counts included. A longer line is never held: it is read by
-the ends of its long strings (`omp.sessions.lines.Skeleton`). Of such a tool output the excerpt
-is made from its ends, redacted through the same 32 K-character margin before its cuts; of such a
-user or assistant message the packet shows at most CLIP_BODY_CHARS of each end, redacted through
-that margin too (the ends were cut from the line at arbitrary points: a secret across a cut is
-seen whole, or not shown). Their sizes are estimates, and the header and markers say "about".
+Secrets are redacted on each message's whole text *before* any cut (`omp.packet_bodies`, which
+also reads a message back, huge ones by their ends). The budget passed in is the transcript's
+own: the review step subtracts its prompt frame from `memory-review-max-input-tokens` first.
 """
 
 from __future__ import annotations
 
 import collections
 from pathlib import Path
-from typing import IO, Any, Iterable, Iterator, Protocol
+from typing import Any, Iterable, Iterator
 
 from msgspec import Struct, field
 
 from omp.intents import asks_to_keep, is_correction
-from omp.safety.secrets import find_secrets, redact, redaction_marker
-from omp.sessions.events import (
-    EXCERPT_MARGIN_CHARS,
-    ORIGINS,
-    Entry,
-    Message,
-    Origin,
-    RawMessage,
-    SessionReader,
-    StreamedMessage,
-    cut_head_tail,
-    excerpt_tool,
-    read_message_at,
-)
-from omp.sessions.lines import Clip, about, omission_marker
+from omp.packet_bodies import MIN_KEEP_TOKENS, SEPARATOR_TOKENS, Builder, Candidate, Counter
+from omp.sessions.events import SessionReader, read_message_at
+from omp.sessions.messages import ORIGINS, Entry, Message, Origin
+from omp.sessions.streamed import StreamedMessage
 from omp.tokens import get_counter, start_loading
-
-
-class Counter(Protocol):
-    name: str
-
-    def count(self, text: str) -> int: ...
-
 
 PRIORITY: tuple[Origin, ...] = ("user", "assistant", "tool")
 SEPARATOR = "\n\n"
@@ -78,13 +51,6 @@ SEPARATOR = "\n\n"
 # most one message may take, as a share of the budget.
 FLOOR_TOKENS: dict[str, int] = {"user": 400, "assistant": 200, "tool": 160}
 CAP_SHARE: dict[str, float] = {"user": 1 / 3, "assistant": 1 / 8, "tool": 1 / 40}
-MIN_KEEP_TOKENS = 24  # below this a message is dropped rather than cut to nothing
-SEPARATOR_TOKENS = 2  # the blank line between two messages, with room for boundary effects
-HEAD_SHARE = 0.6  # of a cut message's room, the head's share; the tail gets the rest
-TEXT_CACHE_CHARS = 64 * 1024  # redacted texts up to this size are kept between passes
-# Of a message read by its ends (a line over 8 MiB), the most the packet shows of each end; it
-# is redacted through a margin wider than any secret beyond that, and kept between passes.
-CLIP_BODY_CHARS = 64 * 1024
 # Round zero (corrections and explicit requests with the assistant turn each answers): the most
 # each pair's user message and assistant turn may take, most generous first; the first level at
 # which every pair fits is used. The assistant turn needs only enough to say what is corrected.
@@ -147,10 +113,6 @@ class Packet(Struct):
         return data
 
 
-def label(origin: str, seq: int) -> str:
-    return f"[{origin} #{seq}]"
-
-
 def header(kept: int, seen: int) -> str:
     """The packet's first line when messages were left out: the numbering shows where."""
     return f"[{kept} of {seen} messages; #N is a message's position in the conversation, missing numbers were left out]"
@@ -209,165 +171,7 @@ def index_entries(reader: SessionReader) -> SessionIndex:
 
 
 # --------------------------------------------------------------------------------------------
-
-
-class _Candidate(Struct):
-    entry: Entry
-    text_tokens: int  # its redacted text, counted exactly
-    tokens: int  # what its whole block costs: label, text and separator
-    allot: int = 0
-    priority: bool = False  # a correction or explicit request, or the assistant turn it answers
-
-
-class _Builder:
-    def __init__(self, handle: IO[bytes], counter: Counter) -> None:
-        self.handle = handle
-        self.counter = counter
-        self.texts: dict[int, tuple[str, collections.Counter[str]]] = {}  # seq -> redacted body
-        self.cut: set[int] = set()
-        # seq -> (characters left out of it, whether that count is an estimate): the bodies of
-        # huge messages, read by their ends
-        self.clipped: dict[int, tuple[int, bool]] = {}
-
-    # Reading one message back, redacted (whole text first, then the tool excerpt).
-    def body(self, entry: Entry) -> tuple[str, collections.Counter[str]] | None:
-        cached = self.texts.get(entry.seq)
-        if cached is not None:
-            return cached
-        raw = read_message_at(self.handle, entry.offset, entry.tool_name)
-        if raw is None:
-            return None
-        if raw.origin == "tool":
-            text, counts = _redacted_tool_excerpt(raw)
-        elif raw.clip is not None:  # a huge message read by its ends: its middle is already out
-            text, counts, omitted = _redacted_clip(raw.clip)
-            self.clipped[entry.seq] = (omitted, not raw.clip.exact)
-            self.texts[entry.seq] = (text, counts)
-            return text, counts
-        else:
-            text, counts = redact(raw.text)
-        if len(text) <= TEXT_CACHE_CHARS:
-            self.texts[entry.seq] = (text, counts)
-        return text, counts
-
-    def block(self, entry: Entry, text: str) -> str:
-        return f"{label(entry.origin, entry.seq)}\n{text}"
-
-    def label_tokens(self, entry: Entry) -> int:
-        return self.counter.count(label(entry.origin, entry.seq) + "\n")
-
-    def measure(self, entry: Entry) -> _Candidate | None:
-        found = self.body(entry)
-        if found is None:
-            return None
-        text_tokens = self.counter.count(found[0])
-        return _Candidate(entry, text_tokens, text_tokens + self.label_tokens(entry) + SEPARATOR_TOKENS)
-
-    # Cutting a message to its allotment, head and tail kept.
-    def fit(self, candidate: _Candidate, text: str) -> str:
-        entry = candidate.entry
-        room = candidate.allot - SEPARATOR_TOKENS - self.label_tokens(entry)
-        whole = candidate.text_tokens
-        if whole <= room:
-            return text
-        self.cut.add(entry.seq)
-        clipped = self.clipped.get(entry.seq)
-        chars = int(len(text) * room / max(whole, 1) * 0.95)
-        for _ in range(12):
-            if chars <= 0:
-                break
-            head = int(chars * HEAD_SHARE)
-            shortened = _cut(text, head, chars - head, clipped)
-            used = self.counter.count(shortened)
-            if used <= room:
-                return shortened
-            chars = int(chars * room / used * 0.95) - 8
-        # Too short for a head and a tail around a marker (a small allotment of round zero):
-        # its head, so that a correction still reaches the reviewer.
-        chars = int(len(text) * room / max(whole, 1) * 0.9)
-        while chars >= 8 and room >= MIN_KEEP_TOKENS // 2:
-            shortened = text[:chars].rstrip() + " […]"
-            if self.counter.count(shortened) <= room:
-                return shortened
-            chars = int(chars * 0.8)
-        return ""
-
-
-def _cut(text: str, head: int, tail: int, clipped: tuple[int, bool] | None) -> str:
-    """`text` cut to its head and tail. Of a huge message read by its ends (`clipped`: what was
-    left out of it already, and whether that is an estimate), the cut takes the omission marker
-    out with the middle around it, and its own marker counts what was left out before too."""
-    if clipped is None:
-        return cut_head_tail(text, head, tail)[0]
-    omitted, approximate = clipped
-    shortened, _ = cut_head_tail(text, head, tail, omitted, approximate)
-    if omission_marker(about(omitted) if approximate else omitted, approximate) in shortened:
-        shortened, _ = cut_head_tail(text, head, tail)  # the cut kept the old marker
-    return shortened
-
-
-def _redacted_clip(clip: Clip) -> tuple[str, collections.Counter[str], int]:
-    """The body of a message read by its ends: at most CLIP_BODY_CHARS of its head and of its
-    tail around an omission marker, each redacted through EXCERPT_MARGIN_CHARS more (the Clip's
-    inner edges are arbitrary cuts: a secret across one is seen whole, or not shown at all).
-    Returns the text, the redactions, and how many characters it leaves out (an estimate)."""
-    margin = EXCERPT_MARGIN_CHARS
-    counts: collections.Counter[str] = collections.Counter()
-    head = clip.head[: CLIP_BODY_CHARS + margin]
-    head_text, head_kept = _redact_before(head, len(head) - margin, counts)
-    tail = clip.tail[max(0, len(clip.tail) - CLIP_BODY_CHARS - margin):]
-    tail_text, tail_kept = _redact_after(tail, margin, counts)
-    omitted = max(0, clip.chars - head_kept - tail_kept)
-    marker = omission_marker(about(omitted) if not clip.exact else omitted, not clip.exact)
-    return f"{head_text.rstrip()}\n{marker}\n{tail_text.lstrip()}", counts, omitted
-
-
-def _redact_before(text: str, cut: int, counts: collections.Counter[str]) -> tuple[str, int]:
-    """`text[:cut]` redacted (cut moved back out of any secret found in `text`, to whitespace)."""
-    findings = find_secrets(text)
-    cut = max(0, cut)
-    space = max(text.rfind(" ", 0, cut), text.rfind("\n", 0, cut))
-    cut = space if space > cut - 200 else cut
-    for finding in findings:  # in text order, never overlapping: a start is inside no other
-        if finding.start < cut < finding.end:
-            cut = finding.start
-    return _apply(text, [f for f in findings if f.end <= cut], 0, cut, counts), cut
-
-
-def _redact_after(text: str, start: int, counts: collections.Counter[str]) -> tuple[str, int]:
-    """`text[start:]` redacted (start moved forward out of any secret found in `text`, to
-    whitespace). Returns it and how many characters it keeps."""
-    findings = find_secrets(text)
-    start = min(start, len(text))
-    spaces = [i for i in (text.find(" ", start, start + 200), text.find("\n", start, start + 200)) if i >= 0]
-    start = min(spaces) + 1 if spaces else start
-    for finding in findings:  # an end is inside no other finding either
-        if finding.start < start < finding.end:
-            start = finding.end
-    return _apply(text, [f for f in findings if f.start >= start], start, len(text), counts), len(text) - start
-
-
-def _apply(text: str, findings: list[Any], start: int, end: int, counts: collections.Counter[str]) -> str:
-    parts: list[str] = []
-    position = start
-    for finding in findings:
-        parts.append(text[position : finding.start])
-        parts.append(redaction_marker(finding.kind))
-        counts[finding.kind] += 1
-        position = finding.end
-    parts.append(text[position:end])
-    return "".join(parts)
-
-
-def _redacted_tool_excerpt(raw: RawMessage) -> tuple[str, collections.Counter[str]]:
-    counts: collections.Counter[str] = collections.Counter()
-
-    def clean(text: str) -> str:
-        redacted, found = redact(text)
-        counts.update(found)
-        return redacted
-
-    return excerpt_tool(raw, clean), counts
+# Choosing what each message gets (read back by `omp.packet_bodies.Builder`)
 
 
 def _floor(origin: str, budget: int) -> int:
@@ -378,7 +182,7 @@ def _cap(origin: str, budget: int) -> int:
     return max(_floor(origin, budget), int(budget * CAP_SHARE[origin]))
 
 
-def _priority_pairs(builder: _Builder, entries: list[Entry], must_keep: set[int] | None) -> list[tuple[Entry, Entry | None]]:
+def _priority_pairs(builder: Builder, entries: list[Entry], must_keep: set[int] | None) -> list[tuple[Entry, Entry | None]]:
     """Every user correction and explicit request, with the assistant message it answers
     (the one just before it), newest first.
 
@@ -402,19 +206,19 @@ def _priority_pairs(builder: _Builder, entries: list[Entry], must_keep: set[int]
     return pairs[::-1]
 
 
-def _pair_cost(user: _Candidate, assistant: _Candidate | None, user_room: int, assistant_room: int) -> int:
+def _pair_cost(user: Candidate, assistant: Candidate | None, user_room: int, assistant_room: int) -> int:
     cost = min(user.tokens, user_room)
     if assistant is not None:
         cost += min(assistant.tokens, assistant_room)
     return cost
 
 
-def _take_pairs(builder: _Builder, pairs: list[tuple[Entry, Entry | None]], budget: int,
-                chosen: dict[int, _Candidate]) -> int:
+def _take_pairs(builder: Builder, pairs: list[tuple[Entry, Entry | None]], budget: int,
+                chosen: dict[int, Candidate]) -> int:
     """Round zero: the pairs, each user message with its assistant turn, at the most generous
     level at which all of them fit; if none does, the newest pairs at the smallest level.
     Returns the tokens used."""
-    measured: list[tuple[_Candidate, _Candidate | None]] = []
+    measured: list[tuple[Candidate, Candidate | None]] = []
     for user_entry, assistant_entry in pairs:
         user = builder.measure(user_entry)
         if user is None:
@@ -445,8 +249,8 @@ def _take_pairs(builder: _Builder, pairs: list[tuple[Entry, Entry | None]], budg
     return used
 
 
-def _take(builder: _Builder, newest_first: list[Entry], floor: int, remaining: int, keep: int,
-          chosen: dict[int, _Candidate], taken: list[_Candidate]) -> tuple[int, list[Entry]]:
+def _take(builder: Builder, newest_first: list[Entry], floor: int, remaining: int, keep: int,
+          chosen: dict[int, Candidate], taken: list[Candidate]) -> tuple[int, list[Entry]]:
     """Give messages, newest first, up to `floor` each while more than `keep` tokens remain.
     Returns what remains and the messages not reached."""
     for index, entry in enumerate(newest_first):
@@ -468,7 +272,7 @@ def _take(builder: _Builder, newest_first: list[Entry], floor: int, remaining: i
     return remaining, []
 
 
-def _grow(candidates: list[_Candidate], cap: int, remaining: int) -> int:
+def _grow(candidates: list[Candidate], cap: int, remaining: int) -> int:
     for candidate in candidates:  # newest first
         grow = min(candidate.tokens, cap) - candidate.allot
         if grow > 0 and remaining > 0:
@@ -478,7 +282,7 @@ def _grow(candidates: list[_Candidate], cap: int, remaining: int) -> int:
     return remaining
 
 
-def _choose(builder: _Builder, entries: list[Entry], budget: int, must_keep: set[int] | None = None) -> dict[int, _Candidate]:
+def _choose(builder: Builder, entries: list[Entry], budget: int, must_keep: set[int] | None = None) -> dict[int, Candidate]:
     """Allot tokens to messages (SPEC §4.3).
 
     Round zero: every correction and explicit request with the assistant turn it answers.
@@ -487,14 +291,14 @@ def _choose(builder: _Builder, entries: list[Entry], budget: int, must_keep: set
     then assistant text, then tool excerpts, then more user messages if room is left; last, the
     chosen messages grow, newest first, up to a per-origin cap.
     """
-    chosen: dict[int, _Candidate] = {}
+    chosen: dict[int, Candidate] = {}
     remaining = budget - _take_pairs(builder, _priority_pairs(builder, entries, must_keep), budget, chosen)
     by_origin: dict[str, list[Entry]] = {origin: [] for origin in ORIGINS}
     for entry in entries:
         by_origin[entry.origin].append(entry)
     has_context = bool(by_origin["assistant"] or by_origin["tool"])
     keep = int(budget * CONTEXT_SHARE) if has_context and budget >= CONTEXT_MIN_BUDGET else 0
-    taken: dict[str, list[_Candidate]] = {origin: [] for origin in ORIGINS}
+    taken: dict[str, list[Candidate]] = {origin: [] for origin in ORIGINS}
     remaining, users_left = _take(builder, by_origin["user"][::-1], _floor("user", budget), remaining, keep,
                                   chosen, taken["user"])
     priority = sorted((c for c in chosen.values() if c.priority), key=lambda c: -c.entry.seq)
@@ -517,7 +321,7 @@ def _choose(builder: _Builder, entries: list[Entry], budget: int, must_keep: set
     return chosen
 
 
-def _render(builder: _Builder, chosen: dict[int, _Candidate], seen: int) -> tuple[str, list[Message], collections.Counter[str]]:
+def _render(builder: Builder, chosen: dict[int, Candidate], seen: int) -> tuple[str, list[Message], collections.Counter[str]]:
     parts: list[str] = []
     messages: list[Message] = []
     redactions: collections.Counter[str] = collections.Counter()
@@ -539,7 +343,7 @@ def _render(builder: _Builder, chosen: dict[int, _Candidate], seen: int) -> tupl
     return SEPARATOR.join(parts), messages, redactions
 
 
-def _victim(chosen: dict[int, _Candidate]) -> _Candidate:
+def _victim(chosen: dict[int, Candidate]) -> Candidate:
     """The least valuable kept message: tool before assistant before user, oldest first, and
     the corrections and requests with their assistant turns last of all."""
     rank = {origin: i for i, origin in enumerate(PRIORITY)}
@@ -570,7 +374,7 @@ def build_packet(
     stats.seen.update(entry.origin for entry in entries)
 
     with Path(events_path).open("rb") as handle:
-        builder = _Builder(handle, counter)
+        builder = Builder(handle, counter)
         # The header line is paid for up front; without it every message could be kept.
         header_tokens = counter.count(header(len(entries), len(entries))) + SEPARATOR_TOKENS
         chosen = _choose(builder, entries, max(0, budget - header_tokens), index.must_keep)

@@ -1,7 +1,7 @@
 """Which of a fixed set of substrings occur in a text, found in one pass.
 
 The review's one pass asks this of every message: does a tool output or an assistant text hold
-a word a planted rule starts with (`omp.sessions.events.StreamedMessage.may_hold`), does a user
+a word a planted rule starts with (`omp.sessions.streamed.StreamedMessage.may_hold`), does a user
 message, line or sentence hold a trigger of the request grammar (`omp.intents.might_ask`). And
 secret detection asks where, in each text it redacts, the literals stand that its patterns
 cannot match without (`omp.safety.secrets._trigger_hits`).

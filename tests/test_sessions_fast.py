@@ -1,4 +1,4 @@
-"""A conversation line decoded by msgspec must read as json reads it (events.fast_event).
+"""A conversation line decoded by msgspec must read as json reads it (omp.sessions.decode.fast_event).
 
 fast_event either gives up (None: the line goes to json, as before) or gives an event that
 `parse_event` reads exactly as it reads json's: the same message, the same tool names
@@ -20,16 +20,18 @@ import pytest
 from sessions_support import assistant, event, tool_request, tool_result, user
 from test_sessions_streamed import adversarial_session
 
-from omp.sessions import events, lines
+from omp.sessions import decode, events, lines, streamed
 from omp.intents import FOREIGN_STEMS
-from omp.sessions.events import SessionReader, fast_event, parse_event
+from omp.sessions.decode import fast_event
+from omp.sessions.events import SessionReader
+from omp.sessions.parse import parse_event
 
 KINDS = (b"user.message", b"assistant.message", b"tool.execution_complete")
 
 
 def _json_event(line: bytes) -> Any:
     try:
-        return events._decode_line(line)
+        return decode.decode_line(line)
     except ValueError:
         return ValueError
 
@@ -206,6 +208,7 @@ def test_a_session_reads_the_same_without_msgspec(tmp_path: Path, monkeypatch: p
             out.write(rng.choice(_mutations(rng, line, 1)).replace(b"\n", b" ") + b"\n")
     fast = _streamed(path)
     monkeypatch.setattr(events, "fast_event", lambda line, kind: None)
+    monkeypatch.setattr(decode, "fast_event", lambda line, kind: None)  # tool lines read by their ends
     assert _streamed(path) == fast
     assert fast[2][1] > 0  # bad lines too
 
@@ -269,14 +272,14 @@ def test_may_hold_looks_at_what_a_clipped_excerpt_shows(tmp_path: Path) -> None:
 
 def test_stems_are_found_in_a_reply_as_in_its_folded_text() -> None:
     """may_hold folds a reply's whitespace only when a stem with a space might be in it
-    (events._holds_any_folded): it must say what a search of the folded text says."""
+    (streamed._holds_any_folded): it must say what a search of the folded text says."""
     rng = random.Random(12)
     words = ["from", "now", "a", "partir", "de", "ab", "sofort", "always", "immer", "x", "Désormais", "以后", "jetzt"]
     spaces = [" ", "  ", "\n", "\t", "\u2028", "\xa0", "\x00", "", "\x1c"]
     found = 0
     for _ in range(20_000):
         text = "".join(rng.choice(words) + rng.choice(spaces) for _ in range(rng.randint(0, 8))).lower()
-        expected = events._holds_any(" ".join(text.split()), FOREIGN_STEMS)
-        assert events._holds_any_folded(text, FOREIGN_STEMS) == expected, repr(text)
+        expected = streamed._holds_any(" ".join(text.split()), FOREIGN_STEMS)
+        assert streamed._holds_any_folded(text, FOREIGN_STEMS) == expected, repr(text)
         found += expected
     assert 2000 < found < 18_000

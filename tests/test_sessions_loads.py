@@ -1,5 +1,5 @@
-"""events.loads skips json.loads' look for a UTF-16 or UTF-32 text; it must decode as json.loads does
-(a lone surrogate, which UTF-8 cannot carry, read as U+FFFD: omp.sessions.lines.json_loads)."""
+"""lines.json_loads, which the reader decodes every line with, must decode as json.loads does (a lone
+surrogate, which UTF-8 cannot carry, read as U+FFFD), whatever the encoding or the bytes."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import random
 import re
 from typing import Any
 
-from omp.sessions.events import loads
+from omp.sessions.lines import json_loads as loads
 
 
 def _outcome(decode: Any, line: bytes | bytearray) -> Any:

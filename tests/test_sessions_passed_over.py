@@ -14,6 +14,7 @@ from omp.packet import SessionIndexer
 from omp.review.explicit import scan
 from omp.sessions import events
 from omp.sessions.events import SessionReader
+from omp.sessions.injected import MAX_REMEMBERED_CONTEXTS
 from omp.sessions.lines import LineSource
 
 from test_sessions_streamed import adversarial_session
@@ -123,5 +124,5 @@ def test_a_hook_injecting_on_every_prompt_keeps_the_check_bounded(tmp_path: Path
             out.write(json.dumps({"type": "user.message", "data": {"content": text}}) + "\n")
     reader = SessionReader(path)
     kept = [message.text for _entry, message in reader.iter_streamed()]
-    assert len(reader.injected) == events.MAX_REMEMBERED_CONTEXTS
+    assert len(reader.injected) == MAX_REMEMBERED_CONTEXTS
     assert kept == [f"Please fix the failing test number {n} in the parser." for n in range(0, 500, 2)]

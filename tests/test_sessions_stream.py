@@ -21,13 +21,15 @@ from typing import Any
 import pytest
 from sessions_support import FIXTURE, assistant, conversation, event, generate_session, tool_request, tool_result, user
 
-import omp.packet as packet_module
+import omp.packet_bodies as packet_bodies
+import omp.sessions.skeleton as skeleton_module
 from omp.packet import build_packet
 from omp.review.explicit import scan
 from omp.safety.secrets import redact
-from omp.sessions import events, lines
+from omp.sessions import events, lines, parse
 from omp.sessions.events import SessionReader
-from omp.sessions.lines import Clip, Skeleton, decode_raw, decode_string, open_clip, safe_after, safe_before, string_end
+from omp.sessions.lines import Clip, decode_raw, decode_string, safe_after, safe_before, string_end
+from omp.sessions.skeleton import Skeleton, open_clip
 from omp.tokens import TokenCounter
 
 ESTIMATE = TokenCounter()
@@ -304,8 +306,8 @@ HUGE = 6 * 1024 * 1024  # stands for 60 MB: 24 times the (lowered) cap
 
 @pytest.fixture
 def small_caps(monkeypatch: pytest.MonkeyPatch) -> None:
-    for name, value in CAPS.items():
-        monkeypatch.setattr(lines, name, value)
+    for name, value in CAPS.items():  # each cap where it lives
+        monkeypatch.setattr(lines if hasattr(lines, name) else skeleton_module, name, value)
 
 
 def peak_while(work: Any) -> tuple[Any, int]:
@@ -344,8 +346,8 @@ def test_a_huge_tool_output_is_read_in_bounded_memory_and_its_planted_rule_still
     # Under the real cap (8 MiB) this 6 MB line is still decoded whole: what the measure sees.
     _, whole_peak = peak_while(lambda: read(path))
     assert whole_peak > HUGE
-    for name, value in CAPS.items():
-        monkeypatch.setattr(lines, name, value)
+    for name, value in CAPS.items():  # each cap where it lives
+        monkeypatch.setattr(lines if hasattr(lines, name) else skeleton_module, name, value)
     (messages, reader), peak = peak_while(lambda: read(path))
     assert peak < 2 * 1024 * 1024, f"{peak:,} bytes traced for one {path.stat().st_size:,}-byte line"
     assert [m[0] for m in messages] == ["user", "assistant", "tool", "assistant"] and reader.bad_lines == 0
@@ -381,7 +383,7 @@ def test_a_huge_paste_is_kept_by_its_ends_in_bounded_memory(tmp_path: Path, smal
 
 def test_a_huge_message_reaches_the_packet_by_its_ends_in_bounded_memory(tmp_path: Path, small_caps: None,
                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(packet_module, "CLIP_BODY_CHARS", 8 * 1024)
+    monkeypatch.setattr(packet_bodies, "CLIP_BODY_CHARS", 8 * 1024)
     token = "ghp_abcdefghijklmnopqrstuvwxyz0123456789"
     paste = log_text(HUGE, "No, use the other config. PASTE-HEAD", "PASTE-TAIL")
     # Secrets right across the points where the line's ends and the packet's body are cut.
@@ -425,9 +427,9 @@ def test_a_huge_paste_is_decoded_only_as_far_as_anyone_reads_it(tmp_path: Path, 
     (SCAN_CHARS) and no further: what the pass and the packet see is what decoding all the
     skeleton kept gave, multi-byte characters and escapes included."""
     from omp.intents import SCAN_CHARS, _bounded
-    from omp.sessions.events import EXCERPT_MARGIN_CHARS
+    from omp.sessions.excerpt import EXCERPT_MARGIN_CHARS
 
-    assert packet_module.CLIP_BODY_CHARS + EXCERPT_MARGIN_CHARS <= SCAN_CHARS  # the packet reads less
+    assert packet_bodies.CLIP_BODY_CHARS + EXCERPT_MARGIN_CHARS <= SCAN_CHARS  # the packet reads less
     monkeypatch.setattr(lines, "MAX_HELD_BYTES", 1024 * 1024)  # the windows keep their real size
     body = "".join(f"{i:06d} déjà vu 中文 \"quoted\" \\ tab\t line\n" for i in range(60_000))
     paste = "Remember that the staging database is read-only.\n" + body + "From now on, run the migrations first."
@@ -441,6 +443,6 @@ def test_a_huge_paste_is_decoded_only_as_far_as_anyone_reads_it(tmp_path: Path, 
         return _bounded(text), proposals, re.sub(r"about [\d,]+ characters", "about N characters", packed)
 
     decoded_so_far = seen()
-    monkeypatch.setattr(events, "_TEXT_CLIP_BYTES", lines.CLIP_WINDOW_BYTES)  # all that was kept
+    monkeypatch.setattr(parse, "_TEXT_CLIP_BYTES", skeleton_module.CLIP_WINDOW_BYTES)  # all that was kept
     assert decoded_so_far == seen()
     assert len(decoded_so_far[0]) < 2 * SCAN_CHARS + 1 and len(decoded_so_far[1]) == 2

@@ -22,8 +22,10 @@ from omp.intents import FOREIGN_STEMS
 from omp.packet import SessionIndexer
 from omp.review.explicit import scan
 from omp.safety import secrets
-from omp.sessions import events
-from omp.sessions.events import RawMessage, SessionReader, excerpt_tool
+from omp.sessions import parse
+from omp.sessions.events import SessionReader
+from omp.sessions.excerpt import excerpt_tool
+from omp.sessions.messages import RawMessage
 from omp.sessions.lines import Clip
 
 from sessions_support import assistant, event, tool_result, user
@@ -188,13 +190,13 @@ def test_a_pass_over_a_session_without_planted_words_redacts_no_tool_request(tmp
     path = tmp_path / "events.jsonl"
     path.write_text("".join(json.dumps(item) + "\n" for item in items), encoding="utf-8")
     redacted: list[str] = []
-    real = events._redacted_part.__wrapped__
+    real = parse._redacted_part.__wrapped__
 
     def counting(part: str) -> str:
         redacted.append(part)
         return real(part)
 
-    monkeypatch.setattr(events, "_redacted_part", counting)
+    monkeypatch.setattr(parse, "_redacted_part", counting)
     found = scan(SessionIndexer(SessionReader(path)).messages())
     assert found.messages == 60 and not found.rejected
     assert redacted == []  # made only for a text someone reads: the packet's chosen messages
@@ -231,5 +233,5 @@ def test_reply_has_text_is_what_making_it_says(session: Path) -> None:
             continue
         if item.get("type") == "assistant.message":
             seen += 1
-            assert events._reply_has_text(item["data"]) == bool(events._assistant_text(item["data"]))
+            assert parse.reply_has_text(item["data"]) == bool(parse.assistant_text(item["data"]))
     assert seen > 100

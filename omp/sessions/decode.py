@@ -1,0 +1,178 @@
+"""Decoding one line of `events.jsonl` (SPEC §4.2): a conversation line by msgspec, typed to the
+fields read, and by json whenever msgspec refuses it or might read it otherwise than json would;
+a `tool.execution_complete` line without its output string but for the string's ends.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from typing import Any, Callable, Generic, TypeVar
+
+import msgspec
+from msgspec import Struct
+
+from omp.sessions import lines
+from omp.sessions.excerpt import TOOL_CLIP_BYTES, TOOL_HEAD_CHARS, TOOL_TAIL_CHARS
+from omp.sessions.lines import decode_string, string_end
+from omp.sessions.skeleton import RawClip, Skeleton, restore
+
+TOOL_TYPE = b"tool.execution_complete"  # a tool output line: read by the ends of its output
+
+# --------------------------------------------------------------------------------------------
+# A conversation line, decoded by msgspec
+#
+# msgspec decodes a line in a third to a fifth of json's time. Its typed decoders read only the
+# fields `parse_event` reads (the rest of the line is checked for being JSON and skipped);
+# parse_event then reads a dict of those fields, in which an absent field is None, as
+# `dict.get` gives it.
+
+
+_Data = TypeVar("_Data")
+
+
+class _Event(Struct, Generic[_Data]):
+    type: str
+    data: _Data
+
+
+class _UserData(Struct):
+    content: Any = None
+
+
+class _ReplyData(Struct):
+    content: Any = None
+    toolRequests: Any = None
+
+
+class _ToolData(Struct):
+    toolCallId: Any = None
+    toolName: Any = None
+    success: Any = None
+    result: Any = None
+    error: Any = None
+
+
+_TYPED_DECODERS: dict[bytes, Callable[[bytes | bytearray], Any]] = {
+    b"user.message": msgspec.json.Decoder(_Event[_UserData]).decode,
+    b"assistant.message": msgspec.json.Decoder(_Event[_ReplyData]).decode,
+    TOOL_TYPE: msgspec.json.Decoder(_Event[_ToolData]).decode,
+}
+_decode_any: Callable[[bytes | bytearray], Any] = msgspec.json.Decoder().decode
+# The most digits `int()` takes (`sys.set_int_max_str_digits`, Python ≥ 3.10.7; 0: no limit).
+_int_max_str_digits: Callable[[], int] = getattr(sys, "get_int_max_str_digits", lambda: 0)
+# json decodes any line nested less deep than this (Python's recursion limit is 1,000 frames,
+# and the reader runs far from it); msgspec goes a few levels deeper than json does. A line
+# shorter than twice this cannot nest so deep: its opening brackets are not counted.
+_SHALLOW = 500
+
+
+def fast_event(line: bytes | bytearray, kind: bytes | None) -> Any:
+    """The event of a conversation line of type `kind` as `lines.json_loads(line)` gives it (of the fields
+    parse_event reads, when decoded typed), decoded by msgspec; None when `kind` has no typed
+    decoder (_TYPED_DECODERS), or msgspec refuses the line or cannot be trusted with it: the
+    caller then decodes it with json.
+
+    What msgspec accepts, json accepts and decodes to the same values (duplicate keys: the last
+    wins in both), but for what msgspec lets through and json does not, which is sent to json:
+    - a nesting deeper than json's recursion limit allows: a line with _SHALLOW brackets or more;
+    - in a field the typed decoders skip (checked for being JSON, not decoded): bytes that are
+      not UTF-8, and an integer of more digits than `int()` takes. Only an ASCII line shorter
+      than that many digits is decoded typed; another is decoded whole (every string is decoded
+      and checked, every integer made, as json does);
+    - a later "type" than the one the line starts with (`kind`), which json's dict would keep.
+    In what it decodes, msgspec refuses NaN and Infinity, lone surrogates (escaped, or as the
+    bytes `surrogatepass` reads) and numbers beyond a float's range, which json takes: those
+    lines go to json too.
+    """
+    decode = _TYPED_DECODERS.get(kind) if kind is not None else None
+    if decode is None or len(line) >= 2 * _SHALLOW and line.count(b"{") + line.count(b"[") >= _SHALLOW:
+        return None
+    try:
+        if not line.isascii() or len(line) > (_int_max_str_digits() or sys.maxsize):
+            return _decode_any(line)
+        event = decode(line)
+    except (msgspec.DecodeError, RecursionError):
+        return None
+    if event.type.encode() != kind:
+        return None
+    return {"type": event.type, "data": msgspec.structs.asdict(event.data)}
+
+
+def decode_line(line: bytes | bytearray) -> Any:
+    """`json.loads(line.strip())` without copying the line first.
+    (JSON's own whitespace is all a line ever has around it; the strip is for the rest.)"""
+    try:
+        return lines.json_loads(line)
+    except ValueError:
+        return lines.json_loads(line.strip())
+
+
+# --------------------------------------------------------------------------------------------
+# A tool output line, read by the ends of its output
+
+# Copilot writes `…,"success":true,"result":{"content":"…"…`: the output string starts right
+# after this (a match is real structure: `{"` cannot occur inside a JSON string).
+_CONTENT_KEY = b'"result":{"content":"'
+_PREFIX_LIMIT = 64 * 1024  # the content key is looked for this far into the line
+_SUFFIX_DECODED = 4 * 1024  # what follows the output string is decoded as is up to this size (else its skeleton)
+# The output string is decoded whole up to this size, else its ends: at least as much of them
+# as the excerpt shows (plus the width its cuts look around for whitespace).
+_SCAN_HEAD_BYTES = 960
+_SCAN_TAIL_BYTES = 720
+_SCAN_MIN_HEAD = TOOL_HEAD_CHARS + 80
+_SCAN_MIN_TAIL = TOOL_TAIL_CHARS + 90
+# What the output string is replaced with while the rest of the line is decoded (a session
+# cannot forge it: it holds a NUL and a random nonce).
+_OUTPUT_MARK = "\x00omp-output:" + os.urandom(6).hex()
+_OUTPUT_MARK_JSON = json.dumps(_OUTPUT_MARK).encode()[1:-1]
+
+
+def tool_event_by_ends(buf: bytes | bytearray, start: int, stop: int) -> Any:
+    """The event of the `tool.execution_complete` line `buf[start:stop]`, decoded without its
+    output string but for the string's ends: `data.result.content` is a Clip (or the string
+    itself, when it is short). None when the line is not in Copilot's layout, or does not
+    decode this way: the caller decodes it whole.
+
+    The output string's closing quote is found by `string_end`; the line is decoded with the
+    string replaced by a mark (so toolCallId, success, detailedContent, every other field and
+    the JSON of the whole line are checked as a whole decode checks them), and the mark must
+    come out as `data.result.content`, which proves the string was that field. A long
+    detailedContent (or any long string after the output) is left out the same way.
+    """
+    key = buf.find(_CONTENT_KEY, start, min(stop, start + _PREFIX_LIMIT))
+    if key < 0 or buf[key - 1] not in b"{,":
+        return None
+    first = key + len(_CONTENT_KEY)
+    end = string_end(buf, first, stop)
+    if end < 0:
+        return None
+    clips: dict[str, RawClip] = {}
+    after: bytes | bytearray | None
+    if stop - end > _SUFFIX_DECODED:  # a detailedContent, say: kept by its ends, decoded if read
+        rest = Skeleton(window=TOOL_CLIP_BYTES, keep_whole=_SUFFIX_DECODED)
+        rest.feed(buf, end + 1, stop)
+        after = rest.skeleton()
+        if after is None:
+            return None
+        clips = rest.clips
+    else:
+        after = buf[end + 1 : stop]
+    outside = buf[start:first] + _OUTPUT_MARK_JSON + b'"' + after  # the line, its output a mark
+    event = fast_event(outside, TOOL_TYPE)
+    if event is None:
+        try:
+            event = lines.json_loads(outside)
+        except ValueError:
+            return None
+    data = event.get("data") if isinstance(event, dict) else None
+    result = data.get("result") if isinstance(data, dict) else None
+    if not isinstance(result, dict) or result.get("content") != _OUTPUT_MARK:
+        return None
+    try:
+        result["content"] = decode_string(buf, first, end, _SCAN_HEAD_BYTES, _SCAN_TAIL_BYTES,
+                                          _SCAN_MIN_HEAD, _SCAN_MIN_TAIL)
+    except ValueError:
+        return None
+    return restore(event, clips)
