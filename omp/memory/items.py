@@ -81,7 +81,7 @@ class DirectiveProposal(Struct, frozen=True):
     kind: ItemKind = ItemKind.DIRECTIVE  # DIRECTIVE or FORGET
 
     def __post_init__(self) -> None:
-        if ItemKind(self.kind) not in (ItemKind.DIRECTIVE, ItemKind.FORGET):
+        if ItemKind(self.kind).spec.store != "pending":  # what the pending queue takes
             raise ValueError(f"a directive proposal is a directive or a forget request, not {self.kind!r}")
         set_frozen_field(self, "kind", ItemKind(self.kind))
 

@@ -19,6 +19,7 @@ from typing import Literal
 from msgspec import Struct
 
 Gate = Literal["pending", "direct"]  # "pending": a human approves it; "direct": written by the review
+Store = Literal["pending", "notes", "drafts"]  # the memory batch method that takes it (omp.review.pipeline._apply)
 
 
 class Code(str, enum.Enum):
@@ -78,6 +79,7 @@ class KindSpec(Struct, frozen=True):
     fields: tuple[FieldSpec, ...]
     limit: int  # entries per review
     gate: Gate
+    store: Store
     subject: str  # the Proposal field that names the item (reports, dedupe of explicit items)
     result_name: str  # ItemResult's kind word in --json ("draft" for a skill draft)
     prompt: str  # the prompt's bullet for this kind, after `- "section": ` (format fields: `{<key>_chars}`)
@@ -88,7 +90,8 @@ class KindSpec(Struct, frozen=True):
     progress_label: str  # the sweep's per-session count: "3 note(s)"
     pending_kind: Literal["add", "forget"] | None = None  # the pending queue's word, for a gated kind
     rule_needs_user: bool = False  # a direct kind whose text states a rule needs the user's words as evidence
-    keeps_provenance: bool = False  # records where its evidence was found (the note gate reads it)
+    keeps_provenance: bool = False  # records where its evidence was found, and passes the note gate
+    # (omp.review.note_gate: applied, proposed to a human, or refused by where its quote came from)
 
     def max_chars_key(self, fld: FieldSpec) -> str:
         """omp.review.answer.MAX_CHARS's key for a field: "note.title"."""
@@ -108,7 +111,7 @@ KINDS: dict[ItemKind, KindSpec] = {
     for spec in (
         KindSpec(
             ItemKind.DIRECTIVE, "directives", (FieldSpec("text", "text", 300),), limit=5, gate="pending",
-            subject="text", result_name="directive", prompt=_ONE_LINE_RULE, limit_words="{limit} directives",
+            store="pending", subject="text", result_name="directive", prompt=_ONE_LINE_RULE, limit_words="{limit} directives",
             evidence_example="verbatim words from a user message", summary_rank=1,
             written_line="directive proposed (pending): {text}", progress_label="directive(s) proposed",
             pending_kind="add",
@@ -116,7 +119,7 @@ KINDS: dict[ItemKind, KindSpec] = {
         KindSpec(
             ItemKind.NOTE, "notes",
             (FieldSpec("title", "title", 120), FieldSpec("body", "body", 2000, one_line=False)),
-            limit=8, gate="direct", subject="title", result_name="note",
+            limit=8, gate="direct", store="notes", subject="title", result_name="note",
             prompt=("durable facts about this project (how to build, test or deploy, where things are,\n"
                     "  pitfalls found). Title at most {note_title_chars} characters, body at most {note_body_chars}."),
             limit_words="{limit} notes", evidence_example="verbatim words from the session", summary_rank=0,
@@ -127,7 +130,7 @@ KINDS: dict[ItemKind, KindSpec] = {
             ItemKind.SKILL_DRAFT, "skill_drafts",
             (FieldSpec("slug", "slug", 64, example="kebab-case", kebab=True), FieldSpec("description", "description", 300),
              FieldSpec("body", "body", 8000, one_line=False, example="markdown")),
-            limit=2, gate="direct", subject="slug", result_name="draft",
+            limit=2, gate="direct", store="drafts", subject="slug", result_name="draft",
             prompt=('reusable multi-step procedures worth a SKILL.md. "slug" in kebab-case,\n'
                     '  a one-line "description", a Markdown "body" of at most {skill_draft_body_chars} characters.'),
             limit_words="{limit} skill drafts", evidence_example="...", summary_rank=3,
@@ -135,7 +138,7 @@ KINDS: dict[ItemKind, KindSpec] = {
         ),
         KindSpec(
             ItemKind.FORGET, "forget", (FieldSpec("target", "text", 300, example="what to forget"),),
-            limit=5, gate="pending", subject="text", result_name="forget",
+            limit=5, gate="pending", store="pending", subject="text", result_name="forget",
             prompt=('things the USER asked to stop remembering; "target" says what. Evidence from a\n'
                     "  [user] message."),
             limit_words="{limit} forget requests", evidence_example="the user's words", summary_rank=2,
