@@ -5,6 +5,7 @@ module keeps a parallel table of kinds of its own."""
 from __future__ import annotations
 
 import ast
+import json
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -15,7 +16,7 @@ from omp.memory import kinds
 from omp.memory.items import ItemResult
 from omp.memory.kinds import KINDS, Code, FieldSpec, ItemKind, KindSpec
 from omp.review import answer as answer_module
-from omp.review.answer import Proposal, validate
+from omp.review.answer import Proposal, answer_schema, validate
 from omp.review.outcome import ReviewOutcome, ReviewSummary
 from omp.review.prompt import FIXED_PART, render_fixed_part
 from omp.review.report import outcome_lines, progress_line
@@ -102,6 +103,23 @@ def test_a_new_kind_reaches_the_summary_and_the_report(monkeypatch: pytest.Monke
     lines = outcome_lines(outcome)
     assert lines.index("  note written: n1 — Tests need fixtures") < lines.index("  recipe written: pasta (Pasta al limone)")
     assert progress_line(outcome) == "  s1: reviewed — 1 note(s), 1 recipe(s)"
+
+
+def test_the_shipped_json_schema_is_the_tables() -> None:
+    """omp/data/omp.review.v1.schema.json is written from the table (the command is in
+    docs/reviewer-answer-schema.md, "Adding an item kind"); a kind changed in one and not the
+    other fails here."""
+    shipped = (OMP / "data" / "omp.review.v1.schema.json").read_text(encoding="utf-8")
+    assert shipped == json.dumps(answer_schema(), indent=2, ensure_ascii=False) + "\n"
+
+
+def test_a_new_kind_reaches_the_json_schema(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(kinds, "KINDS", {**KINDS, _Extra.RECIPE: RECIPE})
+    schema = answer_schema()
+    assert schema["required"][-1] == "recipes"
+    recipes = schema["properties"]["recipes"]
+    assert recipes["maxItems"] == 3 and recipes["items"]["required"] == ["name", "steps", "evidence"]
+    assert recipes["items"]["properties"]["name"]["maxLength"] == 50
 
 
 # ---------------------------------------------------------------------------------------------

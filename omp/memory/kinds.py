@@ -18,6 +18,7 @@ from typing import Literal
 
 from msgspec import Struct
 
+KEBAB_CASE = r"^[a-z0-9]+(?:-[a-z0-9]+)*$"  # a kebab-case field (FieldSpec.kebab)
 Gate = Literal["pending", "direct"]  # "pending": a human approves it; "direct": written by the review
 Store = Literal["pending", "notes", "drafts"]  # the memory batch method that takes it (omp.review.pipeline._apply)
 
@@ -71,6 +72,7 @@ class FieldSpec(Struct, frozen=True):
     one_line: bool = True  # whitespace folded to one line (a body keeps its lines)
     example: str = "..."  # its value in the prompt's example answer
     kebab: bool = False  # must be kebab-case (a slug); its dashes read as spaces for the evidence check
+    description: str = ""  # the JSON Schema's description (omp/data/omp.review.v1.schema.json)
 
 
 class KindSpec(Struct, frozen=True):
@@ -90,6 +92,7 @@ class KindSpec(Struct, frozen=True):
     progress_label: str  # the sweep's per-session count: "3 note(s)"
     pending_kind: Literal["add", "forget"] | None = None  # the pending queue's word, for a gated kind
     rule_needs_user: bool = False  # a direct kind whose text states a rule needs the user's words as evidence
+    schema_description: str = ""  # the JSON Schema's description of the section
     keeps_provenance: bool = False  # records where its evidence was found, and passes the note gate
     # (omp.review.note_gate: applied, proposed to a human, or refused by where its quote came from)
 
@@ -110,40 +113,44 @@ KINDS: dict[ItemKind, KindSpec] = {
     spec.kind: spec
     for spec in (
         KindSpec(
-            ItemKind.DIRECTIVE, "directives", (FieldSpec("text", "text", 300),), limit=5, gate="pending",
+            ItemKind.DIRECTIVE, "directives", (FieldSpec("text", "text", 300, description="The rule, one line."),), limit=5, gate="pending",
             store="pending", subject="text", result_name="directive", prompt=_ONE_LINE_RULE, limit_words="{limit} directives",
             evidence_example="verbatim words from a user message", summary_rank=1,
             written_line="directive proposed (pending): {text}", progress_label="directive(s) proposed",
-            pending_kind="add",
+            pending_kind="add", schema_description="Standing rules the user stated; evidence from a user message.",
         ),
         KindSpec(
             ItemKind.NOTE, "notes",
-            (FieldSpec("title", "title", 120), FieldSpec("body", "body", 2000, one_line=False)),
+            (FieldSpec("title", "title", 120, description="One line."),
+             FieldSpec("body", "body", 2000, one_line=False, description="The fact, in a few sentences.")),
             limit=8, gate="direct", store="notes", subject="title", result_name="note",
             prompt=("durable facts about this project (how to build, test or deploy, where things are,\n"
                     "  pitfalls found). Title at most {note_title_chars} characters, body at most {note_body_chars}."),
             limit_words="{limit} notes", evidence_example="verbatim words from the session", summary_rank=0,
             written_line="note written: {ref} — {text}", progress_label="note(s)",
-            rule_needs_user=True, keeps_provenance=True,
+            rule_needs_user=True, keeps_provenance=True, schema_description="Durable facts about the project.",
         ),
         KindSpec(
             ItemKind.SKILL_DRAFT, "skill_drafts",
-            (FieldSpec("slug", "slug", 64, example="kebab-case", kebab=True), FieldSpec("description", "description", 300),
-             FieldSpec("body", "body", 8000, one_line=False, example="markdown")),
+            (FieldSpec("slug", "slug", 64, example="kebab-case", kebab=True, description="kebab-case name."),
+             FieldSpec("description", "description", 300, description="One line."),
+             FieldSpec("body", "body", 8000, one_line=False, example="markdown", description="Markdown.")),
             limit=2, gate="direct", store="drafts", subject="slug", result_name="draft",
             prompt=('reusable multi-step procedures worth a SKILL.md. "slug" in kebab-case,\n'
                     '  a one-line "description", a Markdown "body" of at most {skill_draft_body_chars} characters.'),
             limit_words="{limit} skill drafts", evidence_example="...", summary_rank=3,
             written_line="skill draft written: {ref}", progress_label="skill draft(s)",
+            schema_description="Reusable multi-step procedures.",
         ),
         KindSpec(
-            ItemKind.FORGET, "forget", (FieldSpec("target", "text", 300, example="what to forget"),),
+            ItemKind.FORGET, "forget", (FieldSpec("target", "text", 300, example="what to forget", description="What to forget, one line."),),
             limit=5, gate="pending", store="pending", subject="text", result_name="forget",
             prompt=('things the USER asked to stop remembering; "target" says what. Evidence from a\n'
                     "  [user] message."),
             limit_words="{limit} forget requests", evidence_example="the user's words", summary_rank=2,
             written_line="removal proposed (pending): FORGET: {text}", progress_label="removal(s) proposed",
             pending_kind="forget",
+            schema_description="What the user asked to stop remembering; evidence from a user message.",
         ),
     )
 }
