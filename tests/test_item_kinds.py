@@ -16,7 +16,8 @@ from omp.memory import kinds
 from omp.memory.items import ItemResult
 from omp.memory.kinds import KINDS, Code, FieldSpec, ItemKind, KindSpec
 from omp.review import answer as answer_module
-from omp.review.answer import Proposal, answer_schema, validate
+from omp.review.answer import Proposal, validate
+from omp.review.schema import answer_schema
 from omp.review.outcome import ReviewOutcome, ReviewSummary
 from omp.review.prompt import FIXED_PART, render_fixed_part
 from omp.review.report import outcome_lines, progress_line

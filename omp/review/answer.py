@@ -496,7 +496,7 @@ def same_sentence(quote: str, request: str) -> bool:
 # ---------------------------------------------------------------------------------------------
 # validation
 
-_EVIDENCE = kinds.FieldSpec("evidence", "evidence", EVIDENCE_CHARS)
+EVIDENCE = kinds.FieldSpec("evidence", "evidence", EVIDENCE_CHARS)  # every kind's last field
 # (answer key, Proposal field, MAX_CHARS key) per kind: a view of the kind table, which
 # tests/test_review_schema_prompt.py compares with the published JSON Schema.
 _FIELDS: dict[ItemKind, tuple[tuple[str, str, str], ...]] = {
@@ -509,7 +509,7 @@ def _entry(kind: ItemKind, where: str, entry: Any, index: EvidenceIndex) -> Prop
     if not isinstance(entry, dict):
         return Rejection(where, kind, RejectionCode.NOT_AN_OBJECT, f"{where}: expected an object, got {type(entry).__name__}")
     values: dict[str, str] = {}
-    for fld in (*spec.fields, _EVIDENCE):
+    for fld in (*spec.fields, EVIDENCE):
         key, attr, max_chars = fld.key, fld.attr, fld.max_chars
         raw = entry.get(key)
         if raw is None:
@@ -572,35 +572,3 @@ def validate(answer: dict[str, Any], messages: Sequence[MessageLike]) -> Validat
                 result.rejected.append(checked)
     return result
 
-
-# ---------------------------------------------------------------------------------------------
-# the JSON Schema (omp/data/omp.review.v1.schema.json is this, written out)
-
-_SCHEMA_DESCRIPTION = ("The answer of omp's reviewer: what one finished Copilot session leaves for future sessions. "
-                       "omp re-checks every limit here and verifies each evidence quote against the session.")
-
-
-def _schema_field(fld: kinds.FieldSpec, minimum: int, description: str) -> dict[str, Any]:
-    value: dict[str, Any] = {"type": "string", "minLength": minimum, "maxLength": fld.max_chars,
-                             "description": description}
-    return value | ({"pattern": kinds.KEBAB_CASE} if fld.kebab else {})
-
-
-def answer_schema() -> dict[str, Any]:
-    """omp.review.v1's JSON Schema, from the kind table: what the shipped file holds
-    (tests/test_item_kinds.py compares them)."""
-    sections: dict[str, Any] = {}
-    for spec in kinds.KINDS.values():
-        quote = ("Words copied exactly from a user message." if spec.gate == "pending" else
-                 "Words copied exactly from one message of the transcript (no [user #N] label).")
-        fields = {f.key: _schema_field(f, 1, f.description) for f in spec.fields}
-        fields["evidence"] = _schema_field(_EVIDENCE, MIN_EVIDENCE_CHARS, quote)
-        sections[spec.section] = {
-            "type": "array", "maxItems": spec.limit, "description": spec.schema_description,
-            "items": {"type": "object", "additionalProperties": False, "required": list(fields), "properties": fields},
-        }
-    return {
-        "$schema": "https://json-schema.org/draft/2020-12/schema", "title": SCHEMA, "description": _SCHEMA_DESCRIPTION,
-        "type": "object", "additionalProperties": False, "required": ["schema", *sections],
-        "properties": {"schema": {"type": "string", "enum": [SCHEMA]}, **sections},
-    }
