@@ -571,4 +571,3 @@ def validate(answer: dict[str, Any], messages: Sequence[MessageLike]) -> Validat
             else:
                 result.rejected.append(checked)
     return result
-
