@@ -143,7 +143,7 @@ KEYS: dict[str, Key] = {
         _key("memory-mode", core_settings.DEFAULTS["memory-mode"], "on | off",
              _choice(*core_settings.CHOICES["memory-mode"])),
         _key("memory-review-model", "gpt-5-mini", "a model name, e.g. gpt-5-mini", _model()),
-        _key("memory-reviewer", "copilot", " | ".join(backends.NAMES), _choice(*backends.NAMES)),
+        _key("memory-reviewer", backends.DEFAULT, " | ".join(backends.NAMES), _choice(*backends.NAMES)),
         _key("memory-reviewer-command", None,
              "a command line whose program is on PATH or an absolute path (run without a shell, prompt on stdin)",
              _command()),

@@ -66,12 +66,16 @@ from omp.memory.items import RejectionCode
 from omp.packet import build_packet
 from omp.review.prompt import transcript_budget
 from omp.paths import ProjectPaths, copilot_home, global_home
+from omp.review import backends
 from omp.review.outcome import ReviewRequest
 from omp.review.pipeline import review_session
 from omp.review.reviewers import HINT_INSTALL, copilot_binary
 from omp.tokens import TokenCounter
 
-REVIEWERS = ("offline", "copilot")
+# The reviewers a demo can use with no setup of their own: the one that calls no model, and
+# the Copilot CLI with the user's login (omp.review.backends's registry says which is which).
+# The first is the default.
+REVIEWERS = (backends.NO_MODEL, *(name for name, entry in backends.REGISTRY.items() if entry.uses_copilot))
 SESSION_DATA = "demo-session.jsonl"
 PROJECT_NAME = "acme-web"
 SNIPPET_CHARS = 110
@@ -298,21 +302,25 @@ def _user_review_model() -> str | None:
 # running it
 
 
-def run_demo(reviewer: str = "offline", keep: bool = False, parent: Path | None = None) -> DemoReport:
+def _uses_copilot(reviewer: str) -> bool:
+    return backends.lookup(reviewer).uses_copilot
+
+
+def run_demo(reviewer: str = backends.NO_MODEL, keep: bool = False, parent: Path | None = None) -> DemoReport:
     """Run the demo; the temporary folders are removed at the end unless `keep`."""
     if reviewer not in REVIEWERS:
         raise UsageError(f"unknown demo reviewer {reviewer!r}", "choose one of: " + ", ".join(REVIEWERS))
     started = time.monotonic()
-    model = _user_review_model() if reviewer == "copilot" else None
+    model = _user_review_model() if _uses_copilot(reviewer) else None
     folders = DemoFolders.create(parent)
     try:
-        extra = copilot_reviewer_home() if reviewer == "copilot" else {}
+        extra = copilot_reviewer_home() if _uses_copilot(reviewer) else {}
         with isolated_environment(folders, extra):
             report = _run(folders, reviewer, model)
         report.kept = keep
         report.next_steps = next_steps(report)
     finally:
-        if reviewer == "copilot":
+        if _uses_copilot(reviewer):
             hand_over_reviewer_sessions(folders)
         if not keep:
             shutil.rmtree(folders.base, ignore_errors=True)
@@ -448,7 +456,7 @@ def next_steps(report: DemoReport) -> list[str]:
         steps.append("cat .github/copilot-instructions.md      # what every Copilot session here now reads")
     else:
         steps.append("omp demo --keep                          # keep the folders and look around")
-    if report.reviewer == "offline":
+    if report.reviewer == backends.NO_MODEL:
         steps.append("omp demo --reviewer copilot              # the same, reviewed by a real model (your Copilot login)")
     # In the order a user sets up for real: hooks first (once per machine), then the project,
     # then the check that the two work together.
@@ -489,7 +497,7 @@ def report_lines(report: DemoReport) -> list[str]:
 
 
 def _title(report: DemoReport) -> str:
-    if report.reviewer == "offline":
+    if report.reviewer == backends.NO_MODEL:
         how = "offline reviewer: no model, no network, no account"
     else:
         how = f"reviewer: Copilot CLI with your login, model {report.model}"
@@ -511,7 +519,7 @@ def _written_lines(report: DemoReport) -> list[str]:
     if report.notes:
         lines.append(f"  {len(report.notes)} note(s), applied at once:")
         lines += [f"    {note['file']}  {note['title']}" for note in report.notes]
-    elif report.reviewer == "offline":
+    elif report.reviewer == backends.NO_MODEL:
         lines.append("  notes: none" + model_only)
         lines.append("         (--reviewer copilot) also keeps facts, such as how to start the test database")
     else:
@@ -519,7 +527,7 @@ def _written_lines(report: DemoReport) -> list[str]:
     if report.drafts:
         lines.append(f"  {len(report.drafts)} skill draft(s), loaded by Copilot only once you promote them:")
         lines += [f"    {draft['file']}  {draft['description']}" for draft in report.drafts]
-    elif report.reviewer == "offline":
+    elif report.reviewer == backends.NO_MODEL:
         lines.append("  skill drafts: none — a model reviewer would draft the release procedure from this session")
     else:
         lines.append("  skill drafts: none")
@@ -539,7 +547,7 @@ def _redacted_lines(report: DemoReport) -> list[str]:
     kinds = ", ".join(f"{kind} ×{count}" for kind, count in report.redacted.items())
     lines = ["", f"Redacted: {total} secret(s) ({kinds or 'none'}) are cut from what a model reviewer is sent:"]
     lines += [f"  {example}" for example in report.redacted_examples]
-    if report.reviewer == "offline":
+    if report.reviewer == backends.NO_MODEL:
         lines.append("  (with the offline reviewer nothing is sent anywhere at all)")
     if report.secrets_rejected:
         lines.append(f"  {report.secrets_rejected} proposal(s) carrying a secret rejected (above); no file omp wrote holds a secret")

@@ -50,7 +50,7 @@ from omp.memory.block import held_back_items, untrusted_directives
 from omp.paths import GlobalPaths, ProjectPaths
 from omp.process import read_env_file, reviewer_env_file
 from omp.review import backends, claim as claims, queue
-from omp.review.reviewers import ReviewerConfig, call_reviewer
+from omp.review.reviewers import ReviewerConfig, ReviewerUnavailable, call_reviewer
 from omp.sessions.discovery import find_session
 from omp.tokens import get_counter
 
@@ -302,7 +302,7 @@ def _reviewer_env_check() -> list[Check]:
     return checks
 
 
-def _byok_gap(backend: str) -> list[Check]:
+def _byok_gap(entry: backends.Entry) -> list[Check]:
     """Provider and token variables the shell sets but a hook-started review will not get: Copilot
     removes them from hooks, and reviewer.env does not give them back (SPEC §11).
 
@@ -312,7 +312,7 @@ def _byok_gap(backend: str) -> list[Check]:
     variables with the openai reviewer, which does not read them, are context: copying a token
     nobody needs into a file would only spread it."""
     missing = missing_from_reviewer_env()
-    needed = [name for name in missing if name.startswith("COPILOT_")] if backend != "openai" else []
+    needed = [name for name in missing if name.startswith("COPILOT_")] if entry.reads_copilot_env else []
     other = [name for name in missing if name not in needed]
     checks = []
     levels: tuple[tuple[list[str], Status], ...] = ((needed, "warn"), (other, "info"))
@@ -328,50 +328,43 @@ def _byok_gap(backend: str) -> list[Check]:
 
 def _fallback_reviewer(ctx: Context, why: str) -> Check:
     """A reviewer setting that cannot work: the fix that runs is going back to one that does
-    (copilot when Copilot CLI runs, else the offline reviewer); the detail names the other way."""
-    fallback = "copilot" if ctx.copilot_works else "offline"
+    (the default reviewer when Copilot CLI runs, else the one that calls no model); the detail
+    names the other way."""
+    fallback = backends.DEFAULT if ctx.copilot_works else backends.NO_MODEL
     return Check("reviewer", "fail", why + env_note(ctx, "memory-reviewer", fallback),
                  setting_fix(ctx, "memory-reviewer", fallback))
 
 
+def _not_configured(ctx: Context, entry: backends.Entry, exc: ReviewerUnavailable) -> Check:
+    """A setting the backend needs is missing or wrong: the entry's `fix_setting` sets it (the
+    usual value; the hint says to use one's own), else the fix goes back to a reviewer that works."""
+    why = exc.message + (f" ({exc.hint})" if exc.hint else "")
+    if entry.fix_setting is None:
+        return _fallback_reviewer(ctx, why)
+    key, value = entry.fix_setting
+    return Check("reviewer", "fail", why + env_note(ctx, key, value), setting_fix(ctx, key, value))
+
+
 def check_reviewer(ctx: Context) -> list[Check]:
+    """The reviewer setting, through its registry entry (omp.review.backends): the entry's
+    `describe` says what it would call, or raises with what is missing; no backend is named here."""
     settings = ctx.settings
     if settings is None:  # check_memory_mode failed and carries the fix
         return [Check("reviewer", "info", "not checked: the settings cannot be read (see memory-mode)", None)]
     backend, model = settings["memory-reviewer"], settings["memory-review-model"]
     checks = _reviewer_env_check()
-    if backend in backends.REGISTRY and not backends.lookup(backend).runs_model:
-        return checks + [Check("reviewer", "ok", f"{backend}: {backends.lookup(backend).summary}, no model is called")]
-    gap = _byok_gap(backend)
-    if backend == "command":
-        command = settings["memory-reviewer-command"]
-        if not command:
-            return checks + gap + [_fallback_reviewer(
-                ctx, "memory-reviewer is command but memory-reviewer-command is not set (or set it to a program "
-                "on PATH or an absolute path: omp config set memory-reviewer-command '/path/to/reviewer …')")]
-        program = shlex.split(command)[0]
-        if not (shutil.which(program) or Path(program).exists()):
-            return checks + gap + [_fallback_reviewer(
-                ctx, f"reviewer command {program!r} not found (or point memory-reviewer-command at a program "
-                "that exists)")]
-        what = f"command: {command}"
-    elif backend == "openai":
-        url = settings.get("memory-reviewer-url")
-        problem = "is not set" if not url else backends.url_problem(url)
-        if problem:
-            # The usual local server's address (Ollama's); the detail says to use your own.
-            return checks + gap + [Check(
-                "reviewer", "fail", f"memory-reviewer is openai but memory-reviewer-url {problem} (the fix sets "
-                f"the usual local server's address; use your server's base URL)"
-                + env_note(ctx, "memory-reviewer-url", backends.EXAMPLE_URL),
-                setting_fix(ctx, "memory-reviewer-url", backends.EXAMPLE_URL))]
-        what = f"openai, model {model} at {url}"
-    elif backend not in backends.REGISTRY or not backends.lookup(backend).runs_model:
+    entry = backends.REGISTRY.get(backend)
+    if entry is None:
         return checks + [_fallback_reviewer(ctx, f"unknown reviewer {backend!r} (one of {', '.join(backends.NAMES)})")]
-    else:
-        if not ctx.copilot_works:
-            return checks + gap + [_fallback_reviewer(ctx, "memory-reviewer is copilot, but Copilot CLI does not run")]
-        what = f"copilot, model {model}"
+    if not entry.runs_model:
+        return checks + [Check("reviewer", "ok", entry.describe(settings, model))]
+    gap = _byok_gap(entry)
+    if entry.uses_copilot and not ctx.copilot_works:
+        return checks + gap + [_fallback_reviewer(ctx, f"memory-reviewer is {backend}, but Copilot CLI does not run")]
+    try:
+        what = entry.describe(settings, model)
+    except ReviewerUnavailable as exc:
+        return checks + gap + [_not_configured(ctx, entry, exc)]
     if not ctx.deep:
         return checks + gap + [Check("reviewer", "ok", f"{what} (not called; omp doctor --deep calls it)")]
     called = _call_reviewer(ctx, backend, model, what)

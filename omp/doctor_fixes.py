@@ -30,6 +30,7 @@ from omp.install import Registration
 from omp.memory import directives as dirs, notes as notes_mod
 from omp.memory.block import note_held_back
 from omp.paths import GlobalPaths, ProjectPaths
+from omp.review import backends
 from omp.safety.injection import injection_reasons
 
 
@@ -228,9 +229,10 @@ def deep_fix(ctx: Context, backend: str, model: str, error: OmpError) -> str | N
     words, with placeholders: it goes in the detail). A network fault, a server's own model list
     or key: only the user can say, so no fix line."""
     kind = getattr(error, "kind", None)
-    if backend == "copilot" and kind == "auth":
+    uses_copilot = backend in backends.REGISTRY and backends.lookup(backend).uses_copilot
+    if uses_copilot and kind == "auth":
         return copilot_fix(ctx, "copilot login")
-    if backend == "copilot" and kind == "model" and model != config.KEYS["memory-review-model"].default:
+    if uses_copilot and kind == "model" and model != config.KEYS["memory-review-model"].default:
         return setting_fix(ctx, "memory-review-model", config.KEYS["memory-review-model"].default)
     if kind == "timeout":
         longer = min(2 * int(float((ctx.settings or {}).get("memory-review-timeout", 120))), 86400)

@@ -414,14 +414,15 @@ class ReviewerPlan(Struct, frozen=True):
     def describe(self, model: str | None = None) -> str:
         """`copilot, model gpt-5-mini`; an `openai` reviewer also says where it is."""
         text = f"{self.backend}, model {model or self.setting('memory-review-model')}"
-        url = self.setting("memory-reviewer-url") if self.backend == "openai" else None
+        where = backends.lookup(self.backend).location_setting
+        url = self.setting(where) if where else None
         return text + (f" at {url}" if url else "")
 
 
 def plan_reviewer(reviewer: str | None = None) -> ReviewerPlan:
     """The reviewer `run_eval` will call: `reviewer`, else the user's memory-reviewer."""
     settings = _carried_settings()
-    backend = (reviewer or settings.get(config.KEYS["memory-reviewer"].env_var) or "copilot").strip().lower()
+    backend = (reviewer or settings.get(config.KEYS["memory-reviewer"].env_var) or backends.DEFAULT).strip().lower()
     if backend not in backends.REGISTRY:
         raise UsageError(f"unknown reviewer {backend!r}", "choose one of: " + ", ".join(backends.NAMES))
     by_name = {name: settings.get(config.KEYS[name].env_var) for name in CARRIED_KEYS}
@@ -508,12 +509,9 @@ def run_eval(cases: list[Case], corpus: list[str], reviewer: str | None = None, 
     folders = DemoFolders.create()
     try:
         try:
-            extra = copilot_reviewer_home() if backend == "copilot" else {}
-            if backend == "openai":  # the throwaway home has no reviewer.env: carry its key
-                from omp.review.backends.openai import API_KEY_VAR, api_key  # urllib: only this backend needs it
-
-                key = api_key()
-                extra.update({API_KEY_VAR: key} if key else {})
+            entry = backends.lookup(backend)
+            extra = copilot_reviewer_home() if entry.uses_copilot else {}
+            extra.update(entry.throwaway_environment())  # the throwaway home has no reviewer.env
         except OmpError as exc:
             hint = (exc.hint or "").replace("omp demo without --reviewer", "omp eval --reviewer offline")
             raise OmpError(exc.message, hint or None) from exc
@@ -527,7 +525,7 @@ def run_eval(cases: list[Case], corpus: list[str], reviewer: str | None = None, 
                 if on_case is not None:
                     on_case(result)
     finally:
-        if backend == "copilot":
+        if backends.lookup(backend).uses_copilot:
             hand_over_reviewer_sessions(folders)
         shutil.rmtree(folders.base, ignore_errors=True)
     return EvalReport(backend, model if backends.lookup(backend).runs_model else None, corpus, results)

@@ -10,7 +10,7 @@ from omp.demo import REVIEWERS, report_lines, run_demo
 
 
 @click.command("demo")
-@click.option("--reviewer", type=click.Choice(REVIEWERS), default="offline", show_default=True,
+@click.option("--reviewer", type=click.Choice(REVIEWERS), default=REVIEWERS[0], show_default=True,
               help="offline: no model, no network. copilot: a real review with your Copilot login.")
 @click.option("--keep", is_flag=True, help="Keep the temporary project and homes, and say where they are.")
 @json_option

@@ -190,7 +190,7 @@ class MemoryBatch:
         added: list[PendingItem] = []
         restored = False
         for proposal in proposals:
-            rule = ItemKind.FORGET if proposal.kind == ItemKind.FORGET else ItemKind.DIRECTIVE
+            rule = ItemKind(proposal.kind)  # DIRECTIVE or FORGET (DirectiveProposal checks)
             kind = rule.pending_kind
             text = neutralise_directive(proposal.text) if kind == "add" else _forget_target(proposal.text)
             refusal = _empty_or_long(text, MAX_DIRECTIVE) or _unsafe(proposal.text) or _secret(proposal.evidence)

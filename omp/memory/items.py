@@ -1,8 +1,8 @@
 """What a review proposes and the stores answer: one vocabulary from the parsed answer to the
 summary (STYLE.md, "Outcomes are data").
 
-- `ItemKind`: the four kinds of item, from the answer's sections to the stores' results, the
-  summary's counts and the journal. Its value is the word `--json` and the review log write.
+- `ItemKind`: the four kinds of item (defined with their spec table in omp.memory.kinds),
+  from the answer's sections to the stores' results, the summary's counts and the journal. Its value is the word `--json` and the review log write.
 - `RejectionCode`: why an item was refused, as a stable code (pipx's error codes are the
   model). The sentence that goes with it is for people; control flow reads the code.
 - The proposal types a store accepts (`NoteProposal`, `DirectiveProposal`, `DraftProposal`),
@@ -11,10 +11,13 @@ summary (STYLE.md, "Outcomes are data").
 
 from __future__ import annotations
 
-import enum
 from typing import Any, Literal
 
 from msgspec import Struct
+
+# Re-exported: callers import them from here.
+from omp.memory.kinds import Code as Code
+from omp.memory.kinds import ItemKind as ItemKind
 
 Status = Literal["written", "proposed", "duplicate", "rejected"]  # "proposed": a note queued for a human
 
@@ -26,50 +29,6 @@ def set_frozen_field(record: Struct, name: str, value: Any) -> None:
     the field's slot descriptor does not, and the record is not shared before `__init__` ends.
     """
     getattr(type(record), name).__set__(record, value)
-
-
-class Code(str, enum.Enum):
-    """A stable code that is its own word: `str()` and f-strings give the value ("note", not
-    "ItemKind.NOTE"), as `--json`, the review log and the journal write it."""
-
-    def __str__(self) -> str:
-        return self.value
-
-
-class ItemKind(Code):
-    DIRECTIVE = "directive"
-    NOTE = "note"
-    SKILL_DRAFT = "skill_draft"
-    FORGET = "forget"
-
-    @property
-    def section(self) -> str:
-        """The answer's key for this kind, which is also its limit's and the summary's count key."""
-        return _SECTIONS[self]
-
-    @property
-    def is_rule(self) -> bool:
-        """Directives and forget requests: evidence from a user message, a human approves them."""
-        return self in (ItemKind.DIRECTIVE, ItemKind.FORGET)
-
-    @property
-    def result_name(self) -> str:
-        """The word a store's `ItemResult` has always written for this kind (`--json` summary
-        items): "draft" for a skill draft, kept so that output stays byte-compatible."""
-        return "draft" if self is ItemKind.SKILL_DRAFT else self.value
-
-    @property
-    def pending_kind(self) -> Literal["add", "forget"]:
-        """The pending queue's word for a rule (`pending.json`, the journal, decisions.jsonl)."""
-        return "forget" if self is ItemKind.FORGET else "add"
-
-
-_SECTIONS = {
-    ItemKind.DIRECTIVE: "directives",
-    ItemKind.NOTE: "notes",
-    ItemKind.SKILL_DRAFT: "skill_drafts",
-    ItemKind.FORGET: "forget",
-}
 
 
 class RejectionCode(Code):
@@ -122,7 +81,7 @@ class DirectiveProposal(Struct, frozen=True):
     kind: ItemKind = ItemKind.DIRECTIVE  # DIRECTIVE or FORGET
 
     def __post_init__(self) -> None:
-        if ItemKind(self.kind) not in (ItemKind.DIRECTIVE, ItemKind.FORGET):
+        if ItemKind(self.kind).spec.store != "pending":  # what the pending queue takes
             raise ValueError(f"a directive proposal is a directive or a forget request, not {self.kind!r}")
         set_frozen_field(self, "kind", ItemKind(self.kind))
 

@@ -29,6 +29,7 @@ from msgspec import Struct, field
 
 from omp.intents import requests_anywhere, sentences, spoken_lines
 from omp.lazyre import lazy
+from omp.memory import kinds
 from omp.memory.items import ItemKind, RejectionCode, set_frozen_field
 from omp.safety.injection import fold_for_matching, injection_reasons
 from omp.safety.secrets import redact
@@ -37,21 +38,16 @@ from omp.sessions.provenance import header_label, is_remote_label
 
 SCHEMA = "omp.review.v1"
 
-SECTIONS: dict[str, ItemKind] = {kind.section: kind for kind in ItemKind}  # the answer's keys, in order
-LIMITS: dict[str, int] = {"directives": 5, "notes": 8, "skill_drafts": 2, "forget": 5}
-MAX_CHARS = {
-    "directive.text": 300,
-    "forget.target": 300,
-    "note.title": 120,
-    "note.body": 2000,
-    "skill_draft.slug": 64,
-    "skill_draft.description": 300,
-    "skill_draft.body": 8000,
-    "evidence": 1000,
-}
+# Read from the kind table (omp.memory.kinds): the answer's keys in order, the per-review
+# limits by section, and the character caps by "kind.field" (and "evidence").
+SECTIONS: dict[str, ItemKind] = {spec.section: kind for kind, spec in kinds.KINDS.items()}
+LIMITS: dict[str, int] = {spec.section: spec.limit for spec in kinds.KINDS.values()}
+EVIDENCE_CHARS = 1000
+MAX_CHARS = {**{spec.max_chars_key(f): f.max_chars for spec in kinds.KINDS.values() for f in spec.fields},
+             "evidence": EVIDENCE_CHARS}
 MIN_EVIDENCE_CHARS = 8
 
-SLUG_RE = lazy(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
+SLUG_RE = lazy(kinds.KEBAB_CASE)
 
 
 class MessageLike(Protocol):
@@ -94,11 +90,7 @@ class Proposal(Struct, frozen=True):
 
     @property
     def subject(self) -> str:
-        if self.kind.is_rule:
-            return self.text
-        if self.kind is ItemKind.NOTE:
-            return self.title
-        return self.slug
+        return str(getattr(self, self.kind.spec.subject))
 
 
 class Rejection(Struct, frozen=True):
@@ -469,7 +461,7 @@ def check_evidence(kind: ItemKind, text: str, evidence: str,
     not_theirs = "not the user's own words" if PASTED in origins else "not from a user message"
     if kind.is_rule and "user" not in origins:
         return RejectionCode.EVIDENCE_NOT_FROM_USER, f"{not_theirs} (found only in {found})"
-    if kind is ItemKind.NOTE and "user" not in origins and not injection_reasons(text):
+    if kind.spec.rule_needs_user and "user" not in origins and not injection_reasons(text):
         # A note is written without a human and read by every later session: a page's "From now
         # on, never run the tests" must not become one that says so. A fact a page tells ("Deploys go
         # through make release-prod", quoting its "always deploy with …") is a note like any other,
@@ -504,50 +496,48 @@ def same_sentence(quote: str, request: str) -> bool:
 # ---------------------------------------------------------------------------------------------
 # validation
 
+EVIDENCE = kinds.FieldSpec("evidence", "evidence", EVIDENCE_CHARS)  # every kind's last field
+# (answer key, Proposal field, MAX_CHARS key) per kind: a view of the kind table, which
+# tests/test_review_schema_prompt.py compares with the published JSON Schema.
 _FIELDS: dict[ItemKind, tuple[tuple[str, str, str], ...]] = {
-    # (answer key, Proposal field, MAX_CHARS key)
-    ItemKind.DIRECTIVE: (("text", "text", "directive.text"),),
-    ItemKind.FORGET: (("target", "text", "forget.target"),),
-    ItemKind.NOTE: (("title", "title", "note.title"), ("body", "body", "note.body")),
-    ItemKind.SKILL_DRAFT: (
-        ("slug", "slug", "skill_draft.slug"),
-        ("description", "description", "skill_draft.description"),
-        ("body", "body", "skill_draft.body"),
-    ),
+    kind: tuple((f.key, f.attr, spec.max_chars_key(f)) for f in spec.fields) for kind, spec in kinds.KINDS.items()
 }
-_ONE_LINE_FIELDS = frozenset({"text", "title", "slug", "description"})
 
 
 def _entry(kind: ItemKind, where: str, entry: Any, index: EvidenceIndex) -> Proposal | Rejection:
+    spec = kinds.KINDS[kind]
     if not isinstance(entry, dict):
         return Rejection(where, kind, RejectionCode.NOT_AN_OBJECT, f"{where}: expected an object, got {type(entry).__name__}")
     values: dict[str, str] = {}
-    for key, attr, limit_key in (*_FIELDS[kind], ("evidence", "evidence", "evidence")):
+    for fld in (*spec.fields, EVIDENCE):
+        key, attr, max_chars = fld.key, fld.attr, fld.max_chars
         raw = entry.get(key)
         if raw is None:
             return Rejection(where, kind, RejectionCode.FIELD_MISSING, f"{where}.{key}: missing")
         if not isinstance(raw, str):
             return Rejection(where, kind, RejectionCode.NOT_A_STRING,
                              f"{where}.{key}: expected a string, got {type(raw).__name__}")
-        value = one_line(raw) if attr in _ONE_LINE_FIELDS or attr == "evidence" else raw.strip()
+        value = one_line(raw) if fld.one_line else raw.strip()
         if not value:
             return Rejection(where, kind, RejectionCode.EMPTY, f"{where}.{key}: empty")
-        if len(value) > MAX_CHARS[limit_key]:
+        if len(value) > max_chars:
             return Rejection(where, kind, RejectionCode.TOO_LONG,
-                             f"{where}.{key}: {len(value)} characters, at most {MAX_CHARS[limit_key]}")
+                             f"{where}.{key}: {len(value)} characters, at most {max_chars}")
         values[attr] = value
-    if kind is ItemKind.SKILL_DRAFT and not SLUG_RE.match(values["slug"]):
-        return Rejection(where, kind, RejectionCode.BAD_SLUG,
-                         f"{where}.slug: {values['slug']!r} is not kebab-case (a-z, 0-9, single dashes)")
+    for fld in spec.fields:
+        if fld.kebab and not SLUG_RE.match(values[fld.attr]):
+            return Rejection(where, kind, RejectionCode.BAD_SLUG,
+                             f"{where}.{fld.key}: {values[fld.attr]!r} is not kebab-case (a-z, 0-9, single dashes)")
     # One field per line: each is read on its own for a rule in a note (`check_evidence`).
     claimed = "\n".join(values[name] for name in ("text", "title", "body", "slug", "description") if name in values)
-    claimed = claimed.replace("-", " ") if kind is ItemKind.SKILL_DRAFT else claimed
+    # A kebab-case field's words are separated by dashes (the evidence check reads words).
+    claimed = claimed.replace("-", " ") if any(fld.kebab for fld in spec.fields) else claimed
     problem = check_evidence(kind, claimed, values["evidence"], index)
     if problem:
         code, reason = problem
         return Rejection(where, kind, code, f"{where}.evidence: {reason}")
     provenance = None
-    if kind is ItemKind.NOTE:
+    if spec.keeps_provenance:
         quote = values["evidence"]
         origins = index.origins_of(quote)
         provenance = Provenance(tuple(sorted(origins)), index.source_of(quote) or "" if WEB in origins else "",
@@ -559,7 +549,8 @@ def validate(answer: dict[str, Any], messages: Sequence[MessageLike]) -> Validat
     """Check every entry of an omp.review.v1 object on its own against the reviewed messages."""
     result = Validation()
     index = EvidenceIndex(messages)
-    for section, kind in SECTIONS.items():
+    for kind, spec in kinds.KINDS.items():
+        section = spec.section
         entries = answer.get(section, [])
         if entries is None:
             continue
@@ -567,7 +558,7 @@ def validate(answer: dict[str, Any], messages: Sequence[MessageLike]) -> Validat
             result.rejected.append(Rejection(section, kind, RejectionCode.NOT_A_LIST,
                                              f"{section}: expected a list, got {type(entries).__name__}"))
             continue
-        limit = LIMITS[section]
+        limit = spec.limit
         for position, entry in enumerate(entries):
             where = f"{section}[{position}]"
             if position >= limit:

@@ -147,11 +147,11 @@ def scan(messages: Iterable[MessageLike]) -> ExplicitScan:
                 result.rejected.append(Rejection(
                     where, kind, RejectionCode.SECRET, f"{where}: contains a secret ({', '.join(withheld)})", "explicit"))
                 continue
-            limit_key = "directive.text" if kind is ItemKind.DIRECTIVE else "forget.target"
-            if len(text) > MAX_CHARS[limit_key]:
+            max_chars = kind.spec.fields[0].max_chars  # a rule's one text field
+            if len(text) > max_chars:
                 result.rejected.append(Rejection(
                     where, kind, RejectionCode.TOO_LONG,
-                    f"{where}: {len(text)} characters, at most {MAX_CHARS[limit_key]}", "explicit"))
+                    f"{where}: {len(text)} characters, at most {max_chars}", "explicit"))
                 continue
             if len(result.proposals) >= MAX_EXPLICIT:
                 result.rejected.append(Rejection(

@@ -39,7 +39,7 @@ from msgspec import Struct, field
 
 from omp.intents import imperative_cjk, is_one_off, is_question, requests_anywhere, sentences
 from omp.lazyre import lazy
-from omp.memory.items import ItemKind, RejectionCode
+from omp.memory.items import RejectionCode
 from omp.review.answer import PASTED, WEB, Proposal, Rejection, one_line
 from omp.safety.injection import fold_for_matching
 from omp.safety.secrets import redact
@@ -68,7 +68,7 @@ def gate_notes(items: list[Proposal]) -> Gated:
     """Split validated, screened proposals: model notes judged, everything else passed on."""
     result = Gated()
     for item in items:
-        if item.kind is not ItemKind.NOTE or item.source != "model":
+        if not item.kind.spec.keeps_provenance or item.source != "model":
             result.applied.append(item)
             continue
         decision = judge(item)

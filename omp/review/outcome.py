@@ -11,6 +11,7 @@ from typing import Any
 
 from msgspec import Struct, field
 
+from omp.memory import kinds
 from omp.memory.items import Code, ItemKind, ItemResult
 from omp.review.answer import Rejection
 
@@ -65,7 +66,7 @@ class ReviewSummary(Struct, frozen=True):
 
     def to_json(self, items: bool = True) -> dict[str, Any]:
         """The `summary` object; the review log leaves the items out (`items=False`)."""
-        data: dict[str, Any] = {kind.section: self.written(kind) for kind in _SUMMARY_ORDER}
+        data: dict[str, Any] = {spec.section: self.written(spec.kind) for spec in kinds.in_summary_order()}
         data.update({
             "duplicates": self.duplicates,
             "explicit": self.explicit,
@@ -82,9 +83,6 @@ class ReviewSummary(Struct, frozen=True):
         if self.model_skipped:
             data["model_skipped"] = self.model_skipped
         return data
-
-
-_SUMMARY_ORDER = (ItemKind.NOTE, ItemKind.DIRECTIVE, ItemKind.FORGET, ItemKind.SKILL_DRAFT)
 
 
 class ReviewOutcome(Struct, frozen=True):

@@ -55,7 +55,7 @@ from omp.review.answer import Proposal, Rejection, answer_complete, find_answer,
 from omp.review.explicit import Candidate, ExplicitScan, decide, merge, scan
 from omp.review.filters import screen
 from omp.review.note_gate import gate_notes
-from omp.memory.items import DirectiveProposal, DraftProposal, ItemKind, ItemResult, NoteProposal
+from omp.memory.items import DirectiveProposal, DraftProposal, ItemResult, NoteProposal
 from omp.review.outcome import ReviewOutcome, ReviewRequest, ReviewSummary, SkipReason
 from omp.review.prompt import KnownForPrompt, build_frame, prompt_room_for_transcript
 from omp.review.reviewers import ANSWER_REFUSED, BACKENDS, ReviewerConfig, ReviewerReply, ReviewerUnavailable, call_reviewer
@@ -453,11 +453,11 @@ def _apply(ctx: ReviewContext, held: claims.Claim, items: list[Proposal], done_a
     """Write everything under one project lock; mark the claim done there. None: claim lost.
     `proposed`: notes the note gate sends to the pending list, with their source."""
     session_id = held.session_id
-    notes = [NoteProposal(p.title, p.body, session_id, p.evidence) for p in items if p.kind is ItemKind.NOTE]
+    notes = [NoteProposal(p.title, p.body, session_id, p.evidence) for p in items if p.kind.spec.store == "notes"]
     for_a_human = [NoteProposal(p.title, p.body, session_id, p.evidence, source) for p, source in proposed or []]
-    rules = [DirectiveProposal(p.text, session_id, p.evidence, p.kind) for p in items if p.kind.is_rule]
+    rules = [DirectiveProposal(p.text, session_id, p.evidence, p.kind) for p in items if p.kind.spec.store == "pending"]
     drafts = [DraftProposal(p.slug, p.description, p.body, session_id, p.evidence)
-              for p in items if p.kind is ItemKind.SKILL_DRAFT]
+              for p in items if p.kind.spec.store == "drafts"]
     # Not at the top: a review that has nothing to write and calls no model (a trivial session's
     # explicit pass that found nothing) never loads the memory package: 14 M instructions, ≈ 4 ms.
     from omp.memory.store import memory_batch

@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING
 
+from omp.memory import kinds
 from omp.memory.items import ItemKind, ItemResult
 from omp.review.outcome import ReviewOutcome, ReviewSummary, SkipReason
 
@@ -28,18 +29,12 @@ def outcome_lines(outcome: ReviewOutcome) -> list[str]:
              + (f", {tokens['in']} tokens in / {tokens['out']} out ({tokens['tokenizer']})" if tokens.get("in") else "")]
     if outcome.reason:
         lines.append(f"  ({outcome.reason})")
-    for item in _written(summary, ItemKind.NOTE):
-        lines.append(f"  note written: {item.ref} — {item.text}")
-    for item in _written(summary, ItemKind.DIRECTIVE):
-        lines.append(f"  directive proposed (pending): {item.text}")
-    for item in _written(summary, ItemKind.FORGET):
-        lines.append(f"  removal proposed (pending): FORGET: {item.text}")
-    for item in _written(summary, ItemKind.SKILL_DRAFT):
-        lines.append(f"  skill draft written: {item.ref}")
+    for spec in kinds.in_summary_order():
+        lines.extend(f"  {spec.written_line.format(text=item.text, ref=item.ref)}" for item in _written(summary, spec.kind))
     proposed_notes = [item for item in summary.items if item.status == "proposed"]
     for item in proposed_notes:
         lines.append(f"  note proposed (pending): NOTE: {item.text}" + (f" ({item.reason})" if item.reason else ""))
-    if summary.written(ItemKind.DIRECTIVE) or summary.written(ItemKind.FORGET) or proposed_notes:
+    if any(summary.written(kind) for kind in ItemKind if kind.is_rule) or proposed_notes:
         lines.append("  approve or dismiss proposals: omp project-memory pending")
     if summary.duplicates:
         lines.append(f"  {summary.duplicates} duplicate(s) of what memory already holds were skipped")
@@ -64,16 +59,13 @@ def failure_lines(outcome: ReviewOutcome) -> list[str]:
     return lines
 
 
-_PROGRESS_LABELS = ((ItemKind.NOTE, "note(s)"), (ItemKind.DIRECTIVE, "directive(s) proposed"),
-                    (ItemKind.FORGET, "removal(s) proposed"), (ItemKind.SKILL_DRAFT, "skill draft(s)"))
-
-
 def progress_line(outcome: ReviewOutcome) -> str:
     """One line per session as a sweep goes (the details follow in the summary)."""
     summary = outcome.summary
     if outcome.failed or summary is None:
         return f"  {outcome.session}: failed — {outcome.reason}"
-    wrote = [f"{summary.written(kind)} {label}" for kind, label in _PROGRESS_LABELS if summary.written(kind)]
+    wrote = [f"{summary.written(spec.kind)} {spec.progress_label}" for spec in kinds.in_summary_order()
+             if summary.written(spec.kind)]
     return f"  {outcome.session}: reviewed — " + (", ".join(wrote) if wrote else "nothing new to remember")
 
 

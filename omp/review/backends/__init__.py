@@ -5,8 +5,10 @@ and `memory-review-timeout`'s per-backend default), the CLI (`--reviewer` choice
 `omp doctor` and the review pipeline. A new backend is one new module here with a `call`
 function (`call(config, prompt, answer_complete, **options) -> ReviewerReply`, the signature of
 omp.review.reviewers.call_reviewer), optionally a `describe(settings, model) -> str` (what it
-would call, for `omp doctor`; raising ReviewerUnavailable when a setting is missing), and one
-`Entry` below. omp.review.reviewers holds what the
+would call, for `omp doctor`; raising ReviewerUnavailable when a setting is missing) and a
+`throwaway_environment() -> dict` (what `omp eval`'s throwaway home must carry), and one
+`Entry` below, whose fields say what the rest of omp needs to know (`uses_copilot`,
+`fix_setting`, …). No other module names a backend (tests/test_backend_registry.py checks). omp.review.reviewers holds what the
 backends share: the types, the reviewer's environment (reviewer.env applied to every start), the
 one function that starts a reviewer process, and the reading of a failure.
 
@@ -49,6 +51,17 @@ class Entry(NamedTuple):
     module: str | None  # the module whose `call` runs it; None: no model is called
     function: str = "call"
     paid: Callable[[Mapping[str, Any]], bool] = lambda settings: False
+    # Runs the Copilot CLI: `omp doctor` needs Copilot to run, `omp eval` lends it the user's
+    # Copilot login and hands its sessions back, and a failed login is fixed by `copilot login`.
+    uses_copilot: bool = False
+    # Passes Copilot's own variables (COPILOT_PROVIDER_*, …) to what it runs, so a hook-started
+    # review needs them in reviewer.env (`omp doctor`'s reviewer env check).
+    reads_copilot_env: bool = True
+    # The setting that names where the model is (`omp eval`'s description says it), if any.
+    location_setting: str | None = None
+    # (setting, value) whose `omp config set` fixes a `describe` failure; None: the fix is going
+    # back to a backend that works.
+    fix_setting: tuple[str, str] | None = None
 
     @property
     def runs_model(self) -> bool:
@@ -74,6 +87,14 @@ class Entry(NamedTuple):
         describe = getattr(importlib.import_module(self.module), "describe", None)
         return describe(settings, model) if describe else f"{self.name}, model {model}"
 
+    def throwaway_environment(self) -> dict[str, str]:
+        """Variables a run in a throwaway home (`omp eval`) carries over for this backend: its
+        module's optional `throwaway_environment()` (the openai backend's key)."""
+        if self.module is None:
+            return {}
+        carry = getattr(importlib.import_module(self.module), "throwaway_environment", None)
+        return dict(carry()) if carry else {}
+
 
 def _openai_paid(settings: Mapping[str, Any]) -> bool:
     # A server on this machine costs nothing per call; anything else is assumed to bill.
@@ -86,9 +107,10 @@ REGISTRY: dict[str, Entry] = {
     entry.name: entry
     for entry in (
         Entry("copilot", "the Copilot CLI with your login (premium requests)", 120, "omp.review.backends.copilot",
-              paid=lambda settings: True),
+              paid=lambda settings: True, uses_copilot=True),
         Entry("openai", "an OpenAI-compatible server: Ollama, llama.cpp, LM Studio, vLLM", 900,
-              "omp.review.backends.openai", paid=_openai_paid),
+              "omp.review.backends.openai", paid=_openai_paid, reads_copilot_env=False,
+              location_setting="memory-reviewer-url", fix_setting=("memory-reviewer-url", EXAMPLE_URL)),
         # A command is the user's own program: omp cannot know what it calls, and asks nothing (SPEC §14).
         Entry("command", "memory-reviewer-command, prompt on stdin, answer on stdout", 900,
               "omp.review.backends.command"),
@@ -96,6 +118,9 @@ REGISTRY: dict[str, Entry] = {
     )
 }
 NAMES: tuple[str, ...] = tuple(REGISTRY)
+DEFAULT = NAMES[0]  # memory-reviewer's default
+# The backend that calls no model: what a setup with no working reviewer falls back to.
+NO_MODEL = next(name for name, entry in REGISTRY.items() if not entry.runs_model)
 
 
 def lookup(name: str) -> Entry:
@@ -105,7 +130,7 @@ def lookup(name: str) -> Entry:
 
 def default_timeout(name: str) -> float:
     entry = REGISTRY.get(name)
-    return entry.default_timeout if entry else REGISTRY["copilot"].default_timeout
+    return entry.default_timeout if entry else REGISTRY[DEFAULT].default_timeout
 
 
 # ---------------------------------------------------------------------------------------------

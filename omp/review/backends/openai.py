@@ -233,6 +233,12 @@ def describe(settings: Mapping[str, Any], model: str) -> str:
     return f"openai, model {model} at {url}"
 
 
+def throwaway_environment() -> dict[str, str]:
+    """`omp eval` runs in a throwaway home that has no reviewer.env: it carries the key."""
+    key = api_key()
+    return {API_KEY_VAR: key} if key else {}
+
+
 def _endpoint(config: ReviewerConfig) -> str:
     return _checked_url(config.url).rstrip("/") + "/chat/completions"
 
