@@ -1,6 +1,6 @@
 """`omp eval` figures per language, for the README's table of the real-data corpus.
 
-    python bench/eval_by_language.py                       # real-dev, real-heldout, bundled; offline
+    python bench/eval_by_language.py          # real-dev, real-heldout, real-heldout2, bundled; offline
     python bench/eval_by_language.py --reviewer copilot --yes real-heldout
 
 Runs `omp eval --json` on each corpus named (a shipped name or a path) and prints, per language,
@@ -27,7 +27,7 @@ def run(corpus: str, extra: list[str], env: dict[str, str]) -> dict:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("corpora", nargs="*", default=["real-dev", "real-heldout", "bundled"])
+    parser.add_argument("corpora", nargs="*", default=["real-dev", "real-heldout", "real-heldout2", "bundled"])
     parser.add_argument("--reviewer", default="offline")
     parser.add_argument("--yes", action="store_true")
     args = parser.parse_args()

@@ -54,11 +54,13 @@ BUNDLED = "eval"  # omp/data/eval/*.jsonl
 # The corpora shipped with omp, by the name `omp eval --corpus` takes: the sessions written for
 # omp (every category and language of SPEC §5.3, §6), and the real-data part — user turns from
 # public developer–assistant conversations, labelled by hand (omp/data/eval/real/SOURCES.md),
-# in a development part and a held-out part nobody tunes on.
+# in a development part and held-out parts nobody tunes on (heldout2: added blind, never read by
+# whoever changes the explicit pass).
 NAMED_CORPORA: dict[str, tuple[str, ...]] = {
     "bundled": (),
     "real-dev": ("real", "dev.jsonl"),
     "real-heldout": ("real", "heldout.jsonl"),
+    "real-heldout2": ("real", "heldout2.jsonl"),
 }
 CATEGORIES = ("request", "condition", "forget", "pasted", "question", "one-off", "statement", "secret", "injection")
 # Categories whose cases ask for nothing: every rule proposed there is wrong.

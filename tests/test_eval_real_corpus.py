@@ -11,7 +11,9 @@ from omp.evaluate import load_corpus
 
 REAL = Path(__file__).resolve().parent.parent / "omp" / "data" / "eval" / "real"
 # Licences that let us keep excerpts; anything else must not be in the corpus.
-KEPT_LICENCES = ("MIT", "Apache-2.0", "ISC", "BSD", "CC0", "CC-BY")
+KEPT_LICENCES = ("MIT", "Apache-2.0", "ISC", "BSD", "CC0", "CC0-1.0", "CC-BY")
+# heldout2 was added blind (issue 35, second round): its repositories are in no other part.
+PARTS = ("dev", "heldout", "heldout2")
 NOTHING_ASKED = {"pasted", "question", "one-off", "statement"}
 
 
@@ -20,14 +22,14 @@ def _raw(part: str) -> list[dict]:
 
 
 def test_both_parts_load_with_omps_own_loader_extra_fields_and_all() -> None:
-    for part in ("dev", "heldout"):
+    for part in PARTS:
         cases, _ = load_corpus(REAL / f"{part}.jsonl")
         assert len(cases) == len(_raw(part)) > 100
     assert len(_raw("dev")) + len(_raw("heldout")) >= 400
 
 
 def test_every_case_names_its_source_licence_and_reason_and_its_label_agrees() -> None:
-    for part in ("dev", "heldout"):
+    for part in PARTS:
         for case in _raw(part):
             source = case["source"]
             assert source["repo"].count("/") == 1 and source["path"] and len(source["commit"]) == 40, case["id"]
@@ -46,8 +48,16 @@ def test_no_conversation_spans_both_parts_and_ids_are_unique() -> None:
         return {(c["source"]["repo"], c["source"]["conversation"]) for c in _raw(part)}
 
     assert not conversations("dev") & conversations("heldout")
-    ids = [c["id"] for part in ("dev", "heldout") for c in _raw(part)]
+    ids = [c["id"] for part in PARTS for c in _raw(part)]
     assert len(ids) == len(set(ids))
+
+
+def test_heldout2_is_split_by_repository_from_the_other_parts() -> None:
+    def repos(part: str) -> set[str]:
+        return {c["source"]["repo"] for c in _raw(part)}
+
+    assert not repos("heldout2") & (repos("dev") | repos("heldout"))
+    assert len(_raw("heldout2")) >= 100 and sum(c["standing"] for c in _raw("heldout2")) >= 5
 
 
 def test_both_parts_hold_standing_requests_and_more_than_english() -> None:
@@ -61,7 +71,7 @@ def test_both_parts_hold_standing_requests_and_more_than_english() -> None:
 def test_omp_eval_takes_the_shipped_parts_by_name(tmp_path: Path) -> None:
     from omp.errors import UsageError
 
-    for name, part in (("real-dev", "dev"), ("real-heldout", "heldout")):
+    for name, part in (("real-dev", "dev"), ("real-heldout", "heldout"), ("real-heldout2", "heldout2")):
         cases, names = load_corpus(name)
         assert names == [f"bundled:{name}"] and len(cases) == len(_raw(part))
     assert load_corpus("bundled")[0] == load_corpus()[0]
@@ -74,7 +84,10 @@ def test_omp_eval_takes_the_shipped_parts_by_name(tmp_path: Path) -> None:
 # The figures the offline reviewer reached on each part when the explicit pass was last changed
 # (README, "How well omp judges"): a change that loses a recalled request or proposes a rule
 # where the user asked for none fails here. The held-out part is measured, never tuned on.
-REAL_FLOORS = {"real-dev": {"recalled": 10, "wrong": 0}, "real-heldout": {"recalled": 2, "wrong": 7}}
+# Measured 2026-12-05 (branch realdata, the explicit pass of main at f56f6d0): dev grew by 262 turns
+# (11 standing requests), real-heldout2 is new (138 turns, 8 standing).
+REAL_FLOORS = {"real-dev": {"recalled": 15, "wrong": 4}, "real-heldout": {"recalled": 2, "wrong": 7},
+               "real-heldout2": {"recalled": 1, "wrong": 13}}
 
 
 @pytest.mark.slow
@@ -91,6 +104,6 @@ def test_the_offline_reviewer_on_real_conversations_keeps_its_figures(part: str,
     recalled = sum(case["recalled"] for case in report["cases"])
     floor = REAL_FLOORS[part]
     assert recalled >= floor["recalled"], part
-    # The cases are named for the dev part only: nobody tunes on the held-out part's failures.
+    # The cases are named for the dev part only: nobody tunes on the held-out parts' failures.
     assert report["wrong_where_nothing_asked"] <= floor["wrong"], [
         (c["id"], c["unexpected"]) for c in report["cases"] if c["unexpected"]] if part == "real-dev" else part
