@@ -80,6 +80,15 @@ def test_the_layout_names_every_module_and_package_of_omp() -> None:
     assert sorted(real_modules - modules) == [], "modules of omp/ missing from CONTRIBUTING.md's Layout"
 
 
+def _anchors(page: Path) -> set[str]:
+    """The anchors GitHub makes of a page's headings: lower case, punctuation dropped, spaces as -."""
+    found: set[str] = set()
+    for heading in re.findall(r"^#+ (.+)$", page.read_text(encoding="utf-8"), flags=re.M):
+        slug = re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+        found.add(slug)
+    return found
+
+
 def _doc_pages() -> list[Path]:
     return [README, CONTRIBUTING, *sorted((REPO / "docs").rglob("*.md"))]
 
@@ -94,11 +103,14 @@ def test_every_repository_path_the_docs_name_exists() -> None:
         named = {n.split("*", 1)[0] for n in (m.rstrip(".,") for m in _REPO_PATH.findall(text))}
         total += len(named)
         missing += [f"{page.relative_to(REPO)}: {n}" for n in sorted(named) if not (REPO / n).exists()]
-        for link in re.findall(r"\]\(([^)#\s]+)(?:#[^)]*)?\)", text):
-            if "://" in link or "." not in link:  # a web address, or an example such as `[](url)`
+        for link, anchor in re.findall(r"\]\(([^)#\s]*)(?:#([^)]*))?\)", text):
+            if "://" in link or (link and "." not in link):  # a web address, or an example such as `[](url)`
                 continue
-            if not (page.parent / link).exists():
+            target = page.parent / link if link else page
+            if not target.exists():
                 missing.append(f"{page.relative_to(REPO)}: link {link}")
+            elif anchor and target.suffix == ".md" and anchor not in _anchors(target):
+                missing.append(f"{page.relative_to(REPO)}: link {link}#{anchor}")
     assert total > 20
     assert not missing, f"the docs name files the repository does not have: {missing}"
 
