@@ -207,7 +207,7 @@ def render(r: Results) -> str:
         f"sessions of {r.mb:g} MB each, medians of wall time; every batch checked, counts over all rounds.",
         "",
         "| batch (all started at once) | reviewer calls | notes kept | directives kept | exit 0 | stores parse "
-        "| batch wall time | one review alone | batch ÷ alone | SPEC §12 |",
+        "| batch wall time | one review alone | batch ÷ alone | promise |",
         "|---|---:|---:|---:|---:|---|---:|---:|---:|---|",
     ]
     rows = [

@@ -453,7 +453,7 @@ def verdicts(results: list[SizeResult], big: list[SizeResult]) -> list[str]:
     small, large = results[0], results[-1]
     over_pass = _work(small) - _ms(small.start)
     lines = [
-        "SPEC §12 targets (review = everything but the model: the review's wall time minus its reviewer call):",
+        "Performance targets (review = everything but the model: the review's wall time minus its reviewer call):",
         "",
         f"- *the {small.mb:.0f} MB review within {TARGET_1MB_OVER_PASS_MS:.0f} ms of `python -c pass`*: "
         f"{_work(small):.0f} ms − {_ms(small.start):.0f} ms = {over_pass:+.0f} ms ({_verdict(over_pass <= TARGET_1MB_OVER_PASS_MS)});",
@@ -542,7 +542,7 @@ def render_demo(times: dict[str, list[float]], rounds: int) -> str:
     lines = [
         f"`{command_line()}` — {machine()}; {rounds} interleaved rounds, medians of wall time.",
         "",
-        "| run | median | minus floor | ratio | SPEC §10: under 2 s |",
+        "| run | median | minus floor | ratio | under 2 s |",
         "|---|---:|---:|---:|---|",
         f"| `python -c pass` (floor) | {floor:.0f} ms | — | 1.00 | |",
     ]

@@ -1,6 +1,6 @@
-"""The CLI's help and the README's command reference must not drift (STYLE §9).
+"""The CLI's help and the command reference must not drift (STYLE §9).
 
-The README holds a command reference between `<!-- commands:start -->` and
+docs/reference/commands.md holds a command reference between `<!-- commands:start -->` and
 `<!-- commands:end -->`: one usage line per command (`omp config get [KEY] [--json] …`). These
 tests walk the real click tree (nested groups included) and check both directions:
 
@@ -8,8 +8,8 @@ tests walk the real click tree (nested groups included) and check both direction
   reference;
 - every `omp …` usage line in the reference names a command that exists, with options it has.
 
-The reference is generated from the same tree: `python tests/test_cli_docs.py` prints a fresh
-section to paste between the markers when a command changes.
+The page is generated from the same tree by `python tools/gen_reference.py`
+(tests/test_docs_reference.py holds the whole page to it); these checks read the summary.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ sys.path.insert(0, str(REPO))
 
 from omp.cli import cli as root  # noqa: E402
 
-README = REPO / "README.md"
+README = REPO / "docs" / "reference" / "commands.md"
 START, END = "<!-- commands:start -->", "<!-- commands:end -->"
 HEADLESS = ("-p", "--prompt")  # `omp -p PROMPT …` is `omp launch -- -p PROMPT …` (omp.cli.main)
 _OPTION = re.compile(r"(?<![\w-])(--[a-z][a-z0-9-]*)")
@@ -108,7 +108,7 @@ def usage_line(doc: CommandDoc) -> str:
 
 
 def render_reference() -> str:
-    """The README section, markers included: each usage line, its help's first sentence below it."""
+    """The summary section, markers included: each usage line, its help's first sentence below it."""
     docs = commands()
     entries = [(usage_line(d), d.command.get_short_help_str(limit=100)) for d in docs]
     at = next(i for i, d in enumerate(docs) if d.path == ("launch",))
@@ -120,14 +120,14 @@ def render_reference() -> str:
 
 
 # ---------------------------------------------------------------------------------------------
-# reading the README
+# reading the reference page
 
 
 def readme_section() -> str:
     text = README.read_text(encoding="utf-8")
     if START not in text or END not in text:
-        pytest.fail(f"README.md has no command reference: paste the output of `python tests/test_cli_docs.py` "
-                    f"(between {START} and {END})", pytrace=False)
+        pytest.fail(f"docs/reference/commands.md has no command summary (between {START} and {END}): "
+                    "run `python tools/gen_reference.py`", pytrace=False)
     return text[text.index(START) + len(START) : text.index(END)]
 
 
@@ -170,9 +170,9 @@ def test_every_command_and_option_is_in_the_readme_reference() -> None:
         if doc is not None:
             documented.setdefault(doc.path, set()).update(_OPTION.findall(usage))
     missing = [d.name for d in docs if d.path not in documented]
-    assert not missing, f"commands missing from README's reference: {missing}"
+    assert not missing, f"commands missing from the command reference: {missing}"
     undocumented = {d.name: sorted(d.options() - documented[d.path]) for d in docs if d.options() - documented[d.path]}
-    assert not undocumented, f"options missing from README's reference: {undocumented}"
+    assert not undocumented, f"options missing from the command reference: {undocumented}"
 
 
 def test_every_readme_usage_line_names_a_real_command_with_real_options() -> None:
@@ -182,12 +182,12 @@ def test_every_readme_usage_line_names_a_real_command_with_real_options() -> Non
     assert lines, "the command reference holds no `omp …` usage lines"
     for usage in lines:
         doc = resolve(usage, docs)
-        assert doc is not None, f"README names a command omp does not have: {usage!r}"
+        assert doc is not None, f"the command reference names a command omp does not have: {usage!r}"
         if doc.path == ("launch",):
             continue  # everything after `--` (or -p) belongs to Copilot
         allowed = doc.options().union(*(CommandDoc((), p, ()).options() for p in doc.parents))
         unknown = [o for o in _OPTION.findall(usage) if o not in allowed]
-        assert not unknown, f"README's {usage!r} uses options {doc.name} does not take: {unknown}"
+        assert not unknown, f"the reference's {usage!r} uses options {doc.name} does not take: {unknown}"
 
 
 def test_the_walk_sees_what_omp_help_shows() -> None:

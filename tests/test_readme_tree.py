@@ -1,8 +1,10 @@
-"""The README must not drift from the tree (STYLE §7: a docs check fails, never xfails).
+"""The docs must not drift from the tree (STYLE §7: a docs check fails, never xfails).
 
-- its Layout section names every module and package under omp/, and only ones that exist;
-- every repository path it names (`omp/…`, `tests/…`, `bench/…`, `docs/…`, `.ci/…`) exists;
-- its test command is the one `.ci/run` ends with, and `.ci/run` runs `.ci/lint` before it.
+- CONTRIBUTING.md's Layout section names every module and package under omp/, and only ones
+  that exist;
+- every repository path the README, CONTRIBUTING.md or a page under docs/ names (`omp/…`,
+  `tests/…`, `bench/…`, `docs/…`, `.ci/…`, `tools/…`) exists;
+- the README's test command is the one `.ci/run` ends with, and `.ci/run` runs `.ci/lint` before it.
 """
 
 from __future__ import annotations
@@ -12,9 +14,10 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 README = REPO / "README.md"
+CONTRIBUTING = REPO / "CONTRIBUTING.md"
 OMP = REPO / "omp"
 # A path into the repository, as the README writes one: in backticks, in a link, or bare.
-_REPO_PATH = re.compile(r"(?:^|(?<=[\s`(]))((?:omp|tests|bench|docs|\.ci)/[\w./-]*)")
+_REPO_PATH = re.compile(r"(?:^|(?<=[\s`(]))((?:omp|tests|bench|docs|\.ci|tools)/[\w./-]*)")
 _MODULE = re.compile(r"(?<![\w/])((?:\w+/)*\w+\.py)\b")  # `backends/openai.py`: a sub-package's module
 
 
@@ -23,10 +26,10 @@ def _readme() -> str:
 
 
 def layout_block() -> list[str]:
-    text = _readme()
-    assert "\n## Layout\n" in text, "README.md has no Layout section"
+    text = CONTRIBUTING.read_text(encoding="utf-8")
+    assert "\n## Layout\n" in text, "CONTRIBUTING.md has no Layout section"
     section = text.split("\n## Layout\n", 1)[1]
-    assert "```" in section, "README's Layout section has no code block"
+    assert "```" in section, "CONTRIBUTING.md's Layout section has no code block"
     return section.split("```", 2)[1].splitlines()[1:]
 
 
@@ -62,7 +65,7 @@ def test_the_layout_names_only_modules_and_folders_that_exist() -> None:
     modules, packages, top = named_in_layout()
     assert modules and packages and top
     missing = sorted(m for m in modules | packages | set(top) if not (REPO / m).exists())
-    assert not missing, f"README's Layout names what the tree does not have: {missing}"
+    assert not missing, f"CONTRIBUTING.md's Layout names what the tree does not have: {missing}"
 
 
 def test_the_layout_names_every_module_and_package_of_omp() -> None:
@@ -70,19 +73,46 @@ def test_the_layout_names_every_module_and_package_of_omp() -> None:
     command), and `plugin/` and `data/` hold no modules."""
     modules, packages, _ = named_in_layout()
     real_packages = {f"omp/{p.name}" for p in OMP.iterdir() if p.is_dir() and p.name != "__pycache__"}
-    assert sorted(real_packages - packages) == [], "packages of omp/ missing from README's Layout"
+    assert sorted(real_packages - packages) == [], "packages of omp/ missing from CONTRIBUTING.md's Layout"
     real_modules = {p.relative_to(REPO).as_posix() for p in OMP.rglob("*.py")
                     if p.name not in ("__init__.py", "__main__.py") and "__pycache__" not in p.parts
                     and p.parent.name not in ("cli", "data")}
-    assert sorted(real_modules - modules) == [], "modules of omp/ missing from README's Layout"
+    assert sorted(real_modules - modules) == [], "modules of omp/ missing from CONTRIBUTING.md's Layout"
 
 
-def test_every_repository_path_the_readme_names_exists() -> None:
-    named = {m.rstrip(".,") for m in _REPO_PATH.findall(_readme())}
-    named = {n.split("*", 1)[0] for n in named}
-    assert len(named) > 20
-    missing = sorted(n for n in named if not (REPO / n).exists())
-    assert not missing, f"README.md names files the repository does not have: {missing}"
+def _anchors(page: Path) -> set[str]:
+    """The anchors GitHub makes of a page's headings: lower case, punctuation dropped, spaces as -."""
+    found: set[str] = set()
+    for heading in re.findall(r"^#+ (.+)$", page.read_text(encoding="utf-8"), flags=re.M):
+        slug = re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+        found.add(slug)
+    return found
+
+
+def _doc_pages() -> list[Path]:
+    return [README, CONTRIBUTING, *sorted((REPO / "docs").rglob("*.md"))]
+
+
+def test_every_repository_path_the_docs_name_exists() -> None:
+    """Paths written from the repository root (`omp/…`, `docs/…`) in any page, and relative
+    links (`](trust.md)`, `](../bench/README.md)`) from a page's own folder."""
+    missing: list[str] = []
+    total = 0
+    for page in _doc_pages():
+        text = page.read_text(encoding="utf-8")
+        named = {n.split("*", 1)[0] for n in (m.rstrip(".,") for m in _REPO_PATH.findall(text))}
+        total += len(named)
+        missing += [f"{page.relative_to(REPO)}: {n}" for n in sorted(named) if not (REPO / n).exists()]
+        for link, anchor in re.findall(r"\]\(([^)#\s]*)(?:#([^)]*))?\)", text):
+            if "://" in link or (link and "." not in link):  # a web address, or an example such as `[](url)`
+                continue
+            target = page.parent / link if link else page
+            if not target.exists():
+                missing.append(f"{page.relative_to(REPO)}: link {link}")
+            elif anchor and target.suffix == ".md" and anchor not in _anchors(target):
+                missing.append(f"{page.relative_to(REPO)}: link {link}#{anchor}")
+    assert total > 20
+    assert not missing, f"the docs name files the repository does not have: {missing}"
 
 
 def test_the_readme_test_command_is_what_ci_runs_after_lint() -> None:
