@@ -94,6 +94,13 @@ def test_a_detached_start_is_the_click_command(tmp_path: Path) -> None:
     shown = subprocess.run(process.omp_argv("memory-review", "--help"), cwd=process.neutral_cwd(), env=env,
                            capture_output=True, text=True, timeout=60)
     assert shown.returncode == 0 and "Usage: omp memory-review" in shown.stdout, shown.stderr
+    # The review itself, as detached: click read its command line (an earlier omp's review skipped it).
+    argv = process.omp_argv(*detach.review_args(str(project), session))
+    proc = subprocess.run([argv[0], "-X", "importtime", *argv[1:]], cwd=process.neutral_cwd(), env=env,
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0 and "note written" in proc.stdout, proc.stderr
+    imported = {line.rsplit("|", 1)[1].strip() for line in proc.stderr.splitlines() if line.startswith("import time:")}
+    assert {"click", "omp.cli"} <= imported
 
 
 @pytest.mark.parametrize("argv, ours", [
