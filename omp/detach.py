@@ -78,13 +78,12 @@ def _prepare(root: str) -> str:
 
 
 def review_args(root: str, session_id: str) -> list[str]:
-    """`memory-review --session ID --root R`: what `start_review` runs (R absolute), and one of
-    the two command lines `omp.review.__main__` runs without click."""
+    """`memory-review --session ID --root R`: what `start_review` runs (R absolute)."""
     return ["memory-review", "--session", session_id, "--root", root]
 
 
 def sweep_args(root: str) -> list[str]:
-    """`memory-review --sweep --limit N --root R`: what `start_sweep` runs, and the other one."""
+    """`memory-review --sweep --limit N --root R`: what `start_sweep` runs."""
     return ["memory-review", "--sweep", "--limit", str(SWEEP_LIMIT), "--root", root]
 
 

@@ -1,13 +1,12 @@
 """What every omp program does at its edges: errors become exit codes, a crash a log, the exit fast.
 
-Two programs share it: the `omp` command (`omp.cli`, click) and the detached review
-(`omp.review.__main__`, which runs without click). Both:
+The `omp` command (`omp.cli`, click, which the detached review runs too):
 
-- turn an `OmpError` into its message and hint on stderr and its exit code (1, or 2 for usage
+- turns an `OmpError` into its message and hint on stderr and its exit code (1, or 2 for usage
   errors); anything unexpected is a bug: exit code 3, a one-line message, and the traceback in
   a crash log under `G/logs/` with omp's version, Python and the platform, redacted (SPEC §6.1)
   (`guarded`);
-- print `--json` output in one form (`json_text`).
+- prints `--json` output in one form (`json_text`).
 """
 
 from __future__ import annotations
@@ -24,13 +23,13 @@ from typing import Any, Callable
 from omp import __version__
 from omp.errors import EXIT_BUG, EXIT_FAILURE, OmpError, storage_error
 
-# A message for stderr: the program's own writer (click.echo for the command, print for the
-# detached review), so its output keeps its order with what else the program wrote.
+# A message for stderr: the program's own writer (click.echo for the command, print for a
+# caller without click), so its output keeps its order with what else the program wrote.
 ErrorWriter = Callable[[str], None]
 
 
 def write_line(text: str, err: bool = False) -> None:
-    """A line of output without click (the detached review's). Flushed at once, as click.echo
+    """A line of output without click. Flushed at once, as click.echo
     flushes: stdout and stderr share one run log, and its lines stay in the order written."""
     print(text, flush=True, file=sys.stderr if err else sys.stdout)
 

@@ -8,6 +8,7 @@ import `omp.cli`, or the library would print and the layers would knot. Read fro
 from __future__ import annotations
 
 import ast
+import sys
 from pathlib import Path
 
 OMP = Path(__file__).resolve().parent.parent / "omp"
@@ -343,3 +344,200 @@ def test_the_reason_check_finds_an_unexplained_import(tmp_path: Path) -> None:
         "    except ImportError:\n        from hashlib import sha256\n")
     assert [line.split(":", 1)[1] for line in _unexplained_waiting_imports(module)] == [
         "2: from omp.paths import global_home  # type: ignore[attr-defined]"]
+
+
+# ---------------------------------------------------------------------------------------------
+# ordinary Python (SPEC §12, STYLE.md): no private CPython API, nothing planted in sys.modules,
+# no module over 600 lines. Each check reads the source with `ast`, so an import or a call
+# inside a function counts too.
+
+HOOK_EDGE = (OMP / "hooks", OMP / "core")
+# What the hook edge (omp/hooks/, omp/core/: what Copilot waits for) may use of them: leaving at
+# once without running exit handlers, and the builtin sha256 module that is a third of hashlib's
+# import time (omp.core.settings; tests/test_hooks.py counts it among the hook's imports).
+# Nothing in the hook edge calls os._exit today; SPEC §12 leaves it that one door.
+HOOK_EDGE_PRIVATE = {"os._exit", "_sha256", "_sha2"}
+# The regular-expression engine's internals, public names but private API (deprecated in 3.11).
+PRIVATE_MODULES = {"sre_compile", "sre_parse", "sre_constants"}
+MAX_MODULE_LINES = 600
+
+
+def _is_private(name: str) -> bool:
+    """`_x` is private; `__x__` (`__future__`, `__version__`) is not."""
+    return name.startswith("_") and not (name.startswith("__") and name.endswith("__"))
+
+
+def _cpython(name: str) -> bool:
+    """Is module `name` CPython's own: the standard library, or a private top-level module
+    (`_sha2` is only in 3.12's list of the standard library's names)?"""
+    top = name.split(".")[0]
+    return top in sys.stdlib_module_names or _is_private(top)
+
+
+def _private_module(name: str) -> bool:
+    """A module of CPython's whose dotted name has a private part (`_sre`, `concurrent._x`)."""
+    return _cpython(name) and (name in PRIVATE_MODULES or any(_is_private(part) for part in name.split(".")))
+
+
+def _private_uses(path: Path) -> list[str]:
+    """`LINE: NAME` for each private CPython name the module uses: a private module imported, a
+    private name imported from a standard module, or a private attribute of an imported one
+    (`atexit._run_exitfuncs`, `sys._getframe`, `os._exit`), however the module was renamed.
+    Another library's private names are its own business (`click._termui_impl` for a type)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+    modules: dict[str, str] = {}  # local name → the module outside omp it is bound to
+    found: list[tuple[int, str]] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if _private_module(alias.name):
+                    found.append((node.lineno, alias.name))
+                if _cpython(alias.name):  # `import a.b` binds a; `import a.b as c` binds a.b
+                    modules[alias.asname or alias.name.split(".")[0]] = alias.name if alias.asname else \
+                        alias.name.split(".")[0]
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0 and _cpython(node.module):
+            if _private_module(node.module):
+                found.append((node.lineno, node.module))
+            for alias in node.names:
+                if _is_private(alias.name):
+                    found.append((node.lineno, f"{node.module}.{alias.name}"))
+                else:  # `from os import path`: a module too, perhaps
+                    modules[alias.asname or alias.name] = f"{node.module}.{alias.name}"
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and _is_private(node.attr) and isinstance(node.value, ast.Name) \
+                and node.value.id in modules:
+            found.append((node.lineno, f"{modules[node.value.id]}.{node.attr}"))
+        # getattr(atexit, "_run_exitfuncs", None): the same attribute, spelt as a string
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("getattr", "hasattr") \
+                and len(node.args) >= 2 and isinstance(node.args[0], ast.Name) and node.args[0].id in modules \
+                and isinstance(node.args[1], ast.Constant) and isinstance(node.args[1].value, str) \
+                and _is_private(node.args[1].value):
+            found.append((node.lineno, f"{modules[node.args[0].id]}.{node.args[1].value}"))
+    return [f"{line}: {name}" for line, name in sorted(set(found))]
+
+
+def _in_hook_edge(path: Path) -> bool:
+    return any(edge in path.parents for edge in HOOK_EDGE)
+
+
+def _private_offences(path: Path, hook_edge: bool) -> list[str]:
+    return [use for use in _private_uses(path)
+            if not (hook_edge and use.split(": ", 1)[1] in HOOK_EDGE_PRIVATE)]
+
+
+def test_no_module_uses_private_cpython_api() -> None:
+    """SPEC §12: no `_sre`, `atexit._run_exitfuncs`, `sys._getframe` and the like anywhere in
+    omp, and `os._exit` only at the hook edge."""
+    offenders = [f"{path.relative_to(OMP.parent)}:{use}" for path in sorted(OMP.rglob("*.py"))
+                 for use in _private_offences(path, _in_hook_edge(path))]
+    assert offenders == [], "private CPython API (write the ordinary code; SPEC §12):\n  " + "\n  ".join(offenders)
+
+
+def test_the_private_api_check_finds_each_kind_of_use(tmp_path: Path) -> None:
+    module = tmp_path / "m.py"
+    module.write_text(
+        "import os\nimport atexit as leave\nimport sys\nimport re, json\nimport email.mime\n"
+        "from sys import _getframe\nfrom os import path\n\n"
+        "def f():\n"
+        "    import _sre\n"
+        "    from _thread import get_ident\n"
+        "    import sre_compile\n"
+        "    leave._run_exitfuncs()\n"
+        "    getattr(leave, '_run_exitfuncs', None)\n"
+        "    sys._getframe(1)\n"
+        "    path._joinrealpath\n"
+        "    os._exit(0)\n"
+        "    sys.__stdout__, json.__version__, os.path, re.compile\n"  # dunders and public names: fine
+        "    from omp.core import _private_helper\n"  # omp's own: not CPython's
+        "    from click._termui_impl import ProgressBar\n"  # another library's
+        "    obj = object(); obj._x\n")  # not a module
+    expected = ["6: sys._getframe", "10: _sre", "11: _thread", "12: sre_compile", "13: atexit._run_exitfuncs",
+                "14: atexit._run_exitfuncs", "15: sys._getframe", "16: os.path._joinrealpath", "17: os._exit"]
+    assert _private_offences(module, hook_edge=False) == expected
+    # The hook edge may leave with os._exit; nothing else private.
+    assert _private_offences(module, hook_edge=True) == [use for use in expected if use != "17: os._exit"]
+    assert _in_hook_edge(OMP / "hooks" / "end.py") and _in_hook_edge(OMP / "core" / "settings.py")
+    assert not _in_hook_edge(OMP / "review" / "pipeline.py") and not _in_hook_edge(OMP / "program.py")
+
+
+def _sys_modules_writes(path: Path) -> list[str]:
+    """`LINE: how` for each change the module makes to `sys.modules` (an item assigned or deleted,
+    `setdefault`, `update`, `pop`, …), through `sys.modules`, `from sys import modules` or a
+    name bound to either."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+    sys_names = {"sys"}
+    aliases: set[str] = set()  # names bound to the sys.modules dict itself
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            sys_names.update(alias.asname for alias in node.names if alias.name == "sys" and alias.asname)
+        elif isinstance(node, ast.ImportFrom) and node.module == "sys" and node.level == 0:
+            aliases.update(alias.asname or alias.name for alias in node.names if alias.name == "modules")
+
+    def is_modules(expr: ast.expr) -> bool:
+        if isinstance(expr, ast.Attribute) and expr.attr == "modules":
+            return isinstance(expr.value, ast.Name) and expr.value.id in sys_names
+        return isinstance(expr, ast.Name) and expr.id in aliases
+
+    for node in ast.walk(tree):  # `m = sys.modules`: m is the dict too
+        if isinstance(node, ast.Assign) and is_modules(node.value):
+            aliases.update(target.id for target in node.targets if isinstance(target, ast.Name))
+    found = []
+    for node in ast.walk(tree):
+        targets: list[ast.expr] = []
+        if isinstance(node, (ast.Assign, ast.Delete)):
+            targets = list(node.targets)
+        elif isinstance(node, (ast.AugAssign, ast.AnnAssign)):
+            targets = [node.target]
+        for target in targets:
+            if isinstance(target, ast.Subscript) and is_modules(target.value):
+                found.append(f"{node.lineno}: sys.modules[...] {'deleted' if isinstance(node, ast.Delete) else 'set'}")
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and is_modules(node.func.value) \
+                and node.func.attr in ("setdefault", "update", "pop", "popitem", "clear", "__setitem__", "__delitem__"):
+            found.append(f"{node.lineno}: sys.modules.{node.func.attr}()")
+    return sorted(found, key=lambda use: int(use.split(":")[0]))
+
+
+def test_no_module_plants_or_removes_entries_of_sys_modules() -> None:
+    """SPEC §12: no fake module planted in `sys.modules` (a stand-in `requests` while
+    detect-secrets imports, say): let a library import what it imports."""
+    offenders = [f"{path.relative_to(OMP.parent)}:{use}" for path in sorted(OMP.rglob("*.py"))
+                 for use in _sys_modules_writes(path)]
+    assert offenders == [], "changes to sys.modules:\n  " + "\n  ".join(offenders)
+
+
+def test_the_sys_modules_check_finds_a_planted_module(tmp_path: Path) -> None:
+    module = tmp_path / "m.py"
+    module.write_text(
+        "import sys\nimport sys as system\nfrom sys import modules as loaded\n\n"
+        "def plant(fake):\n"
+        "    sys.modules['requests'] = fake\n"
+        "    system.modules.setdefault('requests', fake)\n"
+        "    loaded.update({'requests': fake})\n"
+        "    table = sys.modules\n"
+        "    table['requests'] = fake\n"
+        "    del sys.modules['requests']\n"
+        "    'requests' in sys.modules, sys.modules.get('requests')\n")  # reading it is fine
+    assert _sys_modules_writes(module) == [
+        "6: sys.modules[...] set", "7: sys.modules.setdefault()", "8: sys.modules.update()",
+        "10: sys.modules[...] set", "11: sys.modules[...] deleted"]
+
+
+def _long_modules(package: Path, limit: int = MAX_MODULE_LINES) -> dict[str, int]:
+    """Modules of `package` over `limit` lines, with their length."""
+    lengths = {str(path.relative_to(package.parent)): len(path.read_text(encoding="utf-8").splitlines())
+               for path in sorted(package.rglob("*.py"))}
+    return {name: count for name, count in lengths.items() if count > limit}
+
+
+def test_no_module_is_over_600_lines() -> None:
+    """STYLE.md: modules of one job, under ~600 lines; a longer one holds several jobs (split it
+    by moving code, not rewriting it)."""
+    assert _long_modules(OMP) == {}, f"modules over {MAX_MODULE_LINES} lines (split them): {_long_modules(OMP)}"
+
+
+def test_the_length_check_finds_a_long_module(tmp_path: Path) -> None:
+    package = tmp_path / "omp"
+    (package / "sub").mkdir(parents=True)
+    (package / "sub" / "long.py").write_text("x = 1\n" * (MAX_MODULE_LINES + 1))
+    (package / "short.py").write_text("x = 1\n" * MAX_MODULE_LINES)
+    assert _long_modules(package) == {"omp/sub/long.py": MAX_MODULE_LINES + 1}

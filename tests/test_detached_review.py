@@ -1,8 +1,9 @@
-"""The detached review (`omp.review.__main__`): what every session end starts, without click.
+"""The detached review: what every session end starts is the `omp memory-review` command.
 
-It runs the two command lines omp.detach builds, and must be the `omp memory-review` command in
-all a user can see of it — the run log's lines, their streams, the exit code, the files written —
-while every other command line goes to the command itself.
+omp.detach starts `python -c "<drop the working folder from sys.path>; from omp.cli import run;
+run()" ARGS` (omp.process.omp_argv): the `omp` command itself, parsed by click, so it is the
+command in all a user can see of it — the run log's lines, their streams, the exit code, the
+files written — and omp.review.claim knows a live one by that command line.
 """
 
 from __future__ import annotations
@@ -19,41 +20,7 @@ from helpers import git_project
 from review_support import FakeReviewer, conversation, json_reply, reply, standard_answer, write_session
 
 from omp import detach, process
-from omp.review.__main__ import parse
-
-from test_architecture import _loaded_at_exit
-
-
-def test_it_reads_the_two_command_lines_omp_detach_builds(tmp_path: Path) -> None:
-    root = str(tmp_path)
-    run = parse(detach.review_args(root, "0a1b2c3d-0000-4000-8000-000000000000"))
-    assert run is not None and (run.root, run.session, run.sweep_limit) == (
-        root, "0a1b2c3d-0000-4000-8000-000000000000", None)
-    run = parse(detach.sweep_args(root))
-    assert run is not None and (run.root, run.session, run.sweep_limit) == (root, None, detach.SWEEP_LIMIT)
-
-
-@pytest.mark.parametrize("args", [
-    ["memory-review", "--session", "S", "--root", "{root}", "--force"],  # another option
-    ["memory-review", "--session", "--force", "--root", "{root}"],  # click reads "--force" as the id
-    ["memory-review", "--session", "-x", "--root", "{root}"],
-    ["memory-review", "--session", "", "--root", "{root}"],
-    ["memory-review", "--session", "S", "--root", "relative/folder"],
-    ["memory-review", "--session", "S", "--root", "{file}"],  # click.Path(file_okay=False) says why
-    ["memory-review", "--sweep", "--limit", "0", "--root", "{root}"],  # IntRange(min=1) refuses it
-    ["memory-review", "--sweep", "--limit", "+5", "--root", "{root}"],
-    ["memory-review", "--sweep", "--limit", "５", "--root", "{root}"],  # fullwidth: isdigit, not click's
-    ["memory-review", "--limit", "5", "--sweep", "--root", "{root}"],
-    ["memory-review", "--root", "{root}", "--session", "S"],
-    ["memory-review", "--session=S", "--root", "{root}", "x"],
-    ["review", "--session", "S", "--root", "{root}"],
-    ["--version"],
-    [],
-])
-def test_any_other_command_line_is_left_to_the_omp_command(tmp_path: Path, args: list[str]) -> None:
-    (tmp_path / "file").write_text("")
-    filled = [a.format(root=str(tmp_path), file=str(tmp_path / "file")) for a in args]
-    assert parse(filled) is None
+from omp.review.claim import _is_omp_program
 
 
 def _pair(tmp_path: Path, answer_reply: dict) -> tuple[dict[str, str], list[tuple[Path, str]]]:
@@ -117,16 +84,42 @@ def test_a_detached_review_is_the_command_in_all_a_user_sees(tmp_path: Path, cas
         assert "omp: error: no session" in detached.stderr
 
 
-def test_a_detached_review_loads_no_click(tmp_path: Path) -> None:
+def test_a_detached_start_is_the_click_command(tmp_path: Path) -> None:
+    """Any command line omp detaches is read by click: a mistyped option is its usage error
+    (exit 2), `--help` its help — no second parser decides first."""
     env, ((project, session), _) = _pair(tmp_path, json_reply(standard_answer()))
-    proc = subprocess.run([sys.executable, "-c", _loaded_at_exit("omp.review"),
-                           *detach.review_args(str(project), session)],
-                          cwd=process.neutral_cwd(), env=env, capture_output=True, text=True, timeout=60)
+    bad = subprocess.run(process.omp_argv("memory-review", "--session", session, "--root", str(project), "--bogus"),
+                         cwd=process.neutral_cwd(), env=env, capture_output=True, text=True, timeout=60)
+    assert bad.returncode == 2 and "No such option '--bogus'" in bad.stderr, bad.stderr
+    shown = subprocess.run(process.omp_argv("memory-review", "--help"), cwd=process.neutral_cwd(), env=env,
+                           capture_output=True, text=True, timeout=60)
+    assert shown.returncode == 0 and "Usage: omp memory-review" in shown.stdout, shown.stderr
+    # The review itself, as detached: click read its command line (an earlier omp's review skipped it).
+    argv = process.omp_argv(*detach.review_args(str(project), session))
+    proc = subprocess.run([argv[0], "-X", "importtime", *argv[1:]], cwd=process.neutral_cwd(), env=env,
+                          capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0 and "note written" in proc.stdout, proc.stderr
-    loaded = {name.split(".")[0] for name in proc.stderr.rsplit("LOADED ", 1)[1].split()}
-    assert "omp" in loaded and "click" not in loaded
-    # ... and a command line it does not read itself is the command's, click and all.
-    proc = subprocess.run([sys.executable, "-c", _loaded_at_exit("omp.review"), "--version"],
-                          cwd=process.neutral_cwd(), env=env, capture_output=True, text=True, timeout=60)
-    assert proc.returncode == 0 and proc.stdout.startswith("omp, version")
-    assert "click" in proc.stderr.rsplit("LOADED ", 1)[1].split()
+    imported = {line.rsplit("|", 1)[1].strip() for line in proc.stderr.splitlines() if line.startswith("import time:")}
+    assert {"click", "omp.cli"} <= imported
+
+
+@pytest.mark.parametrize("argv, ours", [
+    (process.omp_argv(*detach.review_args("/p", "0a1b2c3d-0000-4000-8000-000000000000")), True),
+    (process.omp_argv(*detach.sweep_args("/p")), True),
+    # what an earlier omp detached, still running across an upgrade
+    ([sys.executable, "-c", "import sys; sys.path.pop(0); from omp.review.__main__ import run; run()",
+      "memory-review", "--session", "S", "--root", "/p"], True),
+    ([sys.executable, "-m", "omp", "memory-review"], True),
+    (["/usr/local/bin/omp", "memory-review"], True),
+    ([sys.executable, "-c", "import time; time.sleep(60)"], False),
+    ([sys.executable, "-c", "print('omp review')"], False),
+    (["/bin/bash"], False),
+])
+def test_a_claims_owner_is_known_by_the_command_line_omp_detaches(argv: list[str], ours: bool) -> None:
+    assert _is_omp_program(argv) is ours
+
+
+def test_an_earlier_omps_detached_start_still_runs_the_command(tmp_path: Path) -> None:
+    proc = subprocess.run([sys.executable, "-c", "from omp.review.__main__ import run; run()", "--version"],
+                          cwd=process.neutral_cwd(), capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0 and proc.stdout.startswith("omp, version"), proc.stderr

@@ -19,6 +19,7 @@ from review_support import (
 )
 
 from omp import process
+from omp.process import captured
 from omp.review.answer import MAX_DEPTH, answer_complete, find_answer
 from omp.review.queue import MAX_ATTEMPTS
 
@@ -97,7 +98,7 @@ def test_a_reader_that_fails_reaches_the_caller_at_once(monkeypatch: pytest.Monk
         raise RecursionError("maximum recursion depth exceeded")
         yield b""  # a generator, like the real one
 
-    monkeypatch.setattr(process._Pump, "_chunks", staticmethod(broken))
+    monkeypatch.setattr(captured._Pump, "_chunks", staticmethod(broken))
     started = time.monotonic()
     with pytest.raises(process.OutputReadError, match="RecursionError"):
         process.run_captured(_writer("import time; time.sleep(60)"), timeout=60, own_group=True)

@@ -107,8 +107,7 @@ click.Command.get_short_help_str = _full_short_help  # type: ignore[method-assig
 
 
 def run() -> NoReturn:
-    """The `omp` program: the console script, `python -m omp`, and omp's own detached starts for
-    what `omp.review.__main__` does not run itself."""
+    """The `omp` program: the console script, `python -m omp`, and omp's own detached starts."""
     raise SystemExit(main())
 
 

@@ -23,10 +23,9 @@ from omp.review.command import run_review
 from omp.review.outcome import ReviewRequest
 from omp.review.preview import Preview, preview
 
-# A hook-started review does not run this module (omp.review.__main__ runs omp.review.command
-# without click); a typed `omp memory-review` does: the sweep and undo are imported by the
-# commands that use them (3.9 and 6.0 ms in a fresh process); the preview adds 0.6 ms, and the
-# history clean-up's module the review loads anyway.
+# Every review runs this module (a typed `omp memory-review` and the one each session end
+# detaches): the sweep and undo are imported by the commands that use them (3.9 and 6.0 ms in a
+# fresh process); the preview adds 0.6 ms, and the history clean-up's module the review loads anyway.
 
 
 

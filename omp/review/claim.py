@@ -54,7 +54,7 @@ from msgspec.structs import asdict
 from omp.errors import OmpError
 from omp.fsio import atomic_write_json, create_exclusive, dump_json, file_lock, read_text
 from omp.paths import ProjectPaths, check_session_id
-from omp.process import command_line, end_run_leftovers, is_alive, start_time
+from omp.process import OMP_ENTRY, command_line, end_run_leftovers, is_alive, start_time
 
 # Beyond the reviewer timeout, a live review may still wait for the project lock (up to two
 # minutes) and stream a large session; five minutes covers both with room to spare.
@@ -199,11 +199,12 @@ def file_time(path: Path) -> float | None:
 
 
 def _is_omp_program(argv: list[str]) -> bool:
-    """Is this command line an omp process (the `omp` command, `python -m omp…`, or the
-    detached review's `python -c "…omp.review.__main__…"`)?"""
+    """Is this command line an omp process (the `omp` command, `python -m omp…`, or a detached
+    review's `python -c "…from omp.cli import run; run()"`, or an earlier omp's
+    `python -c "…omp.review.__main__…"`)?"""
     for i, arg in enumerate(argv):
         name = os.path.basename(arg).lower()
-        if name in ("omp", "omp.exe") or "omp.review" in arg:
+        if name in ("omp", "omp.exe") or OMP_ENTRY in arg or "omp.review.__main__" in arg:
             return True
         if i and argv[i - 1] == "-m" and (arg == "omp" or arg.startswith("omp.")):
             return True

@@ -1,8 +1,7 @@
 """`omp memory-review`'s run: one review or a sweep, its report written, its exit code returned.
 
-Shared by the click command (`omp.cli.memory_review`) and the detached review that every
-session end starts (`omp.review.__main__`, without click): both print the same lines, through
-the writer each is given (`click.echo`, or `print`), in the same order.
+Run by the click command (`omp.cli.memory_review`), which is also what every session end
+detaches (omp.detach); the lines go through the writer it is given (`click.echo`).
 """
 
 from __future__ import annotations
