@@ -1,6 +1,6 @@
 """More vendors' prefixed tokens (SPEC §6.1), read off gitleaks' maintained rule set
 (`config/gitleaks.toml`) for the vendors neither detect-secrets 1.5.0 nor omp's first table
-(`omp.safety.secrets._VENDOR_TOKENS`) knew. Each is `(kind, pattern, triggers, before)`: the
+(`omp.safety.patterns._VENDOR_TOKENS`) knew. Each is `(kind, pattern, triggers, before)`: the
 pattern, the lower-case literals found in every match, and how far before its trigger a match may
 start (0: it starts at the trigger).
 
