@@ -28,6 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
 from safety_corpus import BENIGN_NOTES, CONTROLS, PLANTED, SECRETS, SecretCase  # noqa: E402
 
+from omp.safety import detect_secrets_adapter  # noqa: E402
 from omp.safety import secrets as safety  # noqa: E402
 from omp.review.answer import Proposal  # noqa: E402
 from omp.review.filters import screen  # noqa: E402
@@ -48,16 +49,16 @@ def _caught(case: SecretCase) -> bool:
 
 def _detector(case: SecretCase) -> str:
     """Which detector, alone, hides every part of this secret."""
-    safety.set_detect_secrets_enabled(False)
+    detect_secrets_adapter.set_detect_secrets_enabled(False)
     try:
         own = _redaction_hides(case)
     finally:
-        safety.set_detect_secrets_enabled(True)
+        detect_secrets_adapter.set_detect_secrets_enabled(True)
     text, lowered = case.text, case.text.lower()
     # detect-secrets' findings alone (its private-key finding is left to omp's PEM scan, which
     # knows where a block ends, so a key counts as omp's).
     hidden = text
-    for finding in sorted(safety._detect_secrets_findings(text, lowered, safety._trigger_hits(lowered)),
+    for finding in sorted(detect_secrets_adapter.detect_secrets_findings(text, lowered, safety._trigger_hits(lowered)),
                           key=lambda f: -f.start):
         hidden = hidden[: finding.start] + "#" + hidden[finding.end:]
     ds = hidden != text and not any(needle in hidden for needle in case.needles)

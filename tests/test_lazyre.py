@@ -7,7 +7,7 @@ import re
 import msgspec
 
 from omp import intents, lazyre
-from omp.safety import injection, secrets
+from omp.safety import assignments, detect_secrets_adapter, disguise, injection, patterns, secrets
 
 
 def _all_patterns() -> list[lazyre.LazyPattern]:
@@ -26,7 +26,7 @@ def _all_patterns() -> list[lazyre.LazyPattern]:
             for name in value.__struct_fields__:
                 collect(getattr(value, name))
 
-    for module in (intents, injection, secrets):
+    for module in (intents, injection, secrets, patterns, assignments, detect_secrets_adapter, disguise):
         for value in vars(module).values():
             collect(value)
     return found

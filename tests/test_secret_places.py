@@ -125,11 +125,11 @@ def test_lookalikes_stay_readable(name: str, text: str) -> None:
 
 def test_detection_is_the_same_without_detect_secrets() -> None:
     """The new rules are omp's own: detect-secrets missing changes none of these findings."""
-    from omp.safety import secrets
+    from omp.safety import detect_secrets_adapter, secrets
 
-    secrets.set_detect_secrets_enabled(False)
+    detect_secrets_adapter.set_detect_secrets_enabled(False)
     try:
         missed = [f"{case.name} ({case.place})" for case in SECRETS if _leaks(secrets.redact(case.text)[0], [case])]
     finally:
-        secrets.set_detect_secrets_enabled(True)
+        detect_secrets_adapter.set_detect_secrets_enabled(True)
     assert missed == []

@@ -19,7 +19,7 @@ import re
 
 import pytest
 
-from omp.safety import secrets
+from omp.safety import detect_secrets_adapter, secrets
 from omp.safety.secrets import find_secrets, redact
 
 from helpers import python_output
@@ -100,12 +100,12 @@ def _segments(text: str, prefilter: bool, monkeypatch: pytest.MonkeyPatch) -> se
     lowered = secrets._lowered(text)
     with monkeypatch.context() as patch:
         if not prefilter:
-            patch.setattr(secrets, "_prefix_may_match", lambda *_: True)
-        return set(secrets._candidate_segments(text, lowered, secrets._trigger_hits(lowered)))
+            patch.setattr(detect_secrets_adapter, "_prefix_may_match", lambda *_: True)
+        return set(detect_secrets_adapter._candidate_segments(text, lowered, secrets._trigger_hits(lowered)))
 
 
 def test_every_line_the_prefilter_skips_holds_nothing_detect_secrets_finds(monkeypatch: pytest.MonkeyPatch) -> None:
-    scan = secrets._detect_secrets_scanner()
+    scan = detect_secrets_adapter._detect_secrets_scanner()
     assert scan is not None
     skipped: list[str] = []
     for text in _texts():
@@ -121,7 +121,7 @@ def test_every_line_the_prefilter_skips_holds_nothing_detect_secrets_finds(monke
 def test_findings_are_the_same_with_and_without_the_prefilter(monkeypatch: pytest.MonkeyPatch) -> None:
     texts = _texts()
     with_prefilter = [find_secrets(text) for text in texts]
-    monkeypatch.setattr(secrets, "_prefix_may_match", lambda *_: True)
+    monkeypatch.setattr(detect_secrets_adapter, "_prefix_may_match", lambda *_: True)
     assert [find_secrets(text) for text in texts] == with_prefilter
 
 
@@ -180,7 +180,7 @@ KEYWORD_FORMS = [
 def test_every_line_detect_secrets_finds_a_secret_in_reaches_it() -> None:
     """Every line is shown to detect-secrets (the oracle); each one it finds a secret in must be
     one the prefilter brings it."""
-    scan = secrets._detect_secrets_scanner()
+    scan = detect_secrets_adapter._detect_secrets_scanner()
     assert scan is not None
     lines = sorted({line for text in _texts() + KEYWORD_LINES + KEYWORD_FORMS for line in text.split("\n")
                     if 0 < len(line) < 2000})
@@ -190,7 +190,7 @@ def test_every_line_detect_secrets_finds_a_secret_in_reaches_it() -> None:
             continue
         found += 1
         lowered = secrets._lowered(line)
-        if not secrets._candidate_segments(line, lowered, secrets._trigger_hits(lowered)):
+        if not detect_secrets_adapter._candidate_segments(line, lowered, secrets._trigger_hits(lowered)):
             missed.append(line)
     assert missed == [] and found > 30
 
@@ -204,7 +204,7 @@ def test_a_keyword_form_without_an_assignment_is_redacted_on_its_own(line: str) 
 def test_a_keyword_alone_brings_no_line_and_a_denylist_word_does() -> None:
     def sent(line: str) -> bool:
         lowered = secrets._lowered(line)
-        return bool(secrets._candidate_segments(line, lowered, secrets._trigger_hits(lowered)))
+        return bool(detect_secrets_adapter._candidate_segments(line, lowered, secrets._trigger_hits(lowered)))
 
     assert [line for line in KEYWORD_LINES[:9] if sent(line)] == []
     assert [line for line in KEYWORD_LINES[9:] if not sent(line)] == []
@@ -219,7 +219,7 @@ def test_the_keyword_triggers_are_the_installed_plugins_denylist() -> None:
     spelled = {variant for word in DENYLIST for variant in (word.replace("_?", "_"), word.replace("_?", ""))}
     assert all(re.fullmatch(r"[a-zñ_]+", word) for word in spelled)  # plain words, no other regex in them
     folded = {"contrase" if word.startswith("contrase") else word for word in spelled}
-    assert folded == set(secrets._DS_KEYWORD_TRIGGERS)
+    assert folded == set(detect_secrets_adapter._DS_KEYWORD_TRIGGERS)
 
 
 def test_every_match_of_every_plugin_pattern_reaches_detect_secrets() -> None:
@@ -229,12 +229,12 @@ def test_every_match_of_every_plugin_pattern_reaches_detect_secrets() -> None:
     plugin is held to its denylist above; a private key is omp's PEM scan's."""
     from detect_secrets.core.plugins.util import get_mapping_from_secret_type_to_class
 
-    scan = secrets._detect_secrets_scanner()
+    scan = detect_secrets_adapter._detect_secrets_scanner()
     assert scan is not None
     rng = random.Random(7)
     lines = []
     for plugin in get_mapping_from_secret_type_to_class().values():
-        if plugin.__name__ not in secrets._DS_PLUGINS or plugin.__name__ in ("KeywordDetector", "PrivateKeyDetector"):
+        if plugin.__name__ not in detect_secrets_adapter._DS_PLUGINS or plugin.__name__ in ("KeywordDetector", "PrivateKeyDetector"):
             continue
         for pattern in plugin.denylist:
             samples = spell(pattern.pattern, pattern.flags & ~re.UNICODE)
@@ -245,6 +245,6 @@ def test_every_match_of_every_plugin_pattern_reaches_detect_secrets() -> None:
             continue  # a sample the plugin's own checks refuse (a JWT that is not base64 JSON)
         found += 1
         lowered = secrets._lowered(line)
-        if not secrets._candidate_segments(line, lowered, secrets._trigger_hits(lowered)):
+        if not detect_secrets_adapter._candidate_segments(line, lowered, secrets._trigger_hits(lowered)):
             missed.append(line)
     assert missed == [] and found > 30

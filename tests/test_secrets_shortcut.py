@@ -1,14 +1,14 @@
 """find_secrets returns at once for a text with no trigger and no PEM mark; the full path must agree.
 
-(On the text the patterns read: a disguised text is folded first, `_undisguised`, and its
+(On the text the patterns read: a disguised text is folded first, `omp.safety.disguise`, and its
 findings mapped back; the corpus tests show that end to end.)"""
 
 from __future__ import annotations
 
 import random
 
-from omp.safety import secrets
-from omp.safety.secrets import SecretFinding
+from omp.safety import detect_secrets_adapter, patterns, secrets
+from omp.safety.finding import SecretFinding
 
 from safety_corpus import CONTROLS, SECRETS
 
@@ -21,7 +21,7 @@ def _full_path(text: str) -> list[SecretFinding]:
     hits = secrets._trigger_hits(lowered)
     own = sorted(secrets._pattern_findings(text, hits), key=lambda f: f.start)
     covered = secrets._coverage([f for f in own if f.kind != "partial-token"])
-    extra = [f for f in secrets._detect_secrets_findings(text, lowered, hits) if not covered(f)]
+    extra = [f for f in detect_secrets_adapter.detect_secrets_findings(text, lowered, hits) if not covered(f)]
     return secrets._merge(own + extra)
 
 
@@ -41,6 +41,6 @@ def test_find_secrets_is_its_full_path() -> None:
     for text in _texts():
         assert secrets._find_secrets(text) == _full_path(text), text
         lowered = secrets._lowered(text)
-        shortcut += bool(text) and not secrets._trigger_hits(lowered) and secrets._PEM_MARK not in text
+        shortcut += bool(text) and not secrets._trigger_hits(lowered) and patterns.PEM_MARK not in text
     assert shortcut > 50  # the shortcut is taken, and agrees
 

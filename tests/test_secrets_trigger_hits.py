@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import random
 
-from omp.safety import secrets
+from omp.safety import patterns, secrets
 from omp.safety.secrets import find_secrets
 
 from regex_phrases import spell
@@ -73,7 +73,7 @@ def test_every_match_of_every_own_pattern_holds_a_trigger_and_is_found() -> None
     one of its triggers and is found by find_secrets in a line of its own."""
     rng = random.Random(1)
     checked, wrong = 0, []
-    for pattern in secrets._PATTERNS:
+    for pattern in patterns.PATTERNS:
         spelled = spell(pattern.regex.pattern)
         for sample in rng.sample(spelled, min(len(spelled), 300)):
             match = pattern.regex.search(sample)

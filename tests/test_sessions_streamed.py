@@ -21,7 +21,7 @@ import omp.review.explicit as explicit
 from omp.intents import FOREIGN_STEMS
 from omp.packet import SessionIndexer
 from omp.review.explicit import scan
-from omp.safety import secrets
+from omp.safety import detect_secrets_adapter, patterns, secrets
 from omp.sessions import parse
 from omp.sessions.events import SessionReader
 from omp.sessions.excerpt import excerpt_tool
@@ -208,8 +208,8 @@ def test_the_stems_and_the_fixed_words_around_them_keep_may_hold_sound() -> None
         assert stem == stem.lower() and stem == stem.strip() and "  " not in stem
         assert " ".join(stem.split()) == stem  # its only whitespace: single spaces
         assert not set(stem) & {"\x00", "[", "]", "\n"}
-    kinds = {pattern.kind for pattern in secrets._PATTERNS} | set(secrets._DS_KINDS.values())
-    kinds |= {secrets._slug(name) for name in secrets._DS_KINDS} | {"password-assignment", "private-key", "secret"}
+    kinds = {pattern.kind for pattern in patterns.PATTERNS} | set(detect_secrets_adapter._DS_KINDS.values())
+    kinds |= {detect_secrets_adapter._slug(name) for name in detect_secrets_adapter._DS_KINDS} | {"password-assignment", "private-key", "secret"}
     for kind in kinds:
         marker = secrets.redaction_marker(kind)
         assert marker.startswith("[") and marker.endswith("]") and not any(c.isspace() for c in marker)

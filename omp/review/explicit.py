@@ -49,7 +49,8 @@ from omp.review.prompt import MAX_CANDIDATES
 from omp.review.answer import (
     LIMITS, MAX_CHARS, MessageLike, Proposal, Rejection, fold_for_evidence, one_line, same_sentence, significant_words,
 )
-from omp.safety.secrets import SecretFinding, find_secrets, redact
+from omp.safety.finding import SecretFinding
+from omp.safety.secrets import find_secrets, redact
 
 MAX_EXPLICIT = 20  # explicit items one review proposes (SPEC §5.3), whatever their kind
 _NOT_FROM_USER = {"tool": "tool output", "assistant": "assistant text"}
