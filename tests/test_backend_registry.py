@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from omp import doctor
+from omp import doctor_review as doctor
 from omp.doctor_fixes import Context
 from omp.review import backends
 from omp.review.reviewers import ReviewerUnavailable
