@@ -47,7 +47,7 @@ from typing import IO, Any, Iterable, Iterator, Protocol
 
 from msgspec import Struct, field
 
-from omp.intents import asks_to_keep, is_correction
+from omp.intents.checks import asks_to_keep, is_correction
 from omp.safety.secrets import find_secrets, redact, redaction_marker
 from omp.sessions.events import (
     EXCERPT_MARGIN_CHARS,

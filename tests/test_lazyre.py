@@ -6,7 +6,8 @@ import re
 
 import msgspec
 
-from omp import intents, lazyre
+from omp import lazyre
+from omp.intents import checks, grammar, messages, phrases, pl_ru, spoken, standing
 from omp.safety import injection, secrets
 
 
@@ -26,7 +27,7 @@ def _all_patterns() -> list[lazyre.LazyPattern]:
             for name in value.__struct_fields__:
                 collect(getattr(value, name))
 
-    for module in (intents, injection, secrets):
+    for module in (checks, grammar, messages, phrases, pl_ru, spoken, standing, injection, secrets):
         for value in vars(module).values():
             collect(value)
     return found

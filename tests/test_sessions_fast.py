@@ -21,7 +21,7 @@ from sessions_support import assistant, event, tool_request, tool_result, user
 from test_sessions_streamed import adversarial_session
 
 from omp.sessions import events, lines
-from omp.intents import FOREIGN_STEMS
+from omp.intents.messages import FOREIGN_STEMS
 from omp.sessions.events import SessionReader, fast_event, parse_event
 
 KINDS = (b"user.message", b"assistant.message", b"tool.execution_complete")

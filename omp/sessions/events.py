@@ -66,7 +66,7 @@ import msgspec
 from msgspec import Struct
 
 from omp.errors import OmpError
-from omp.intents import SCAN_CHARS
+from omp.intents.messages import SCAN_CHARS
 from omp.safety.secrets import may_hold_key_block, redact
 from omp.sessions import lines
 from omp.sessions.provenance import tool_label
