@@ -92,11 +92,35 @@ def _judged(request: Request, scope: bool = True) -> Request | None:
         return None
     if _WANT_COUNT.match(text):
         return None  # "we always want to use 4 robots": how many of a thing the product has, a spec line
-    if standing.spec_like(text) and not _REMEMBER_TRIGGER.search(_mask(request.sentence)):
+    if standing.spec_like(text) and not _REMEMBER_TRIGGER.search(_mask(request.sentence)) \
+            and not _ABOUT_REPLIES.match(request.sentence):  # "every response should …" is about the replies
         return None  # "the function must always return a list": what is being built
     if standing.task_context(text) or standing.this_tasks_file(text):
         return None  # "keep in mind that the intended functionality is …", "remember to update the @__init__.py"
+    if _ASKS_ABOUT.match(text) or _TEXT_TASK.match(_mask(request.sentence)):
+        return None  # "can you explain why we should never use eval?", "Translate to French: always …"
     return request
+
+
+# A sentence whose subject is every reply of the assistant's ("your answers", "every response"), then a
+# modal, or "I want your answers to …": how the user wants to be answered, whatever the task.
+_REPLIES = r"(?:responses|answers|replies|outputs|explanations|code (?:examples|snippets|blocks))"  # plural: "your answer" is this one
+_REPLY = r"(?:response|answer|reply|output|explanation|code (?:example|snippet|block))"
+_ABOUT_REPLIES = lazy(
+    rf"^{_FILLERS}(?:please\s+)?(?:(?:(?:all(?: of)?\s+)?your|all(?: of)?\s+the)\s+(?:future\s+)?{_REPLIES}|(?:every|each)(?:\s+single|\s+one of your|\s+of your)?\s+(?:future\s+)?(?:{_REPLY}|{_REPLIES}))"
+    r"(?:\s+(?:you (?:give|write|send)|from (?:now|here) on|going forward))?\s+(?:should|must|shall|need to|needs to|have to|has to)\s+\S"
+    rf"|^{_FILLERS}i\s+(?:want|need|'d like|would like|prefer)\s+(?:all(?: of)?\s+|every one of\s+)?your\s+(?:future\s+)?{_REPLIES}"
+    r"\s+(?:to\s+(?:be|include|have|contain|use|start|end)|in|without|with)\b", _FLAGS)
+# "Explain why we should never …", "tell me how you always …": the standing word stands in what the
+# user asks to be told about, an embedded question, not in an order.
+_ASKS_ABOUT = lazy(r"^(?:(?:please|also|and)\s+)*(?:explain|tell (?:me|us)|show (?:me|us)|describe|clarify|teach (?:me|us)"
+                   r"|help (?:me|us) understand|let (?:me|us) know|i (?:wonder|want to know|need to know))\b"
+                   r"(?:\s+[\w'-]+){0,3}?\s+(?:why|how|what|whether|if|when|where|which|who)\b", re.I)
+# "Translate to French: Always wash your hands", "Rewrite this: …", "Summarize: …": what follows the
+# label is the text to work on, not the user's words to keep.
+_TEXT_TASK = lazy(r"^\W*(?:(?:ok|okay|now|so|please|pls|and|also)[\s,]+)*(?:(?:can|could|would) you\s+(?:please\s+)?)?"
+                  r"(?:translate|rewrite|rephrase|paraphrase|reword|summari[sz]e|proofread|correct|polish|shorten|simplify"
+                  r"|improve|edit|grammar[- ]check|spell[- ]check|tl;?dr)\b[^:：\n]{0,60}[:：]\s*\S", re.I)
 
 
 _WANT_COUNT = lazy(r"^(?:we|i)\s+(?:(?:always|never|still)\s+)?(?:want|need|require)\s+(?:to\s+(?:use|have|run|keep|spawn|show)\s+)?"
@@ -226,6 +250,9 @@ def _beyond_grammar(sentence: str) -> Request | None:
     kept = _LETS_KEEP.match(sentence)
     if kept is not None and not _ONE_OFF.search(masked) and _CONVENTION.search(sentence):
         # "Let's keep the singular folder name, analogous to `src`": a convention agreed on
+        return Request("directive", _capitalise(_tidy(_strip_fillers(sentence))), _evidence(sentence), certain=False)
+    if _ABOUT_REPLIES.match(sentence) and _rule_like(sentence):
+        # "Your answers should always be concise", "I want all your answers in markdown": how every reply is to be
         return Request("directive", _capitalise(_tidy(_strip_fillers(sentence))), _evidence(sentence), certain=False)
     every = _EVERY_TIME_I.match(sentence)
     if every is not None and _imperative(every.group("act")):

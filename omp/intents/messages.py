@@ -57,7 +57,8 @@ TRIGGER_STEMS: tuple[str, ...] = (
     "remeb", "rembe", "remmb", "rememe",  # the usual typos ("remeber")
     "rememb", "in mind", "a note", "take note", "note for", "note down", "note bien", "note that", "note this",
     "mental note", "for later", "standing ", "permanent ", "general instr", "rest of",
-    "later sess", "upcoming sess", "note to",
+    "later sess", "upcoming sess", "note to", "subsequent", "your respon", "your answer", "your repl",
+    "every respon", "every answer", "every repl", "every single", "each respon", "each answer", "each repl", "upcoming",
     "gilt", "norma", "规定", "规矩", "一直", "pense à", "pensez à",  # "Für dieses Projekt gilt:", "规定：", "请一直…"
     # a request pointing back at the sentence before it: "We don't use default exports. Stick to that."
     "stick to", "that way", "keep doing", "halte dich", "halt dich", "cíñete", "atente", "tiens-t'en", "respecte",
@@ -86,6 +87,7 @@ TRIGGER_STEMS: tuple[str, ...] = (
     "lembr", "esque", "em mente", "guarde", "guardar", "de agora", "daqui", "doravante", "sempre", "toda vez",
     "记", "忘", "以后", "今后", "往后", "将来", "从现在", "从今", "永远", "千万", "绝对", "绝不", "决不", "不要再", "别再",
     "一定要", "总是", "始终", "务必", "每次", "从不", "从来不", "一律",
+    "記", "從現在", "從今", "永遠", "絕對", "絕不", "決不", "別再", "總是", "始終", "務必", "從不", "從來不", "將來",
     "覚え", "忘れ", "メモ", "心に留め", "今後", "これから", "次回", "以後", "以降", "常に", "いつも", "必ず", "絶対", "決して",
     "二度と", "毎回",
     # a convention as a condition and an imperative (`_IF_YOU_DO`): "if you add a dependency, pin it"

@@ -28,6 +28,7 @@ _FILLER = (
     r"|s'il te plaît|s'il vous plaît|stp|svp|merci|au fait|important|remarque|aussi|bon|parfait|et|d'accord"
     r"|por favor|obrigado|obrigada|valeu|aliás|importante|nota|também|beleza|certo|e"
     r"|好的|好|谢谢|另外|还有|顺便说一下|顺便|对了|注意|请|麻烦|麻烦你|提醒一下|重要"
+    r"|謝謝|還有|順便說一下|順便|對了|請|麻煩|麻煩你|提醒一下"  # the same in traditional characters (Taiwan, Hong Kong)
     r"|ありがとう|ありがとうございます|あと|それと|ちなみに|注意|重要|了解|では|じゃあ)"
 )
 _FILLERS = rf"(?:¿|¡|(?:{_FILLER})(?![A-Za-zÀ-ÿ'’])\s*[,:;!.，：、！。—–-]?\s*)*"
@@ -82,7 +83,8 @@ _REMEMBER = (
     r"|(?:lembre-se|lembra|lembre|não esqueça|não se esqueça|nao esqueca|tenha em mente|tem em mente|anote|guarde|memorize"
     r"|lembrar|anotar|guardar|ter em mente|memorizar)"
     r"(?P<conn_pt>\s+(?:de que|que|de|disso|isso|isto)(?=[\s:,]))?"
-    r"|(?:请?记住|请?记得|别忘了|別忘了|不要忘记|不要忘了|记一下|记下来|记下|牢记|请注意以后)"
+    r"|(?:请?记住|请?记得|别忘了|別忘了|不要忘记|不要忘了|记一下|记下来|记下|牢记|请注意以后"
+    r"|請?記住|請?記得|不要忘記|記一下|記下來|記下|牢記)"
     r"|(?:覚えておいて(?:ください|下さい|ね)?|覚えといて|覚えておくこと|覚えて(?:ください|ほしい|おいてほしい)"
     r"|忘れないで(?:ください|ね)?|メモして(?:おいて)?(?:ください)?|心に留めて(?:おいて)?(?:ください)?)"
 )
@@ -98,12 +100,16 @@ _FROM_NOW = (
     r"|norma(?: general)?|règle(?: générale| d'or| de base)?|regra(?: geral| de ouro| básica)?"
     r"|规定|规则|规矩|约定|ルール|規則|決まり)(?=\s*[:：—–-])"
     r"|in (?:all )?(?:future|later|upcoming) sessions"
+    # "In all future responses, …", "for all your future answers …", "in every response": the user's
+    # way of being answered, the most common standing request of chat users
+    r"|(?:in|for|with|on) (?:all (?:of )?)?(?:your |the )?(?:future|subsequent|upcoming) (?:responses?|answers?|replies|outputs?|messages|code|chats?|conversations?)"
+    r"|(?:in|for|with) (?:all (?:of )?your|every(?: single)?(?: one of your)?|each(?: of your)?) (?:responses?|answers?|replies|reply)(?: you (?:give|write|send))?"
     r"|ab jetzt|ab sofort|von nun an|von jetzt an|künftig|zukünftig|in zukunft|für die zukunft|fortan|ab heute"
     r"|starting (?:from )?(?:now|today)(?: on)?|starting now"
     r"|a partir de ahora|de ahora en adelante|de ahora en más|de aquí en más|desde ahora|en adelante|en el futuro|para el futuro|a partir de hoy|de aquí en adelante"
     r"|désormais|dorénavant|à partir de maintenant|à l'avenir|pour l'avenir|à partir d'aujourd'hui|dès maintenant"
     r"|de agora em diante|a partir de agora|daqui (?:para|pra) frente|daqui em diante|no futuro|para o futuro|doravante|a partir de hoje"
-    r"|从现在开始|从现在起|从今以后|从今往后|以后|今后|往后|将来"
+    r"|从现在开始|从现在起|从今以后|从今往后|以后|今后|往后|将来|從現在開始|從現在起|從今以後|從今往後|將來"
     r"|今後は?|これからは|次回から(?:は)?|以後|以降は)"
 )
 _ALWAYS = (
@@ -113,7 +119,9 @@ _ALWAYS = (
     r"|toujours|jamais|ne jamais|n'\w+ (?:plus )?jamais|ne \w+ (?:plus )?jamais|n'\w+ plus|ne \w+ plus"
     r"|sempre|nunca|jamais"
     r"|永远不要|永远不|千万不要|千万别|绝对不要|绝不|决不|不要再|别再|一定要|总是|始终|务必|每次都|从不|从来不|一律|一直"
-    r"|每次[^，,。！？!?]{1,20}?都(?:要|得|必须)"
+    r"|永遠不要|永遠不|絕對不要|絕不|決不|別再|一定要|總是|始終|務必|從不|從來不"
+    # "每次回答都用中文": every time …, do it so (an act follows 都, not what happens: "每次运行都失败")
+    r"|每次[^，,。！？!?]{1,20}?都(?:要|得|必须|(?=用|先|写|寫|加|给我|給我|帮我|幫我|回答|回复|回覆|检查|檢查))"
     r"|常に|いつも|必ず|絶対に|決して|二度と|毎回)"
 )
 _FORGET = (
@@ -138,8 +146,9 @@ _FLAGS = re.I | re.S
 
 def _family(trigger: str) -> LazyPattern:
     # \b does not work next to CJK characters; (?<![^\W\d_]) is "not after a letter" for Latin
-    # words and harmless for CJK triggers, which have no letter boundaries.
-    return lazy(rf"(?P<trigger>(?<![A-Za-zÀ-ÿ0-9_'’])(?:{trigger})(?:(?<=[^A-Za-zÀ-ÿ])|(?![A-Za-zÀ-ÿ0-9_])))", _FLAGS)
+    # words and harmless for CJK triggers, which have no letter boundaries. A hyphen joining a
+    # word ("an always-on VPN", "never-ending loop", "a remember-me box") makes a compound, not a trigger.
+    return lazy(rf"(?P<trigger>(?<![A-Za-zÀ-ÿ0-9_'’-])(?:{trigger})(?:(?<=[^A-Za-zÀ-ÿ])|(?![A-Za-zÀ-ÿ0-9_]))(?![-‐][A-Za-zÀ-ÿ]))", _FLAGS)
 
 
 _REMEMBER_TRIGGER = _family(_REMEMBER)
@@ -224,7 +233,10 @@ def _names_a_thing(rest: str) -> bool:
 # A forget request that is a correction of the conversation, not of memory.
 _FORGET_CONVERSATION = lazy(
     r"^(?:(?:the|my) (?:last|previous|earlier|first) (?:message|comment|request|question|instruction|sentence|part|one|answer)"
-    r"|what i (?:just )?(?:said|asked|wrote)|my (?:last|previous)|that last|la dernière|o que eu disse|lo que dije|was ich gesagt)", re.I)
+    r"|what i (?:just )?(?:said|asked|wrote)|my (?:last|previous)|that last|la dernière|o que eu disse|lo que dije|was ich gesagt"
+    # "forget about the previous code, here's the new version": an earlier thing of this chat put aside
+    r"|(?:about )?(?:the|your|that|this|my) (?:(?:previous|earlier|above|original|last|first|second|other) (?:[\w-]+ )?|old )"
+    r"(?:code|version|snippet|approach|solution|suggestion|example|attempt|draft|implementation|answer|response|reply|output|error|prompt|one)s?\b)", re.I)
 # "In the future this will be replaced": a prediction, not a rule.
 _PREDICTION = lazy(
     r"^(?:this|that|it|there|they|these|those)\b.*\b(?:will|'ll|is going to|are going to)\b|^(?:with|to|and|into|from|on)\b"

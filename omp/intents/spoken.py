@@ -38,6 +38,9 @@ _PASTE_INTRO = lazy(
     r"|hier (?:ist|sind)|folgende[sn]?|aquí (?:está|tienes|va|sigue)|a continuación|esto es|voici|ci-dessous|aqui (?:está|vai)|segue)"
     r"|以下[是は]|下面是|如下|这是|これは)[^\n]{0,120}[:：]\s*$"
     r"|\b(?:pasted|copied|paste|copy)\b[^\n]{0,60}\bbelow\b"
+    # "Translate to French:", "Rewrite this:", "Proofread my essay:": the text to work on follows
+    r"|^\W*(?:(?:ok|okay|now|so|please|pls|and|also)[\s,]+)*(?:(?:can|could|would) you\s+(?:please\s+)?)?"
+    r"(?:translate|rewrite|rephrase|paraphrase|reword|summari[sz]e|proofread|correct|polish|shorten|simplify|improve|edit)\b[^\n]{0,80}[:：]\s*$"
     r"|\b(?:e-?mail|mail|message|page|docs?|file|log|output|text|snippet|article|post|comment|issue|ticket|thread|readme"
     r"|wiki|transcript|excerpt|section|content|trace|traceback|diff|patch|config|datei|seite|nachricht|correo|página"
     r"|archivo|mensaje|fichier|courriel|arquivo|página|mensagem|trecho|文档|内容|邮件|日志|ファイル|メール|ログ"
