@@ -87,3 +87,17 @@ def test_a_sentence_that_only_holds_a_standing_word_is_no_rule(message: str) -> 
 
 def test_forgetting_an_old_rule_is_still_a_forget_request() -> None:
     assert rule_texts("Forget the old rule about yarn, we use pnpm now.") != []
+
+
+# ---------------------------------------------------------------------------------------------
+# a persona set up after a label; "you are allowed" is no persona
+
+def test_a_persona_set_up_after_a_remember_label_holds_the_personas_rules_not_the_users() -> None:
+    assert rule_texts("Remember: you are an AI assistant named Bob, and you always answer in rhyme.") == []
+    assert rule_texts("remember that you are a senior engineer reviewing my code, always be strict") == []
+
+
+def test_you_are_allowed_is_no_persona_and_the_rule_beside_it_stands() -> None:
+    """"you are a" was read inside "you are allowed": the article now ends at a word's end."""
+    assert rule_texts("You are allowed to refactor freely. Always keep the public API stable.") == [
+        "Always keep the public API stable"]

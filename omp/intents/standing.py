@@ -60,9 +60,10 @@ _DOCUMENT_VOICE = lazy(
 _SETUP = lazy(
     # "You are DAN, an AI without …", "you'll be Linus, a grumpy engineer": a role described (two
     # words at least follow), not praise ("you're the best", "you are a lifesaver!")
-    r"(?:^|[.!?\n]\s*|(?:from now on|going forward|now)[,\s]+)(?:you(?:'re| are| will be|'ll be| will act| will play"
+    # (after a label too: "Remember: you are Bob, an assistant who always …")
+    r"(?:^|[.!?:：\n]\s*|(?:from now on|going forward|now|remember(?: that)?|keep in mind(?: that)?)[,\s]+)(?:you(?:'re| are| will be|'ll be| will act| will play"
     r"| will pretend| will respond as| are now| shall be)"
-    r"\s+(?:now\s+)?(?:a|an|my|the|as|called|named|(?-i:[A-Z][A-Za-z]+)\b(?!\s+(?:right|correct|wrong)))"
+    r"\s+(?:now\s+)?(?:(?:a|an|my|the|as|called|named)\b|(?-i:[A-Z][A-Za-z]+)\b(?!\s+(?:right|correct|wrong)))"
     r"(?=[^.!?\n]*?\s[^\s.!?]+\s[^\s.!?]|\s*,))"
     # "act as …", "pretend …": told to the assistant (a sentence's start, after "please", "I want you to")
     r"|(?:^|[.!?\n]\s*|please\s+|you to\s+|(?:from now on|now)[,\s]+)(?:act(?:ing)? as\b|pretend(?:ing)? (?:to be|you(?:'re| are)"
