@@ -26,6 +26,9 @@ from explicit_support import rule_texts
     ("Your answers should always be concise and to the point.", "Your answers should always be concise and to the point"),
     ("Every response should include the full file, not a diff.", "Every response should include the full file, not a diff"),
     ("I want all your answers to be in markdown tables", "I want all your answers to be in markdown tables"),
+    # what every piece of work the assistant writes must be
+    ("Any code you write must have type hints.", "Any code you write must have type hints"),
+    ("every test you add should use pytest fixtures", "Every test you add should use pytest fixtures"),
     # the standing word at the end, without "on"
     ("Please respond in English from now.", "Respond in English from now"),
     # traditional Chinese (Taiwan, Hong Kong): the same words in other characters
@@ -57,6 +60,8 @@ def test_a_standing_request_as_chat_users_type_it_is_found(message: str, rule: s
     "每次运行都失败",
     "od teraz zawsze będzie działać",
     "The deadline is two weeks from now.",
+    "The code you write is too long.",
+    "all the code you wrote should be deleted",
 ])
 def test_what_only_resembles_those_requests_is_no_rule(message: str) -> None:
     assert rule_texts(message) == []

@@ -109,6 +109,10 @@ _REPLY = r"(?:response|answer|reply|output|explanation|code (?:example|snippet|b
 _ABOUT_REPLIES = lazy(
     rf"^{_FILLERS}(?:please\s+)?(?:(?:(?:all(?: of)?\s+)?your|all(?: of)?\s+the)\s+(?:future\s+)?{_REPLIES}|(?:every|each)(?:\s+single|\s+one of your|\s+of your)?\s+(?:future\s+)?(?:{_REPLY}|{_REPLIES}))"
     r"(?:\s+(?:you (?:give|write|send)|from (?:now|here) on|going forward))?\s+(?:should|must|shall|need to|needs to|have to|has to)\s+\S"
+    # "any code you write must have tests", "all the functions you generate should have docstrings"
+    rf"|^{_FILLERS}(?:please\s+)?(?:all|any|every|each)(?:\s+of)?(?:\s+the)?\s+(?:[\w-]+\s+)?(?:code|functions?|tests?|commits?|files?|components?|classes|class|scripts?|queries|query|sql)"
+    r"\s+(?:that\s+)?you\s+(?:write|generate|create|produce|add|make|give me|suggest)\s+(?:from now on\s+|going forward\s+)?"
+    r"(?:should|must|shall|needs? to|has to|have to)\s+\S"
     rf"|^{_FILLERS}i\s+(?:want|need|'d like|would like|prefer)\s+(?:all(?: of)?\s+|every one of\s+)?your\s+(?:future\s+)?{_REPLIES}"
     r"\s+(?:to\s+(?:be|include|have|contain|use|start|end)|in|without|with)\b", _FLAGS)
 # "Explain why we should never …", "tell me how you always …": the standing word stands in what the

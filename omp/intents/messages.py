@@ -59,6 +59,7 @@ TRIGGER_STEMS: tuple[str, ...] = (
     "mental note", "for later", "standing ", "permanent ", "general instr", "rest of",
     "later sess", "upcoming sess", "note to", "subsequent", "your respon", "your answer", "your repl",
     "every respon", "every answer", "every repl", "every single", "each respon", "each answer", "each repl", "upcoming",
+    "you write", "you generate", "you create", "you produce", "you add", "you make", "you give me", "you suggest",
     "gilt", "norma", "规定", "规矩", "一直", "pense à", "pensez à",  # "Für dieses Projekt gilt:", "规定：", "请一直…"
     # a request pointing back at the sentence before it: "We don't use default exports. Stick to that."
     "stick to", "that way", "keep doing", "halte dich", "halt dich", "cíñete", "atente", "tiens-t'en", "respecte",
