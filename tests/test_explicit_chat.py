@@ -82,6 +82,12 @@ def test_what_only_resembles_those_requests_is_no_rule(message: str) -> None:
     "Make sure the modal never closes when the user clicks inside it.",
     # the task told as context
     "Please remember the context: I am building a todo app with React and Firebase.",
+    # a thing of this chat
+    "Remember to use the function I gave you above.",
+    "don't forget to reuse the helper you just wrote me",
+    # a message that orders one piece of work: its "always" and "remember to" are that piece's spec
+    "Generate 10 interview questions. Always include the answer after each question.",
+    "Write me a cover letter. Remember to mention my 5 years of experience with Python.",
     # an earlier thing of this chat put aside
     "Forget about the previous code, here's the new version",
     "forget the old version of the function, I rewrote it",
@@ -106,3 +112,10 @@ def test_you_are_allowed_is_no_persona_and_the_rule_beside_it_stands() -> None:
     """"you are a" was read inside "you are allowed": the article now ends at a word's end."""
     assert rule_texts("You are allowed to refactor freely. Always keep the public API stable.") == [
         "Always keep the public API stable"]
+
+
+def test_a_rule_that_reaches_past_the_piece_ordered_still_stands() -> None:
+    assert rule_texts("Write a test for the parser. From now on, always use pytest.") == ["Always use pytest"]
+    assert rule_texts("Write a test for the parser. We always use pytest.") == ["We always use pytest"]
+    assert rule_texts("Write me a function to parse dates.\nAlso, in all future answers, use type hints.") == ["Use type hints"]
+    assert rule_texts("Create a rule: always use pnpm.") == ["Always use pnpm"]

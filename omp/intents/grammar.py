@@ -95,7 +95,7 @@ def _judged(request: Request, scope: bool = True) -> Request | None:
     if standing.spec_like(text) and not _REMEMBER_TRIGGER.search(_mask(request.sentence)) \
             and not _ABOUT_REPLIES.match(request.sentence):  # "every response should …" is about the replies
         return None  # "the function must always return a list": what is being built
-    if standing.task_context(text) or standing.this_tasks_file(text):
+    if standing.task_context(text) or standing.this_tasks_file(text) or standing.this_chats_thing(text):
         return None  # "keep in mind that the intended functionality is …", "remember to update the @__init__.py"
     if _ASKS_ABOUT.match(text) or _TEXT_TASK.match(_mask(request.sentence)):
         return None  # "can you explain why we should never use eval?", "Translate to French: always …"

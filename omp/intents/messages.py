@@ -29,6 +29,7 @@ from omp.intents.phrases import (
     _ALWAYS_TRIGGER,
     _CJK_COMPLAINT_END,
     _FILLERS,
+    _FLAGS,
     _FROM_NOW_TRIGGER,
     _ONE_OFF,
     _QUESTION_END,
@@ -260,7 +261,31 @@ def requests_in(text: str) -> Iterator[Request]:
     own = standing.own_words(_bounded(text))
     if standing.is_setup(_mask(own)):
         return iter(())
+    if _orders_a_piece(own):
+        return (request for request in _find_requests(own) if _reaches_past_the_piece(request))
     return _find_requests(own)
+
+
+# "Write me a cover letter. Remember to mention my 5 years …", "Generate 10 interview questions.
+# Always include the answer after each question.": a message that opens by ordering one piece of
+# work; its "always" and "remember to" are that piece's spec, unless a sentence reaches past it
+# (a from-now word, "every time", the team's practice). A rule or a note ordered is the user's.
+_ORDERS_A_PIECE = lazy(
+    rf"^{_FILLERS}(?:(?:please|pls|can you|could you|would you|now)\s+)*(?:write|generate|create|compose|draft|produce|give me"
+    r"|list|suggest|come up with|prepare|design)\s+(?:me\s+|us\s+)?(?:a|an|some|\d+|two|three|four|five|six|seven|eight|nine|ten"
+    r"|several|a few)\s+(?!(?:[\w-]+\s+)?(?:rules?|notes?|memor\w*|instructions?|guidelines?|conventions?|polic(?:y|ies))\b)", _FLAGS)
+_REACHES_PAST = lazy(r"\b(?:every time|each time|whenever|we|our|in (?:all )?(?:future|later)|for (?:all )?future)\b", re.I)
+
+
+def _orders_a_piece(text: str) -> bool:
+    """Does the message's first spoken sentence order one piece of work ("Write me a cover letter.")?"""
+    first = next((sentence for line in spoken_lines(text) for sentence in sentences(line)), "")
+    return _ORDERS_A_PIECE.match(first.strip()) is not None
+
+
+def _reaches_past_the_piece(request: Request) -> bool:
+    masked = _mask(request.sentence)
+    return request.kind == "forget" or bool(_FROM_NOW_TRIGGER.search(masked) or _REACHES_PAST.search(masked))
 
 
 def _find_requests(text: str) -> Iterator[Request]:

@@ -170,6 +170,16 @@ def spec_like(rule: str) -> bool:
     return _SPEC.match(rule) is not None
 
 
+# "remember to use the function I gave you above": a thing of this conversation, named as such
+_THIS_CHATS_THING = lazy(r"\bi (?:just )?(?:gave|sent|showed|pasted|shared|wrote) (?:you|to you|here|above|earlier)\b"
+                         r"|\b(?:you (?:just )?(?:gave|sent|showed|wrote) me)\b|\b(?:above|earlier in (?:this|our) (?:chat|conversation))\s*$", re.I)
+
+
+def this_chats_thing(rule: str) -> bool:
+    """Does the rule act on a thing of this conversation ("the function I gave you above")?"""
+    return _THIS_CHATS_THING.search(rule.rstrip(" .!")) is not None
+
+
 def task_context(rule: str) -> bool:
     """Does the rule tell what the task at hand is for ("the intended functionality is …")?"""
     return _TASK_CONTEXT.match(rule) is not None
