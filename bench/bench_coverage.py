@@ -36,7 +36,7 @@ REPO = HERE.parent
 _CHILD = r"""
 import json, sys, time
 from omp.config import KEYS
-from omp.intents import asks_to_keep
+from omp.intents.checks import asks_to_keep
 from omp.packet import build_packet
 from omp.review.prompt import transcript_budget
 from omp.sessions.events import SessionReader

@@ -62,7 +62,7 @@ def _best(step: Callable[[], object], rounds: int) -> float:
 
 
 def measure(path: Path, rounds: int) -> dict[str, float]:
-    from omp.intents import FOREIGN_STEMS, might_ask
+    from omp.intents.messages import FOREIGN_STEMS, might_ask
     from omp.packet import SessionIndexer
     from omp.review.explicit import scan
     from omp.sessions.events import SessionReader

@@ -38,7 +38,7 @@ from typing import Any, Iterable, Iterator
 
 from msgspec import Struct, field
 
-from omp.intents import asks_to_keep, is_correction
+from omp.intents.checks import asks_to_keep, is_correction
 from omp.packet_bodies import MIN_KEEP_TOKENS, SEPARATOR_TOKENS, Builder, Candidate, Counter
 from omp.sessions.events import SessionReader, read_message_at
 from omp.sessions.messages import ORIGINS, Entry, Message, Origin

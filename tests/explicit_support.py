@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from omp.intents import requests_in
+from omp.intents.messages import requests_in
 
 
 @dataclass

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from omp.intents import requests_in
+from omp.intents.messages import requests_in
 
 
 @pytest.mark.parametrize(("message", "expected"), [

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from explicit_support import rule_texts
-from omp.intents import requests_in
+from omp.intents.messages import requests_in
 
 
 @pytest.mark.parametrize("message", [

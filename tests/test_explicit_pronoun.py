@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from explicit_support import Msg, rule_texts
-from omp.intents import requests_in
+from omp.intents.messages import requests_in
 from omp.review.explicit import scan
 
 

@@ -6,10 +6,11 @@ import random
 
 import pytest
 
-import omp.intents as grammar
+from omp.intents import messages as grammar, phrases, spoken
 from helpers import python_output
 from omp.evaluate import load_corpus
-from omp.intents import asks_to_keep, is_correction, might_ask, requests_in
+from omp.intents.checks import asks_to_keep, is_correction
+from omp.intents.messages import might_ask, requests_in
 from regex_phrases import spell
 
 
@@ -136,8 +137,10 @@ def test_the_cheap_first_look_never_misses_a_request_of_the_corpus() -> None:
 
 def test_importing_the_grammar_compiles_none_of_it() -> None:
     """SPEC §12: the review's start-up. The grammar's patterns compile on first use."""
-    program = ("import omp.intents as grammar, omp.lazyre as lazyre\n"
-               "patterns = [v for v in vars(grammar).values() if isinstance(v, lazyre.LazyPattern)]\n"
+    program = ("import omp.lazyre as lazyre\n"
+               "from omp.intents import checks, grammar, messages, phrases, pl_ru, spoken, standing\n"
+               "modules = (checks, grammar, messages, phrases, pl_ru, spoken, standing)\n"
+               "patterns = [v for m in modules for v in vars(m).values() if isinstance(v, lazyre.LazyPattern)]\n"
                "print(len(patterns), sum(p._compiled is not None for p in patterns))")
     out = python_output(program).split()
     assert int(out[0]) > 40 and out[1] == "0"
@@ -166,11 +169,11 @@ def test_the_first_look_sees_every_phrase_of_every_trigger() -> None:
     """Not only the corpus's phrases: every one the grammar's triggers spell. "Keep that in
     mind", "retenez", "garde à l'esprit", "olvídate de" and "noter" were known to the grammar
     and never reached it, the first look knowing none of them."""
-    sources = [grammar._FORGET, grammar._REMEMBER, grammar._FROM_NOW, grammar._ALWAYS,
+    sources = [phrases._FORGET, phrases._REMEMBER, phrases._FROM_NOW, phrases._ALWAYS,
                grammar._BARE_REMEMBER_WORDS.pattern, grammar._BARE_REMEMBER_CJK.pattern]
     spelled = [phrase.strip() for source in sources for phrase in spell(source)]
     # a list's intro word is always followed by its line's colon (_LIST_INTRO): "Note:", "Rules:"
-    spelled += [phrase.strip() + ":" for phrase in spell(grammar._LIST_WORDS)]
+    spelled += [phrase.strip() + ":" for phrase in spell(spoken._LIST_WORDS)]
     assert len(spelled) > 2000
     assert sorted({phrase for phrase in spelled if not might_ask(phrase)}) == []
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import random
 import re
 
-from omp import intents
+from omp.intents import spoken
 
 # The rule as plainly written: after . ! ? and whitespace (not inside "e.g." or "v1.2"), right
 # after a CJK sentence end, or after ! ? right before a CJK character; never inside a token
@@ -16,7 +16,7 @@ PLAIN = re.compile(r"(?<![.\s][a-z]\.)(?<!\be\.g\.)(?<!\bi\.e\.)(?<=[.!?])\s+(?=
 
 
 def _ends(text: str) -> list[int]:
-    return [match.start() + 1 for match in intents._SENTENCE_END.finditer(text)]
+    return [match.start() + 1 for match in spoken._SENTENCE_END.finditer(text)]
 
 
 def test_sentence_ends_are_the_plain_patterns() -> None:
@@ -29,7 +29,7 @@ def test_sentence_ends_are_the_plain_patterns() -> None:
 
 def test_sentences_split_where_they_end() -> None:
     line = "Use pnpm, e.g. for installs. Always run the tests! 以后都用pnpm。今後は気をつけて？Ok"
-    assert list(intents.sentences(line)) == [
+    assert list(spoken.sentences(line)) == [
         "Use pnpm, e.g. for installs.", "Always run the tests!", "以后都用pnpm。", "今後は気をつけて？", "Ok"]
 
 
@@ -37,6 +37,6 @@ def test_a_sentence_never_ends_inside_a_token() -> None:
     """A URL's password, a token, a path: a run without whitespace is one word, whatever signs
     it holds (issue 32: "postgres://app:S3cr3t" was queued, cut at the "!")."""
     line = "From now on connect with postgres://app:S3cr3t!x9@db:5432/app. Use pnpm! 记住这个!以后都用pnpm。Why?Ok"
-    assert list(intents.sentences(line)) == [
+    assert list(spoken.sentences(line)) == [
         "From now on connect with postgres://app:S3cr3t!x9@db:5432/app.", "Use pnpm!", "记住这个!", "以后都用pnpm。",
         "Why?Ok"]

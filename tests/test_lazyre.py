@@ -6,7 +6,8 @@ import re
 
 import msgspec
 
-from omp import intents, lazyre
+from omp import lazyre
+from omp.intents import checks, grammar, messages, phrases, pl_ru, spoken, standing
 from omp.safety import assignments, detect_secrets_adapter, disguise, injection, patterns, secrets
 
 
@@ -26,7 +27,8 @@ def _all_patterns() -> list[lazyre.LazyPattern]:
             for name in value.__struct_fields__:
                 collect(getattr(value, name))
 
-    for module in (intents, injection, secrets, patterns, assignments, detect_secrets_adapter, disguise):
+    for module in (checks, grammar, messages, phrases, pl_ru, spoken, standing, injection, secrets, patterns, assignments,
+                   detect_secrets_adapter, disguise):
         for value in vars(module).values():
             collect(value)
     return found

@@ -99,7 +99,7 @@ def test_a_forget_request_said_in_any_language_forgets_the_rule_it_names(project
     its matching knew only English's request words ("the rule about"), so the German, Spanish,
     French and Portuguese requests matched nothing and forgot nothing; Chinese and Japanese, written
     without spaces, are matched by pairs of characters. "squash merges" is "squash merge" too."""
-    from omp.intents import requests_in
+    from omp.intents.messages import requests_in
 
     rules = ["Nutze yarn statt npm", "Usa black para formatear", "Déploie le mardi", "Use o Node 20 no CI",
              "Squash merge every PR", "用纱线安装依赖", "常にテストを先に書く", "Write docstrings in Google style"]

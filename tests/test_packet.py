@@ -353,7 +353,7 @@ def test_large_session_packet_stays_within_budget(large_session: tuple[Path, dic
 
 def _corrections_and_requests(path: Path) -> list[tuple[int, int | None]]:
     """(user message, the assistant message just before it) for every correction and request."""
-    from omp.intents import asks_to_keep
+    from omp.intents.checks import asks_to_keep
 
     pairs: list[tuple[int, int | None]] = []
     answered: int | None = None

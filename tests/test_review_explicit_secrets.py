@@ -17,7 +17,7 @@ from typing import Any, Iterator
 
 import pytest
 
-from omp.intents import Request
+from omp.intents.request import Request
 from omp.memory.items import RejectionCode
 from omp.review import explicit
 from review_support import FakeReviewer, assistant, pending_lines, review, user, write_session

@@ -21,7 +21,7 @@ from sessions_support import assistant, event, tool_request, tool_result, user
 from test_sessions_streamed import adversarial_session
 
 from omp.sessions import decode, events, lines, streamed
-from omp.intents import FOREIGN_STEMS
+from omp.intents.messages import FOREIGN_STEMS
 from omp.sessions.decode import fast_event
 from omp.sessions.events import SessionReader
 from omp.sessions.parse import parse_event

@@ -426,7 +426,7 @@ def test_a_huge_paste_is_decoded_only_as_far_as_anyone_reads_it(tmp_path: Path, 
     """Of a paste read by its ends, each end is decoded as far as the explicit pass reads
     (SCAN_CHARS) and no further: what the pass and the packet see is what decoding all the
     skeleton kept gave, multi-byte characters and escapes included."""
-    from omp.intents import SCAN_CHARS, _bounded
+    from omp.intents.messages import SCAN_CHARS, _bounded
     from omp.sessions.excerpt import EXCERPT_MARGIN_CHARS
 
     assert packet_bodies.CLIP_BODY_CHARS + EXCERPT_MARGIN_CHARS <= SCAN_CHARS  # the packet reads less

@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 import omp.review.explicit as explicit
-from omp.intents import FOREIGN_STEMS
+from omp.intents.messages import FOREIGN_STEMS
 from omp.packet import SessionIndexer
 from omp.review.explicit import scan
 from omp.safety import detect_secrets_adapter, patterns, secrets

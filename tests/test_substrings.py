@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from omp.intents import FOREIGN_STEMS, TRIGGER_STEMS, might_ask, stems_in
+from omp.intents.messages import FOREIGN_STEMS, TRIGGER_STEMS, might_ask, stems_in
 from omp.substrings import SubstringSet, substring_set
 
 # Texts built from the stems themselves, their pieces and neighbours, so that overlaps, prefixes

@@ -27,7 +27,8 @@ from typing import Any, Iterable, Literal, Protocol, Sequence
 
 from msgspec import Struct, field
 
-from omp.intents import requests_anywhere, sentences, spoken_lines
+from omp.intents.messages import requests_anywhere
+from omp.intents.spoken import sentences, spoken_lines
 from omp.lazyre import lazy
 from omp.memory import kinds
 from omp.memory.items import ItemKind, RejectionCode, set_frozen_field

@@ -39,9 +39,11 @@ from typing import Iterable
 
 from msgspec import Struct, field
 
-from omp.intents import (
-    FOREIGN_STEMS, Request, dangles, find_request, offered, points_back, requests_in, requests_in_foreign, standalone_rule,
+from omp.intents.grammar import find_request
+from omp.intents.messages import (
+    FOREIGN_STEMS, dangles, offered, points_back, requests_in, requests_in_foreign, standalone_rule,
 )
+from omp.intents.request import Request
 from omp.lazyre import lazy
 from omp.memory.items import ItemKind, RejectionCode
 from omp.memory.neutralise import neutralise_line

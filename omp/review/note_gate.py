@@ -37,7 +37,9 @@ from typing import Iterator
 
 from msgspec import Struct, field
 
-from omp.intents import imperative_cjk, is_one_off, is_question, requests_anywhere, sentences
+from omp.intents.checks import imperative_cjk, is_one_off, is_question
+from omp.intents.messages import requests_anywhere
+from omp.intents.spoken import sentences
 from omp.lazyre import lazy
 from omp.memory.items import RejectionCode
 from omp.review.answer import PASTED, WEB, Proposal, Rejection, one_line

@@ -37,7 +37,7 @@ more than finding the line ends:
   streamed and rebuilt without its long strings (`omp.sessions.skeleton.Skeleton`); of each, its
   first and last 384 KiB are kept. A 60 MB paste is therefore a message of its head and tail
   around an omission marker: the explicit pass finds requests in both (it reads a long
-  message's first and last 128 K characters anyway, `omp.intents.SCAN_CHARS`), and the middle
+  message's first and last 128 K characters anyway, `omp.intents.messages.SCAN_CHARS`), and the middle
   of the paste is not read at all; a 60 MB tool output is excerpted from its ends like any other.
 
 A review reads the messages once, as `StreamedMessage`s (`omp.sessions.streamed`) (`SessionReader.iter_streamed`): a user

@@ -12,7 +12,7 @@ from __future__ import annotations
 import functools
 from typing import Any
 
-from omp.intents import SCAN_CHARS
+from omp.intents.messages import SCAN_CHARS
 from omp.safety.secrets import redact
 from omp.sessions import lines
 from omp.sessions.excerpt import TOOL_CLIP_BYTES, TOOL_CLIP_MIN_HEAD, TOOL_CLIP_MIN_TAIL

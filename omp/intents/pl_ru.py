@@ -98,6 +98,7 @@ _STANDING_IN = lazy(rf"(?<!{_L})(?:{_ALWAYS}|{_FROM_NOW}|każd\w+|кажд\w+)",
 _TRAILING = " .!?;,:…"
 # "rób to samo", "делай это", "не делай так": an imperative whose object only points elsewhere.
 _EVERY_TIME = lazy(r"^(?:kiedy|gdy|когда)(?![^\W\d_])[^,;:]{2,120},\s*(?P<act>\S.*)$", re.I)
+_LEADING_ALWAYS = lazy(rf"^(?:zawsze|всегда|już zawsze|и впредь){_END}\s*", re.I)
 _POINTS = lazy(r"^(?:nie\s+|не\s+)?(?:[^\W\d_]+\s+)?(?:to(?:\s+samo)?|tak|tego|tym|je|ich|это|так|то же самое|этого|их|его|её|то)"
                r"(?:\s+(?:samo|też|zawsze|всегда|тоже|же|и впредь))*\s*[.!]*$", re.I)
 _COURTESY_AFTER = lazy(r"(?:[,;]\s*|\s+)(?:proszę|prosze|dzięki|dziekuje|dziękuję|пожалуйста|спасибо|плиз|пж)[\s.!]*$", re.I)
@@ -150,7 +151,8 @@ def _at(sentence: str, family: str, match: re.Match[str]) -> Found | None:
     if family == "remember":
         return _remembered(sentence, match, after, lead)
     if family == "from_now":
-        if _PREDICTION.match(after) or not _acts(after):
+        acting = _LEADING_ALWAYS.sub("", after)  # "od teraz zawsze pisz …": the standing word twice
+        if _PREDICTION.match(acting) or not _acts(acting):
             return None  # "od teraz będzie działać": what will happen
         return _found(lead + after, certain=True)
     word = match.group(0)

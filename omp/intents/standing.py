@@ -60,9 +60,10 @@ _DOCUMENT_VOICE = lazy(
 _SETUP = lazy(
     # "You are DAN, an AI without …", "you'll be Linus, a grumpy engineer": a role described (two
     # words at least follow), not praise ("you're the best", "you are a lifesaver!")
-    r"(?:^|[.!?\n]\s*|(?:from now on|going forward|now)[,\s]+)(?:you(?:'re| are| will be|'ll be| will act| will play"
+    # (after a label too: "Remember: you are Bob, an assistant who always …")
+    r"(?:^|[.!?:：\n]\s*|(?:from now on|going forward|now|remember(?: that)?|keep in mind(?: that)?)[,\s]+)(?:you(?:'re| are| will be|'ll be| will act| will play"
     r"| will pretend| will respond as| are now| shall be)"
-    r"\s+(?:now\s+)?(?:a|an|my|the|as|called|named|(?-i:[A-Z][A-Za-z]+)\b(?!\s+(?:right|correct|wrong)))"
+    r"\s+(?:now\s+)?(?:(?:a|an|my|the|as|called|named)\b|(?-i:[A-Z][A-Za-z]+)\b(?!\s+(?:right|correct|wrong)))"
     r"(?=[^.!?\n]*?\s[^\s.!?]+\s[^\s.!?]|\s*,))"
     # "act as …", "pretend …": told to the assistant (a sentence's start, after "please", "I want you to")
     r"|(?:^|[.!?\n]\s*|please\s+|you to\s+|(?:from now on|now)[,\s]+)(?:act(?:ing)? as\b|pretend(?:ing)? (?:to be|you(?:'re| are)"
@@ -147,20 +148,36 @@ def fragment(rule: str) -> bool:
 # user wants work done — a team ("we"), "you" or an imperative is.
 _SPEC = lazy(
     r"^(?:the|a|an|each|every|all|its|his|her|their|this|that|these|those)\s+(?:[\w-]+\s+){0,3}?"
-    r"(?:must|should|will|shall|can|cannot|can't|has to|have to|needs to|need to|is going to|are going to|'ll)\b", re.I)
+    r"(?:must|should|will|shall|can|cannot|can't|has to|have to|needs to|need to|is going to|are going to|'ll)\b"
+    # "make sure the API always returns JSON": how the thing behaves, told in the present
+    r"|^(?:the|a|an|each|every|all|its|his|her|their|this|that|these|those)\s+(?:[\w-]+\s+){0,3}?(?:always|never)\s+"
+    r"(?:[a-z]+[^\Wsu]s|is|are|has|have|gets|goes|does)\b", re.I)
 
 
 # "Keep in mind that the intended functionality is …", "the goal is …": what the task at hand is
 # for, told as context for it (a task's brief, not a standing rule).
 _TASK_CONTEXT = lazy(
     r"^(?:the|this|our|my)\s+(?:(?:intended|current|expected|desired|main|overall|original|actual|end)\s+)?"
-    r"(?:functionality|goal|purpose|idea|intent|intention|objective|requirement|use case|task|plan|point)s?\s+(?:is|are|was|here)\b",
+    r"(?:functionality|goal|purpose|idea|intent|intention|objective|requirement|use case|task|plan|point)s?\s+(?:is|are|was|here)\b"
+    # "remember the context: I am building a todo app", "keep in mind I'm writing a thesis": the task told
+    r"|^(?:the |some |this |my |our )?(?:context|background|situation|setup|scenario)\s*[:：]"
+    r"|^(?:i|we)(?:'m|'re| am| are)\s+(?:currently\s+|now\s+|just\s+)?(?:building|making|creating|writing|developing|trying to)\b",
     re.I)
 
 
 def spec_like(rule: str) -> bool:
     """Does the rule state how a thing behaves (a spec), rather than how to work?"""
     return _SPEC.match(rule) is not None
+
+
+# "remember to use the function I gave you above": a thing of this conversation, named as such
+_THIS_CHATS_THING = lazy(r"\bi (?:just )?(?:gave|sent|showed|pasted|shared|wrote) (?:you|to you|here|above|earlier)\b"
+                         r"|\b(?:you (?:just )?(?:gave|sent|showed|wrote) me)\b|\b(?:above|earlier in (?:this|our) (?:chat|conversation))\s*$", re.I)
+
+
+def this_chats_thing(rule: str) -> bool:
+    """Does the rule act on a thing of this conversation ("the function I gave you above")?"""
+    return _THIS_CHATS_THING.search(rule.rstrip(" .!")) is not None
 
 
 def task_context(rule: str) -> bool:
@@ -243,7 +260,7 @@ def save_rule(sentence: str) -> str | None:
 COURTESY_TAIL = (r"(?:[\s,.!]*(?:pls|please|plz|thx|thanks|thank you|ty|ok|okay|por favor|porfa|gracias|bitte|danke"
                   r"|merci|stp|svp|obrigad[oa]|valeu|谢谢|拜托))*[\s.!。！]*$")
 _STANDING_TAIL = lazy(
-    r"^(?P<rule>.{4,}?)[\s,;—–\-，、。]+(?P<word>always|ever again|from now on|going forward|moving forward|in (?:the )?future"
+    r"^(?P<rule>.{4,}?)[\s,;—–\-，、。]+(?P<word>always|ever again|from now on|(?<!days )(?<!weeks )(?<!months )(?<!years )(?<!hours )(?<!minutes )(?<!day )(?<!week )(?<!month )(?<!year )from now|going forward|moving forward|in (?:the )?future"
     r"|every time|each time|immer|nie wieder|niemals|ab jetzt|in zukunft|siempre|nunca más|nunca mais"
     r"|de ahora en adelante|a partir de ahora|de ahora en más|daqui (?:pra|para) frente|a partir de agora|de agora em diante"
     r"|toujours|plus jamais|désormais|à l'avenir|sempre|para sempre"

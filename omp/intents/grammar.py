@@ -1,0 +1,563 @@
+"""One spoken sentence → the explicit request it makes, or None (SPEC §5.3): a trigger and what
+stands before it, a saved rule, a conditional convention, the standing word later; then judged
+whole (scope, fragments) and the rule's text cut from the sentence."""
+
+from __future__ import annotations
+
+import re
+
+from omp.intents import pl_ru, standing
+from omp.intents.phrases import (
+    _ALWAYS_NEXT_BAD,
+    _ALWAYS_TRIGGER,
+    _CANNOT_BE_POLITE,
+    _CJK_COMPLAINT_END,
+    _CJK_IMPERATIVE,
+    _CJK_NOT_A_RULE,
+    _CJK_PREFIX_OK,
+    _DETERMINER,
+    _ECHO_FORGET,
+    _FILLERS,
+    _FLAGS,
+    _FORGET_CONVERSATION,
+    _FORGET_REASON,
+    _FROM_NOW_TRIGGER,
+    _JA_POLITE_TAIL,
+    _JOKING,
+    _LABEL,
+    _NO_LONGER_APPLIES,
+    _NOT_A_RULE_AFTER,
+    _ONE_OFF,
+    _ONE_OFF_NOUNS,
+    _PAST_AFTER_SUBJECT,
+    _POLITE,
+    _POLITE_ASK,
+    _PREDICTION,
+    _PREFIX_OK,
+    _PREPOSITION_FIRST,
+    _QUESTION_END,
+    _QUESTION_START,
+    _REMEMBER_TRIGGER,
+    _REPORTED,
+    _RULE_NAMED,
+    _SPEAKER_SAYS,
+    _STANDING_CONDITION,
+    _STANDING_NEGATION,
+    _TAG_QUESTION,
+    _THAT_THING,
+    _THEN_DO,
+    _TRIGGERS,
+    _V2_TRIGGER,
+    _VERB_BEFORE_V2,
+    _VERB_FIRST,
+    _VERB_FIRST_TRIGGER,
+    _has_cjk,
+    _names_a_thing,
+    family_kind,
+)
+from omp.intents.request import MIN_RULE_CHARS, Request
+from omp.intents.spoken import _mask
+from omp.lazyre import lazy
+
+
+def find_request(sentence: str) -> Request | None:
+    """The explicit request a spoken sentence makes, or None: the grammar's (`_grammar_request`)
+    or, when it finds none, a request to save a rule, the standing word at the end, or a request
+    in a later clause (`_beyond_grammar`); then judged whole (`_judged`: scope, fragments)."""
+    saved = _saved_rule(sentence)
+    if saved is not None:
+        return _judged(saved, scope=False)
+    if pl_ru.is_polish_or_russian(_mask(sentence)):  # quoted or inline-code words are not the language spoken
+        found = pl_ru.find(sentence)  # their own grammar (Polish "nie" is no German "nie")
+        request = None if found is None else Request(found.kind, found.text, _evidence(sentence), found.certain)
+    else:
+        request = _grammar_request(sentence) or _beyond_grammar(sentence)
+        found = pl_ru.find(sentence) if request is None else None  # Polish typed without its letters
+        request = request if found is None else Request(found.kind, found.text, _evidence(sentence), found.certain)
+    return None if request is None else _judged(request)
+
+
+def _judged(request: Request, scope: bool = True) -> Request | None:
+    """A request whose scope is the current story, document or task, or whose rule is a
+    fragment or only points back ("do it like this": the caller resolves it), is none. (A rule
+    the user asks to save is theirs whatever it names: `scope` False.)"""
+    if scope and standing.scoped(_mask(request.sentence)):
+        return None
+    text = _COURTESY_AFTER.sub("", request.text)  # "utilise toujours des f-strings, stp"
+    if text != request.text:
+        request = Request(request.kind, text, request.sentence, request.certain)
+    if _has_cjk(text) and _CJK_POINTER.match(text):
+        return None  # "以后都这样做": points back (`_points_back`)
+    if not _has_cjk(text) and (standing.fragment(text) or standing.only_points(text)):
+        return None
+    if _WANT_COUNT.match(text):
+        return None  # "we always want to use 4 robots": how many of a thing the product has, a spec line
+    if standing.spec_like(text) and not _REMEMBER_TRIGGER.search(_mask(request.sentence)) \
+            and not _ABOUT_REPLIES.match(request.sentence):  # "every response should …" is about the replies
+        return None  # "the function must always return a list": what is being built
+    if standing.task_context(text) or standing.this_tasks_file(text) or standing.this_chats_thing(text):
+        return None  # "keep in mind that the intended functionality is …", "remember to update the @__init__.py"
+    if _ASKS_ABOUT.match(text) or _TEXT_TASK.match(_mask(request.sentence)):
+        return None  # "can you explain why we should never use eval?", "Translate to French: always …"
+    return request
+
+
+# A sentence whose subject is every reply of the assistant's ("your answers", "every response"), then a
+# modal, or "I want your answers to …": how the user wants to be answered, whatever the task.
+_REPLIES = r"(?:responses|answers|replies|outputs|explanations|code (?:examples|snippets|blocks))"  # plural: "your answer" is this one
+_REPLY = r"(?:response|answer|reply|output|explanation|code (?:example|snippet|block))"
+_ABOUT_REPLIES = lazy(
+    rf"^{_FILLERS}(?:please\s+)?(?:(?:(?:all(?: of)?\s+)?your|all(?: of)?\s+the)\s+(?:future\s+)?{_REPLIES}|(?:every|each)(?:\s+single|\s+one of your|\s+of your)?\s+(?:future\s+)?(?:{_REPLY}|{_REPLIES}))"
+    r"(?:\s+(?:you (?:give|write|send)|from (?:now|here) on|going forward))?\s+(?:should|must|shall|need to|needs to|have to|has to)\s+\S"
+    # "any code you write must have tests", "all the functions you generate should have docstrings"
+    rf"|^{_FILLERS}(?:please\s+)?(?:all|any|every|each)(?:\s+of)?(?:\s+the)?\s+(?:[\w-]+\s+)?(?:code|functions?|tests?|commits?|files?|components?|classes|class|scripts?|queries|query|sql)"
+    r"\s+(?:that\s+)?you\s+(?:write|generate|create|produce|add|make|give me|suggest)\s+(?:from now on\s+|going forward\s+)?"
+    r"(?:should|must|shall|needs? to|has to|have to)\s+\S"
+    rf"|^{_FILLERS}i\s+(?:want|need|'d like|would like|prefer)\s+(?:all(?: of)?\s+|every one of\s+)?your\s+(?:future\s+)?{_REPLIES}"
+    r"\s+(?:to\s+(?:be|include|have|contain|use|start|end)|in|without|with)\b", _FLAGS)
+# "Explain why we should never …", "tell me how you always …": the standing word stands in what the
+# user asks to be told about, an embedded question, not in an order.
+_ASKS_ABOUT = lazy(r"^(?:(?:please|also|and)\s+)*(?:explain|tell (?:me|us)|show (?:me|us)|describe|clarify|teach (?:me|us)"
+                   r"|help (?:me|us) understand|let (?:me|us) know|i (?:wonder|want to know|need to know))\b"
+                   r"(?:\s+[\w'-]+){0,3}?\s+(?:why|how|what|whether|if|when|where|which|who)\b", re.I)
+# "Translate to French: Always wash your hands", "Rewrite this: …", "Summarize: …": what follows the
+# label is the text to work on, not the user's words to keep.
+_TEXT_TASK = lazy(r"^\W*(?:(?:ok|okay|now|so|please|pls|and|also)[\s,]+)*(?:(?:can|could|would) you\s+(?:please\s+)?)?"
+                  r"(?:translate|rewrite|rephrase|paraphrase|reword|summari[sz]e|proofread|correct|polish|shorten|simplify"
+                  r"|improve|edit|grammar[- ]check|spell[- ]check|tl;?dr)\b[^:：\n]{0,60}[:：]\s*\S", re.I)
+
+
+_WANT_COUNT = lazy(r"^(?:we|i)\s+(?:(?:always|never|still)\s+)?(?:want|need|require)\s+(?:to\s+(?:use|have|run|keep|spawn|show)\s+)?"
+                   r"(?:exactly\s+|at least\s+|at most\s+|only\s+)?\d+\s+[^\W\d_]", re.I)
+
+
+def _saved_rule(sentence: str) -> Request | None:
+    """"add a rule that …", "make this a global rule: …", "update the rule so you always …"."""
+    masked = _mask(sentence)
+    if bool(_QUESTION_END.search(masked.rstrip(" .!"))) and not _polite_question(masked):
+        return None
+    saved = standing.save_rule(_strip_courtesy(sentence))
+    if not saved:  # "" points back at what came before ("make this a global rule")
+        return None
+    return Request("directive", _tidy(saved), _evidence(sentence))
+
+
+_COURTESY_AFTER = lazy(r"(?:[,;]\s*|\s+)(?:pls|please|plz|thx|thanks|thank you|por favor|porfa|gracias|bitte|danke|merci|stp|svp"
+                       r"|s'il te plaît|s'il vous plaît|obrigad[oa]|valeu)[\s.!。！]*$|[，,]?\s*谢谢[。！!]*$", re.I)
+_CJK_POINTER = lazy(r"^(?:都|也|就)?(?:要)?(?:这样|这么)(?:做|写|办|弄)?(?:吧|哦|啊)?$|^(?:も|は)?(?:そう|こう)(?:して|する)(?:ね|ください|下さい)?$")
+# "can you use pnpm from now on?", "… from now on thx": a polite ask or thanks around the trigger.
+_COURTESY_ONLY = lazy(standing.COURTESY_TAIL.replace("(?:[", "^(?:[", 1), re.I)
+_CJK_POLITE_MODAL = lazy(r"(?:你)?(?:能不能|能否|可不可以|可以不可以)(?:帮我)?|(?:好吗|好不好|行吗|行不行|吗|呢|么)?[？?]*$")
+# "revisa o código, e lembre-se que …": a request in the clause after a conjunction.
+_NEXT_CLAUSE = lazy(r"[,;，；]\s*(?:(?:and|also|but|then|plus|e|y|et|und|aber|pero|mas|mais|também|también|aussi|还有|另外)\s+)?"
+                    r"|\s(?:and|also|then|plus|e|y|et|und|pero|mas|mais)\s+", re.I)
+# "now maybe also …": this moment, hedged; "… what to expect in the future": the trigger tells
+# when of the verb right before it, not that the sentence is to hold.
+_HEDGED = lazy(r"^(?:(?:now|so|ok|okay|and|also)\s+)*(?:maybe|perhaps|possibly|probably)\b", re.I)
+_TRIGGER_MODIFIES = lazy(r"\b(?:expect|happen|happens|come|comes|change|changes|break|breaks|need|needs|be needed|look like"
+                         r"|plan|planned|add|added|use|used)\s*$", re.I)
+_NEXT_STEP = lazy(rf"^{_FILLERS}(?:now|then|next|first|after that|agora|ahora|maintenant|jetzt|现在|接下来)\b", _FLAGS)
+# "clean up, the flag is useless, coz we always want to cheat here": a team's standing practice
+# given as the reason.
+_REASON_CLAUSE = lazy(r"[,;，；]?\s*\b(?:because|coz|cuz|cause|'cause|since|as|porque|parce que|car|weil|denn|pois|因为)\s+"
+                      r"(?=(?:we|our team|the team|nosotros|nous|wir|nós|a gente|我们)\s+(?:\w+\s+)?(?:always|never|siempre|nunca"
+                      r"|toujours|jamais|immer|nie|sempre|总是|从不)\b)", re.I)
+# A clause inside the ask: "can you make it so the button is always visible" (the standing
+# word describes the thing being built, not how to work).
+_SUBORDINATE = lazy(r"\b(?:so|that|which|who|where|when|if|because|is|are|it|que|qui|donde|cuando|où|quand|onde|quando|dass|wo|wenn)\b", re.I)
+_LETS_KEEP = lazy(
+    rf"^{_FILLERS}let'?s\s+(?:always\s+)?(?:keep|stick (?:with|to)|stay with|follow|stay consistent with)\s+"
+    r"(?!(?:going|it|this|that|them|in mind|up|on|trying|looking|working|at|an eye|track|things)\b)(?:the|our|a|an|using)\s+\S.*", _FLAGS)
+_DOES = lazy(r"^[a-z]+[^\Wsu]s\b|^[a-z]+(?:ed|ing)\b", re.I)
+# What makes "let's keep the …" a convention rather than this task's choice ("let's keep the old
+# function"): a naming or layout word, or a comparison with the rest of the project.
+_CONVENTION = lazy(
+    r"\b(?:names?|naming|conventions?|style|format|formatting|structure|layout|pattern|casing|case|order|spelling)\b"
+    r"|\b(?:like|analog(?:ous)?|analagous|consistent|consistency|same as|to match|as in|as with|as we do)\b", re.I)
+_EVERY_TIME_I = lazy(
+    rf"^{_FILLERS}(?:every time|each time|whenever|any time|cada vez que|siempre que|sempre que|toda vez que"
+    r"|chaque fois que|jedes mal,? wenn)\s+(?:i|we|you|yo|eu|je|ich|wir|nous|nós)\b.{3,120}?"
+    r"(?:\s+(?:pls|please|plz|then|por favor|bitte)\s+|,\s*)(?P<act>[^\W\d_]{2,}\s+\S.*)$", _FLAGS)
+
+
+# "if you add a dependency, pin its version", "cuando agregues una dependencia, fija la versión":
+# the assistant ("you", "we") doing a kind of work, then an imperative — how to work each time.
+# Not a condition on what happens ("if it fails"), on this task's end or on a need or ability.
+_IF_YOU_DO = lazy(
+    rf"^{_FILLERS}(?P<cond>(?:"
+    r"(?:if|when|once|before|after)\s+(?:you|we)\s+(?!(?:are|were|need|want|can|could|like|think|see|know|have|get|don'?t|do not"
+    r"|finish|finished|fail|failed|feel|mean|prefer|wish)\b)[a-z]{2,}"
+    r"|(?:si|cuando|antes de|después de)\s+(?!(?:falla|fallan|termines|terminas|acabes|acabas|puedes|necesitas|quieres|tienes|es|está"
+    r"|hay|lo|la|le|el|los|las|no)\b)[a-záéíóúñ]{3,}(?:es|as|ar|er|ir)"
+    r"|(?:se|quando|antes de|depois de)\s+(?:você\s+|vocês\s+)?(?!(?:terminar|acabar|precisar|quiser|puder|der|for|tiver)\b)[a-zà-ú]{3,}(?:ar|er|ir)"
+    r"|(?:si|quand|lorsque|dès que)\s+(?:tu|vous)\s+(?!(?:as|avez|es|êtes|peux|pouvez|veux|voulez|dois)\b)[a-zà-ÿ]{3,}"
+    r"|(?:wenn|falls|sobald)\s+(?:du|ihr|wir)\s+(?![^,]*\b(?:fertig|brauchst|willst|kannst|magst|musst|bist)\b)[^,]{2,80}?\s+[a-zäöüß]+(?:st|t|en)"
+    r")\b[^,;:?]{0,100}?)(?:\s*,\s*|\s+(?:pls|please|plz|then|bitte)\s+)(?P<act>[^\W\d_]{2,}\s+\S.*)$", _FLAGS)
+_IF_YOU_DO_CJK = lazy(r"^(?:如果|要是|当|每当)(?:你|我们)(?:要|需要)?(?P<cond>[^，,。？?]{2,40})[，,]\s*(?P<act>\S.*)$")
+_REPLY_THING = lazy(rf"\b(?:a|an|the|your|any)\s+(?:{_ONE_OFF_NOUNS})\b", re.I)
+_CONDITION_ONE_OFF = lazy(r"\b(?:it|this|that|them|lo|la|le|isso|ça|es|das)\b|失败|出错|报错|完成|做完|写完|好了|有空|不确定|什么", re.I)
+
+
+_COND_LEAD = lazy(r"^(?:if|when|once|before|after|si|cuando|quand|lorsque|dès que|se|quando|wenn|falls|sobald|antes de|después de|depois de)\s+"
+                  r"(?:(?:you|we|tu|vous|du|ihr|wir|você|vocês)\s+)?", re.I)
+_DEFINITE = lazy(r"^(?:the|this|that|these|those|my|your|our|his|her|its|el|la|los|las|este|esta|ese|esa|mi|tu|o|a|os|as|esse|essa"
+                 r"|meu|minha|seu|sua|le|les|ce|cet|cette|ces|mon|ma|ton|ta|der|die|das|den|dem|diese[nmrs]?|deine[nmrs]?|meine[nmrs]?)$", re.I)
+
+
+def _names_a_kind(cond: str) -> bool:
+    """Does the condition's object name a kind of thing ("a dependency", "tests", "any db model",
+    "una dependencia") rather than one thing of this task ("the file", "el archivo", "die Datei")?
+    German puts the object before the verb; the other languages after it."""
+    lead = _COND_LEAD.match(cond)
+    words = cond[lead.end():].split() if lead else cond.split()
+    german = cond.lower().startswith(("wenn", "falls", "sobald"))
+    objects = words if german else words[1:]
+    if objects and objects[0].lower() == "a" and re.match(r"(?:if|when|once|before|after)\s", cond, re.I):
+        return True  # English "a" (Portuguese "a" is "the")
+    return bool(objects) and not _DEFINITE.match(objects[0])
+
+
+def _conditional_convention(sentence: str) -> Request | None:
+    """A convention told as a condition and an imperative, without a standing word: a reading,
+    so an uncertain candidate (a model decides when one runs)."""
+    text = _strip_fillers(sentence) if _has_cjk(sentence) else sentence
+    match = (_IF_YOU_DO_CJK if _has_cjk(sentence) else _IF_YOU_DO).match(text)
+    if match is None or _CONDITION_ONE_OFF.search(match.group("cond")) or _REPLY_THING.search(match.group("cond")):
+        return None  # "when you run it, …", "if you propose a fix, …": a thing of this task, the reply to it
+    if not _has_cjk(sentence) and (len(match.group("cond").split()) < 4 or not _names_a_kind(match.group("cond"))):
+        return None  # "before you begin, …", "when you open the file, …": no kind of work, a thing of this task
+    act = match.group("act")
+    if _has_cjk(act):
+        if _CJK_COMPLAINT_END.search(act) or _QUESTION_END.search(act):
+            return None
+    elif not _imperative(act):
+        return None
+    rule = _tidy(_strip_fillers(sentence))
+    return Request("directive", _capitalise(rule), _evidence(sentence), certain=False) if _rule_like(rule) else None
+
+
+def _beyond_grammar(sentence: str) -> Request | None:
+    masked = _mask(sentence)
+    question = bool(_QUESTION_END.search(masked.rstrip(" .!"))) and not _polite_question(masked)
+    if question or _JOKING.search(masked) or _ONE_OFF.search(masked):
+        return None
+    asked_text = _strip_courtesy(sentence)
+    asked = _POLITE_START.match(asked_text)
+    standing_word = _ALWAYS_TRIGGER.search(_mask(asked_text), asked.end()) if asked is not None else None
+    if asked is not None and standing_word is not None \
+            and not _ALWAYS_NEXT_BAD.match(asked_text[standing_word.end():].lstrip()) \
+            and not _SUBORDINATE.search(asked_text[asked.end():standing_word.start()]):
+        # "tenés que correr los tests siempre antes de pushear": a modal ask, the standing word later
+        text = _tidy(asked_text[asked.end():])
+        if _rule_like(text) and not _QUESTION_START.match(text):
+            return Request("directive", _capitalise(text), _evidence(sentence), certain=False)
+    kept = _LETS_KEEP.match(sentence)
+    if kept is not None and not _ONE_OFF.search(masked) and _CONVENTION.search(sentence):
+        # "Let's keep the singular folder name, analogous to `src`": a convention agreed on
+        return Request("directive", _capitalise(_tidy(_strip_fillers(sentence))), _evidence(sentence), certain=False)
+    if _ABOUT_REPLIES.match(sentence) and _rule_like(sentence):
+        # "Your answers should always be concise", "I want all your answers in markdown": how every reply is to be
+        return Request("directive", _capitalise(_tidy(_strip_fillers(sentence))), _evidence(sentence), certain=False)
+    every = _EVERY_TIME_I.match(sentence)
+    if every is not None and _imperative(every.group("act")):
+        return Request("directive", _capitalise(_tidy(_strip_fillers(sentence))), _evidence(sentence), certain=False)
+    conditional = _conditional_convention(sentence)
+    if conditional is not None:
+        return conditional
+    tail = standing.standing_tail(sentence)
+    if tail is not None:
+        rule, word = tail
+        rule = _strip_fillers(rule)
+        cjk_rule = _has_cjk(rule) and not _CJK_COMPLAINT_END.search(rule)  # Chinese has no imperative mark
+        # "works fine locally, always", "crashes on startup every time": what it does, not an imperative
+        does = rule.isascii() and _DOES.match(rule) is not None
+        hedged = _HEDGED.match(rule) is not None or _TRIGGER_MODIFIES.search(rule) is not None
+        if (cjk_rule or (_imperative(rule) and not does and not hedged)) and _rule_like(rule):
+            keep_word = not _FROM_NOW_TRIGGER.fullmatch(word)
+            text = f"{rule}, {word}" if keep_word and "," in sentence[len(rule):] else (
+                f"{rule} {word}" if keep_word else rule)
+            if sentence.rstrip(" .!。！").endswith((")", "）")) or _has_cjk(sentence):
+                text = _strip_fillers(sentence)  # "…（以后都是）", "…，以后也是": the user's sentence whole
+            text = _tidy(text)
+            return Request("directive", text if _has_cjk(text) else _capitalise(text), _evidence(sentence), certain=False)
+    # "now write the migration, remember that the table is huge": context for the step at hand
+    clauses = () if _NEXT_STEP.match(sentence) else _NEXT_CLAUSE.finditer(sentence)
+    for clause in clauses:
+        after = sentence[clause.end():]
+        lead = _strip_fillers_span(after)
+        if _REMEMBER_TRIGGER.match(after, len(lead)) or _FROM_NOW_TRIGGER.match(after, len(lead)):
+            request = _grammar_request(after)
+            if request is not None:
+                return Request(request.kind, request.text, _evidence(sentence), certain=False)
+    reason = _REASON_CLAUSE.search(sentence)
+    if reason is not None:
+        request = _grammar_request(sentence[reason.end():])
+        if request is not None:
+            return Request(request.kind, request.text, _evidence(sentence), certain=False)
+    return None
+
+
+def _grammar_request(sentence: str) -> Request | None:
+    """The request the grammar reads in a sentence (a trigger and what may stand before it)."""
+    if sentence.rstrip().endswith(("?", "？")):
+        sentence = _TAG_QUESTION.sub("", sentence) or sentence
+    masked = _mask(sentence)
+    if _JOKING.search(masked):
+        return None  # "From now on it's your turn, just kidding", "Remember to buy milk lol"
+    question = bool(_QUESTION_END.search(masked.rstrip(" .!")))
+    standing = _STANDING_CONDITION.match(masked) or _STANDING_NEGATION.match(masked)
+    if standing and not question and not _ONE_OFF.search(masked):
+        text = _tidy(_strip_fillers(sentence))
+        if _rule_like(text):
+            return Request("directive", _capitalise(text), _evidence(sentence))
+    gone = _NO_LONGER_APPLIES.match(masked)
+    if gone and not question:
+        what = _tidy(sentence[gone.start("what"):gone.end("what")])
+        if _rule_like(what) and not _ECHO_FORGET.match(what):
+            return Request("forget", _capitalise(what), _evidence(sentence))
+    for family, pattern in _TRIGGERS:
+        for match in pattern.finditer(masked):
+            request = _at(sentence, masked, family, match)
+            if request is None:
+                continue
+            if question and not _polite_question(masked):
+                return None
+            checked = _conjunction_blanked(masked, match)
+            if family == "from_now":  # "starting today", "à partir d'aujourd'hui": the start of a standing rule
+                checked = checked[:match.start()] + " " * (match.end() - match.start()) + checked[match.end():]
+            if _ONE_OFF.search(checked):
+                return None
+            return request
+    return None
+
+
+def _conjunction_blanked(masked: str, match: re.Match[str]) -> str:
+    """The sentence with "that" after "remember" blanked: in "Remember that commits must be
+    signed" it opens a clause, and "that commits" is not the one-off "that commit"."""
+    conn = match.groupdict().get("conn")
+    if conn and conn.strip().lower() == "that":
+        start, end = match.span("conn")
+        return masked[:start] + " " * (end - start) + masked[end:]
+    return masked
+
+
+def _polite_question(masked: str) -> bool:
+    return bool(_POLITE_ASK.search(masked)) and not _CANNOT_BE_POLITE.search(masked)
+
+
+# Polish letters: "serwer nie działa" is Polish "not", not German "never".
+_NOT_GERMAN = lazy(r"[ąćęłńśźżĄĆĘŁŃŚŹŻ]|\b(?:się|jest|że|czy|mi|nic)\b", re.I)
+
+
+def _at(sentence: str, masked: str, family: str, match: re.Match[str]) -> Request | None:
+    start, end = match.span("trigger")
+    if match.group("trigger").lower() in ("nie", "niemals", "immer", "nie wieder") and _NOT_GERMAN.search(sentence):
+        return None
+    before = masked[:start]
+    cjk = _has_cjk(match.group("trigger"))
+    if cjk and family in ("remember", "forget") and (
+            not sentence[end:].strip(_TRAILING + "ね。よ") or _JA_POLITE_TAIL.match(sentence[end:].strip())):
+        # Japanese (and at times Chinese) puts the verb last: "…ことを覚えておいてください".
+        rest = re.sub(r"(?:ことを|ことは|のを|を|って|と|は)\s*$", "", sentence[:start].strip(" ，、：:"))
+        rest = _strip_fillers(rest)
+        return Request(family_kind(family), rest, _evidence(sentence)) if _rule_like(rest) else None
+    if family == "from_now" and (not sentence[end:].strip(_TRAILING) or _COURTESY_ONLY.match(sentence[end:])):
+        # "Use pnpm from now on." — the trigger closes the sentence.
+        rest = _strip_fillers(sentence[:start].strip(" ,，、"))
+        if _QUESTION_END.search(masked.rstrip(" .!")):
+            if not _polite_question(masked):
+                return None
+            rest = _strip_fillers(_POLITE_LEAD.sub("", rest, count=1))  # "can you use pnpm from now on?"
+        if _QUESTION_START.match(rest) or _HEDGED.match(rest) or _TRIGGER_MODIFIES.search(sentence[:start]):
+            return None  # "now maybe also write a readme … what to expect in the future"
+        return Request("directive", _capitalise(_tidy(rest)), _evidence(sentence)) if _rule_like(rest) else None
+    prefix = (_CJK_PREFIX_OK if cjk else _PREFIX_OK).match(before)
+    if prefix is None and family == "always" and cjk and _CJK_IMPERATIVE.search(match.group("trigger") + sentence[end:]):
+        # Japanese and Chinese put the adverb after the topic: "mainには絶対に直接pushしないで".
+        text = _tidy(_strip_fillers(sentence))
+        return Request("directive", text, _evidence(sentence)) if _rule_like(text) else None
+    verb = ""
+    if prefix is None and family == "from_now" and _V2_TRIGGER.match(match.group("trigger")):
+        v2 = _VERB_BEFORE_V2.match(before)
+        rest = _tidy(sentence[end:].strip(" ,:"))
+        if v2 is None or not rest or _QUESTION_END.search(masked.rstrip(" .!")):
+            return None
+        text = f"{sentence[v2.start('verb'):v2.end('verb')]} {rest}"
+        return Request("directive", _capitalise(text), _evidence(sentence)) if _rule_like(text) else None
+    if prefix is None and family == "always" and not cjk:
+        prefix = _VERB_FIRST.match(before) if _VERB_FIRST_TRIGGER.match(match.group("trigger")) else None
+        verb = sentence[prefix.start("verb"):prefix.end("verb")] + " " if prefix else ""
+        if prefix is not None and prefix.group("cond"):
+            verb = sentence[prefix.start("cond"):prefix.end("cond")] + verb
+        if prefix is None:
+            # "The staging db is read-only, never write to it.": what holds, then the imperative
+            # that follows from it; the rule is the whole sentence (the clause says what "it" is).
+            prefix = _CLAUSE_BEFORE.match(before)
+            after_trigger = sentence[end:].strip()
+            if prefix is not None and (
+                    _QUESTION_START.match(prefix.group("cond")) or _REPORTED.search(prefix.group("cond"))
+                    or _ENGLISH_THIRD_PERSON.match(match.group("trigger") + sentence[end:])
+                    # "We deploy on Mondays, never on Fridays" is the team's practice; "It works
+                    # locally, never on CI" is what happens
+                    or (not _PRACTICE_CLAUSE.match(prefix.group("cond")) if _PREPOSITION_NEXT.match(after_trigger)
+                        else not _IMPERATIVE_START.match(after_trigger))):
+                prefix = None  # "The API is slow, always times out": what it does, not what to do
+    if prefix is None:
+        return None
+    has_cond = bool(prefix.groupdict().get("cond"))
+    spoken_before = before[:prefix.start("cond")] + before[prefix.end("cond"):] if has_cond else before
+    if _REPORTED.search(spoken_before):
+        return None  # "The docs say: always …" is what someone else said
+    if (family != "forget" and not has_cond and _QUESTION_START.match(masked.lstrip("¿ "))
+            and not _polite_question(masked)):
+        return None
+    after = sentence[end:].strip(" ,:;-–—，：、")
+    rest = _tidy(after[len(_ONLY_FILLERS_RE.match(after).group(0)):])  # type: ignore[union-attr]
+    trigger = match.group("trigger")
+    cond = prefix.groupdict().get("cond") or ""
+    subject = prefix.groupdict().get("subject") or ""
+    if family == "forget":
+        connected = any(match.group(g) for g in match.groupdict() if g.startswith("fconn") and match.group(g))
+        # "Forget the yarn rule, we use pnpm now": what to forget ends where the reason starts
+        # (left in, its words made the target match no rule).
+        reason = _FORGET_REASON.search(rest)
+        rest = rest[:reason.start()] if reason else rest
+        clause = any((match.group(g) or "").strip().lower() in ("that", "the fact that", "the rule that", "what i said about", "dass", "que")
+                     for g in match.groupdict() if g.startswith("fconn"))
+        then = _THEN_DO.search(rest)
+        if then is not None and _imperative(rest[then.end():]):
+            if not (clause or _RULE_NAMED.search(rest[:then.start()]) or _RULE_NAMED.search(trigger)):
+                return None  # "forget the login page, focus on the api": leave it aside in this task
+            rest = rest[:then.start()]  # "forget the yarn rule and use pnpm": the rule, not what to do instead
+        named = (_RULE_NAMED.search(trigger) if connected and rest
+                 and (not _rule_like(rest) or _PREPOSITION_FIRST.match(rest)) else None)
+        if named is not None:
+            rest = _tidy(f"{named.group(0)} {rest}")  # "Olvida la regla de yarn": "la regla de yarn"
+        if _ECHO_FORGET.match(rest) or not _rule_like(rest) or _FORGET_CONVERSATION.match(rest):
+            return None
+        if not connected and re.match(r"\s*[,，、]", sentence[end:]):
+            return None  # "Esquece, eu faço.": never mind, not a request about memory
+        if not connected and not cjk and _NOT_A_RULE_AFTER.match(rest):
+            return None
+        return Request("forget", _capitalise(rest), _evidence(sentence))
+    if family == "remember":
+        connected = any(match.group(g) for g in match.groupdict() if g.startswith("conn") and match.group(g))
+        if not connected and not cjk and _NOT_A_RULE_AFTER.match(rest):
+            return None  # "remember when we broke prod" tells a story
+        if _SPEAKER_SAYS.match(rest):
+            return None
+        if not connected and not cjk and _DETERMINER.match(rest) and len(rest.split()) < 4:
+            return None  # "don't forget the tests": a reminder of a thing, not a rule
+        if (match.group("conn") or "").strip().lower() == "that" and _QUESTION_END.search(masked.rstrip(" .!")) \
+                and _THAT_THING.match(rest):
+            return None  # "Can you remember that bug from last week?": "that" points at a thing
+        text = rest if not cond else f"{cond.strip()} {rest}"
+    elif family == "from_now" and _V2_TRIGGER.match(trigger) and not re.match(r"\s*[,:]", sentence[end:]):
+        # German puts the verb right after "Ab jetzt": cutting it would leave "Schreiben wir …".
+        text = _tidy(_strip_fillers(sentence[len(_strip_fillers_span(before)):]))
+    elif family == "from_now":
+        if _PREDICTION.match(rest) or _SPEAKER_SAYS.match(rest):
+            return None
+        polite = _POLITE_START.match(rest)
+        rest = rest[polite.end():] if polite else rest  # "going forward can you use …?"
+        if cjk:
+            rest = _CJK_POLITE_MODAL.sub("", rest)  # "以后写代码的时候能不能都加上类型注解？"
+        text = rest if not cond else f"{cond.strip()} {rest}"
+    else:
+        if not cjk and (_ALWAYS_NEXT_BAD.match(rest) or not rest):
+            return None
+        if not cjk and not before.strip(" ,.!:;-–—") and _names_a_thing(rest):
+            return None  # "Toujours la même erreur." ("relance toujours le job" has its verb before)
+        if cjk and _CJK_NOT_A_RULE.match(rest):
+            return None  # "我们总是忘记更新文档": a complaint, not a rule
+        if cjk and _CJK_COMPLAINT_END.search(rest) and not _CJK_IMPERATIVE.search(match.group("trigger") + sentence[end:]):
+            return None
+        if subject and not cjk and _PAST_AFTER_SUBJECT.match(rest):
+            return None
+        lead = sentence[len(_strip_fillers_span(before)):start] if (subject or cond) and not verb else ""
+        lead = _drop_polite(lead) or verb
+        text = f"{lead}{_tidy(sentence[start:end])} {rest}".strip() if not cjk else f"{lead}{sentence[start:]}".strip()
+        text = _tidy(text)
+    if not _rule_like(text):
+        return None
+    return Request("directive", _capitalise(text), _evidence(sentence))
+
+
+_TRAILING = " .!?;,:。！？；，：、"
+
+
+def _tidy(text: str) -> str:
+    return " ".join(text.split()).rstrip(_TRAILING)
+
+
+_FILLERS_RE = lazy(rf"^{_FILLERS}{_LABEL}{_FILLERS}", _FLAGS)
+_ONLY_FILLERS_RE = lazy(rf"^{_FILLERS}", _FLAGS)
+_POLITE_START = lazy(rf"^(?:{_POLITE})+", _FLAGS)
+_POLITE_RE = lazy(rf"(?:{_POLITE})+", _FLAGS)
+
+
+def _strip_fillers_span(before: str) -> str:
+    match = _FILLERS_RE.match(before)
+    return match.group(0) if match else ""
+
+
+def _strip_courtesy(text: str) -> str:
+    """`text` without the courtesy before it ("ok so", "please"), a label kept ("create a rule: …")."""
+    match = _ONLY_FILLERS_RE.match(text)
+    return text[match.end():].strip() if match else text.strip()
+
+
+def _strip_fillers(text: str) -> str:
+    return text[len(_strip_fillers_span(text)):].strip()
+
+
+def _drop_polite(lead: str) -> str:
+    return _POLITE_RE.sub("", lead)
+
+
+def _evidence(sentence: str) -> str:
+    return " ".join(sentence.split())
+
+
+def _capitalise(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
+def _rule_like(text: str) -> bool:
+    """Enough to be a rule: two words, or a CJK phrase of a few characters."""
+    text = text.strip(_TRAILING)
+    if _has_cjk(text):
+        return len(text) >= 4
+    return len(text.split()) >= 2 and len(text) >= MIN_RULE_CHARS
+
+
+# The polite ask a pointing request opens with ("Could you please …", "¿Puedes …"): the grammar's own.
+_POLITE_LEAD = lazy(rf"^\s*¿?(?:{_POLITE})", _FLAGS)
+# A clause, then a comma and the standing word (`_at`).
+_CLAUSE_BEFORE = lazy(rf"^{_FILLERS}{_LABEL}{_FILLERS}(?P<cond>[^,;:?!¿]{{3,120}}?\s*[,;—–]\s*)$", _FLAGS)
+_PREPOSITION_NEXT = lazy(
+    r"^(?:by|with|on|in|at|for|to|from|without|before|after|via|under|over|into|through|during|mit|ohne|am|im|auf|vor|nach"
+    r"|con|sin|en|por|para|antes|después|avec|sans|dans|sur|par|pour|avant|après|com|sem|em|no|na|pelo|pela)\b", re.I)
+_PRACTICE_CLAUSE = lazy(r"^(?:we|our team|the team|everyone|everybody|wir|nosotros|nous|on|nós|a gente)\s", re.I)
+_ENGLISH_THIRD_PERSON = lazy(r"^(?:always|never)\s+[a-z]+[^s\W]s\b", re.I)
+# How an imperative starts: a verb (not a pronoun, an article or a name of what happened), or
+# "don't"; in Chinese and Japanese, a request or prohibition form (`_CJK_IMPERATIVE`).
+_IMPERATIVE_START = lazy(
+    rf"^{_FILLERS}(?:please\s+|bitte\s+|por favor,?\s+)?(?:don'?t\b|do not\b|(?!(?:it|its|it's|i|i'm|we|they|he|she|there|this|that|these|those"
+    r"|the|a|an|my|our|your|his|her|their|es|ich|wir|das|der|die|ein|eine|il|elle|je|on|nous|ça|c'est|le|la|les|un|une"
+    r"|yo|eso|esto|el|los|las|ele|ela|eu|isso|isto|o|os|as|um|uma)\b)[^\W\d_]{2,}\b(?!'s)"
+    # "Tests are flaky", "CI was red": a subject and its verb
+    r"(?!\s+(?:are|is|was|were|has|have|had|seem|seems|will|would|can|could|might|may|sind|ist|war|waren|hat|haben"
+    r"|son|es|está|están|fue|sont|est|était|são|é|estão|foi)\b))", _FLAGS)
+
+
+def _imperative(sentence: str) -> bool:
+    if _has_cjk(sentence):
+        return bool(_CJK_IMPERATIVE.search(sentence.strip()))
+    return bool(_IMPERATIVE_START.match(sentence.strip())) and not _asks(sentence)
+
+
+def _asks(text: str) -> bool:
+    """Is this a question ("Should we pin Node?"), which no list of rules holds as a rule?"""
+    masked = _mask(text)
+    return bool(_QUESTION_END.search(masked.rstrip(" .!")) or _QUESTION_START.match(masked))

@@ -1,0 +1,22 @@
+"""An explicit request found in a user message (SPEC §5.3): what the grammar returns."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from msgspec import Struct
+
+RequestKind = Literal["directive", "forget"]
+
+MIN_RULE_CHARS = 6  # "use it" is not a rule; CJK rules are short, hence characters, not words
+
+
+class Request(Struct, frozen=True):
+    """One explicit request found in a user message."""
+
+    kind: RequestKind
+    text: str  # the rule (or what to forget), in the user's words
+    sentence: str  # the sentence it came from: the evidence
+    # False: the user may not have meant a standing rule (the standing word only at the end, a
+    # request pointing back at another message): a model reviewer decides (SPEC §5.3).
+    certain: bool = True
