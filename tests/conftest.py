@@ -42,10 +42,16 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
         pytest.skip("needs POSIX")
 
 
+@pytest.hookimpl(tryfirst=True)  # before `-m` deselects
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """The longest tests first: the real Copilot CLI's (`e2e`), then those marked `slow`, then the
-    rest, each group in its usual order (a stable sort; every xdist worker sorts alike). Started
+    """Every `e2e` test is `slow` too (`-m "not slow"` is the inner loop). The longest tests
+    first: the real Copilot CLI's (`e2e`), then those marked `slow`, then the rest, each group in
+    its usual order (a stable sort; every xdist worker sorts alike). Started
     last, one of them would run on alone at the end of the run while the other workers idle."""
+    for item in items:  # a run of the real Copilot CLI takes seconds: out of the inner loop
+        if item.get_closest_marker("e2e") and not item.get_closest_marker("slow"):
+            item.add_marker(pytest.mark.slow)
+
     def group(item: pytest.Item) -> int:
         return 0 if item.get_closest_marker("e2e") else 1 if item.get_closest_marker("slow") else 2
 

@@ -1,26 +1,24 @@
-"""Running the real `omp` program in a subprocess, as a user would; the isolated home and git
-project every test stands in."""
+"""Running `omp` for the tests: in-process through its `main(argv)` (click's runner captures the
+streams), or as a real program where the process is what a test is about; the isolated home and
+git project every test stands in."""
 
 from __future__ import annotations
 
-import atexit
 import json
-import locale
 import os
 import shutil
 import subprocess
 import sys
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
 import pytest
+from click.testing import CliRunner
 from filelock import FileLock
 
-import forkserver
-
-_FORKS = forkserver.Client()
-atexit.register(_FORKS.close)
+from omp import cli, tokens
 
 # The run's own folder (conftest.py makes it, and removes it after the run); every xdist worker
 # inherits it.
@@ -43,21 +41,33 @@ def run_omp(
     env: dict[str, str] | None = None,
     input: str | None = None,
     timeout: float = 60,
+    *,
+    subprocess: bool = False,
 ) -> Result:
-    """Run `python -m omp ARGS` with the test's environment (isolated home) plus `env`."""
-    full_env = dict(os.environ)
-    if env:
-        full_env.update(env)
-    try:  # forked from a warm omp (tests/forkserver.py), else a fresh interpreter
-        code, out, err = _FORKS.run(args, None if cwd is None else str(cwd), full_env,
-                                    None if input is None else input.encode(locale.getpreferredencoding(False)), timeout)
-        return Result(code, _text(out), _text(err))
-    except forkserver.Unavailable:
-        pass
+    """`omp ARGS` with the test's environment (isolated home) plus `env`, in `cwd`.
+
+    In-process by default: `omp.cli.main(ARGS)` under click's runner, with the environment,
+    the working folder and `sys.argv` set for the call and put back after it (so is everything
+    omp caches per process). `subprocess=True` runs `python -m omp ARGS` instead, for tests
+    whose point is the process: the wrapper's signals and terminal, detaching, start-up.
+    `timeout` bounds only a real process."""
+    if subprocess:
+        return run_omp_process(args, cwd, env, input, timeout)
+    return _run_in_process(list(args), cwd, env, input)
+
+
+def run_omp_process(
+    args: Sequence[str],
+    cwd: Path | str | None = None,
+    env: dict[str, str] | None = None,
+    input: str | None = None,
+    timeout: float = 60,
+) -> Result:
+    """`python -m omp ARGS` in a fresh interpreter, as a user's shell starts it."""
     proc = subprocess.run(
         [sys.executable, "-m", "omp", *args],
         cwd=cwd,
-        env=full_env,
+        env={**os.environ, **(env or {})},
         input=input,
         capture_output=True,
         text=True,
@@ -66,9 +76,39 @@ def run_omp(
     return Result(proc.returncode, proc.stdout, proc.stderr)
 
 
+def _run_in_process(args: list[str], cwd: Path | str | None, env: dict[str, str] | None,
+                    input: str | None) -> Result:
+    saved_env, saved_cwd, saved_argv, saved_tempdir = dict(os.environ), os.getcwd(), sys.argv, tempfile.tempdir
+    # What a process keeps from the environment it first saw, each call starts without, as a
+    # fresh `omp` would: the tokenizer (chosen by OMP_TOKENIZER) and the temporary folder (TMPDIR).
+    tokens.reset_counter_cache()
+    tempfile.tempdir = None
+    try:
+        os.environ.update(env or {})
+        if cwd is not None:
+            os.chdir(cwd)
+        sys.argv = ["omp", *args]  # what a crash log names as the command
+        with CliRunner().isolation(input=input) as (out, err, _):
+            try:
+                code = cli.main(args)
+            except SystemExit as exc:  # what a command raises past main() ends the program
+                code = exc.code if isinstance(exc.code, int) else 0 if exc.code is None else 1
+            sys.stdout.flush()
+            sys.stderr.flush()
+            return Result(code, _text(out.getvalue()), _text(err.getvalue()))
+    finally:
+        sys.argv = saved_argv
+        os.chdir(saved_cwd)
+        # Whatever the command set (`omp demo` and `omp eval` set their own homes), gone.
+        os.environ.clear()
+        os.environ.update(saved_env)
+        tokens.reset_counter_cache()
+        tempfile.tempdir = saved_tempdir
+
+
 def _text(data: bytes) -> str:
-    """Bytes as `subprocess.run(text=True)` gives them: the locale's encoding, universal newlines."""
-    return data.decode(locale.getpreferredencoding(False)).replace("\r\n", "\n").replace("\r", "\n")
+    """Output as `subprocess.run(text=True)` gives it: decoded, universal newlines."""
+    return data.decode("utf-8", errors="replace").replace("\r\n", "\n").replace("\r", "\n")
 
 
 def python_output(program: str) -> str:

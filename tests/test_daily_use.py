@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 
 from copilot_support import run_hook
-from helpers import run_omp
+from helpers import run_omp, run_omp_process
 from memory_support import END, START, block_of, enable, outside_block, pm
 
 from omp.core.instructions import out_of_step
@@ -121,7 +121,7 @@ def test_omp_p_says_a_review_started_and_what_awaits_the_user(project: Path, tmp
     paths = enable(project)
     propose_directives(paths, [DirectiveProposal("Run the linter before committing", "s1", "e")])
     binary, record = fake_copilot(tmp_path), tmp_path / "runs.jsonl"
-    result = run_omp(["-p", "hello"], cwd=project,
+    result = run_omp_process(["-p", "hello"], cwd=project,
                      env={"OMP_COPILOT_BIN": str(binary), "FAKE_COPILOT_RECORD": str(record)})
     assert result.returncode == 0, result.stderr
     (run,) = records(record)
@@ -137,7 +137,7 @@ def test_omp_p_with_memory_mode_off_adds_nothing(project: Path, tmp_path: Path) 
     from copilot_support import fake_copilot
 
     binary = fake_copilot(tmp_path)
-    result = run_omp(["-p", "hello"], cwd=project, env={"OMP_COPILOT_BIN": str(binary)})
+    result = run_omp_process(["-p", "hello"], cwd=project, env={"OMP_COPILOT_BIN": str(binary)})
     assert result.returncode == 0 and result.stderr == "copilot stderr line\n"
 
 

@@ -61,6 +61,7 @@ def _same(one: str, other: str, a: tuple[Path, str], b: tuple[Path, str]) -> Non
     assert plain(one, a) == plain(other, b)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", ["reviewed", "reviewer fails", "no such session", "sweep"])
 def test_a_detached_review_is_the_command_in_all_a_user_sees(tmp_path: Path, case: str) -> None:
     answer = reply(stderr="model unavailable", exit=1) if case == "reviewer fails" else json_reply(standard_answer())

@@ -182,6 +182,7 @@ def test_failed_reviews_byok_gap_and_history_are_never_all_good(project: Path, f
 # every fix runs and fixes
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("where", ["in the project", "elsewhere, with --root", "elsewhere, --root a name a shell expands"])
 def test_every_fix_in_an_untrusted_clone_runs_and_fixes(tmp_path: Path, project: Path, fake_env: dict[str, str],
                                                         isolated_home: Path, where: str) -> None:

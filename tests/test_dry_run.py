@@ -6,7 +6,6 @@ import json
 import os
 from pathlib import Path
 
-import forkserver
 import pytest
 from helpers import run_omp
 from sessions_support import (
@@ -116,15 +115,14 @@ def test_no_secret_reaches_the_dry_run_output(project: Path, copilot: Path) -> N
 
 def test_dry_run_writes_nothing(project: Path, copilot: Path, isolated_home: Path,
                                 monkeypatch: pytest.MonkeyPatch) -> None:
-    # Fresh interpreters, not the fork server's warm ones: what a fresh review would write (in
-    # the project or the homes), a dry run must not.
-    monkeypatch.setenv(forkserver.REAL_START_VAR, "1")
+    # Fresh interpreters, not the test's warm one: what a fresh review would write (in the
+    # project or the homes), a dry run must not.
     fixture_in(project, copilot)
     (project / "README.md").write_text("hello\n")
     before_project = snapshot(project)
     before_home = snapshot(isolated_home)
     for args in (["--dry-run"], ["--dry-run", "--json"], ["--dry-run", "--force", "--session", FIXTURE_ID]):
-        result = run_omp(["memory-review", *args], cwd=project, env={**ENV, "OMP_MEMORY_MODE": "on"})
+        result = run_omp(["memory-review", *args], cwd=project, env={**ENV, "OMP_MEMORY_MODE": "on"}, subprocess=True)
         assert result.returncode == 0, result.stderr
     assert snapshot(project) == before_project
     assert not (project / ".omp").exists()
@@ -171,6 +169,7 @@ def test_unknown_session_is_a_failure_with_a_hint(project: Path, copilot: Path) 
     assert "no session" in result.stderr
 
 
+@pytest.mark.slow
 def test_large_user_message_dry_run_stays_in_budget(project: Path, copilot: Path) -> None:
     big = "HEAD-MARK " + "data line with words\n" * 30_000 + " TAIL-MARK"
     write_session(copilot, "big-one", conversation(str(project), ["before", big, "after"]))

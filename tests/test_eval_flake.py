@@ -16,6 +16,7 @@ import os
 import time
 from pathlib import Path
 
+import pytest
 from helpers import run_omp
 from openai_stub import StubServer, completion
 from review_support import (FakeReviewer, conversation, json_reply, log_lines, pending_lines, spawn_review,
@@ -39,6 +40,7 @@ def _as_if_started_earlier(path: Path, seconds: float) -> None:
     os.utime(path, (then, then))
 
 
+@pytest.mark.slow
 def test_a_review_waiting_on_a_slow_model_is_not_taken_over_by_one_with_a_shorter_timeout(project: Path,
                                                                                         tmp_path: Path) -> None:
     session = write_session(project, conversation())

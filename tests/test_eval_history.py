@@ -145,6 +145,7 @@ def test_doctor_deep_leaves_the_users_history_as_it_was(tmp_path: Path) -> None:
     history.assert_only_the_users()
 
 
+@pytest.mark.slow
 def test_a_store_the_users_copilot_holds_during_eval_is_cleaned_once_it_is_free(tmp_path: Path) -> None:
     """The user's own Copilot holds `session-store.db` past omp's wait (5 s) while a case's
     reviewer session is being forgotten: the rows stay for now, and the id, kept on the run's

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from copilot_support import fake_copilot, records, run_logs, wait_for
-from helpers import run_omp
+from helpers import run_omp_process
 
 from omp import config
 from omp.launch import plan_launch
@@ -49,7 +49,7 @@ def session_file(session_id: str) -> Path:
 
 def test_arguments_reach_copilot_untouched_after_a_new_session_id(project: Path, copilot: tuple[Path, Path]) -> None:
     args = ["-p", "fix the failing test", "--model", "gpt-5-mini", "--allow-all-tools", "--", "-x"]
-    result = run_omp(args, cwd=project, env=wrapper_env(copilot))
+    result = run_omp_process(args, cwd=project, env=wrapper_env(copilot))
     assert result.returncode == 0, result.stderr
     (run,) = records(copilot[1])
     assert run["argv"][:1] == ["--session-id"]
@@ -59,14 +59,14 @@ def test_arguments_reach_copilot_untouched_after_a_new_session_id(project: Path,
 
 
 def test_launch_passes_everything_after_the_separator(project: Path, copilot: tuple[Path, Path]) -> None:
-    result = run_omp(["launch", "--", "--model", "m", "-p", "hi", "--root", "x"], cwd=project, env=wrapper_env(copilot))
+    result = run_omp_process(["launch", "--", "--model", "m", "-p", "hi", "--root", "x"], cwd=project, env=wrapper_env(copilot))
     assert result.returncode == 0, result.stderr
     (run,) = records(copilot[1])
     assert run["argv"][2:] == ["--model", "m", "-p", "hi", "--root", "x"]  # omp's own --root is not taken
 
 
 def test_stdout_stderr_and_stdin_are_copilots_own(project: Path, copilot: tuple[Path, Path]) -> None:
-    result = run_omp(["launch", "--", "-s"], cwd=project, env=wrapper_env(copilot), input="a long prompt on stdin")
+    result = run_omp_process(["launch", "--", "-s"], cwd=project, env=wrapper_env(copilot), input="a long prompt on stdin")
     assert result.returncode == 0
     assert result.stdout == "copilot says: a long prompt on stdin\n"
     assert result.stderr == "copilot stderr line\n"
@@ -74,7 +74,7 @@ def test_stdout_stderr_and_stdin_are_copilots_own(project: Path, copilot: tuple[
 
 @pytest.mark.parametrize("code", [0, 1, 7])
 def test_exit_code_is_copilots(project: Path, copilot: tuple[Path, Path], code: int) -> None:
-    result = run_omp(["-p", "hi"], cwd=project, env=wrapper_env(copilot, FAKE_COPILOT_EXIT=str(code)))
+    result = run_omp_process(["-p", "hi"], cwd=project, env=wrapper_env(copilot, FAKE_COPILOT_EXIT=str(code)))
     assert result.returncode == code
 
 
@@ -86,17 +86,17 @@ def test_exit_code_is_copilots(project: Path, copilot: tuple[Path, Path], code: 
      ["--continue", "-p", "hi"], ["plugin", "list"], ["--version"], ["--help"]],
 )
 def test_no_second_session_id(project: Path, copilot: tuple[Path, Path], args: list[str]) -> None:
-    result = run_omp(["launch", "--", *args], cwd=project, env=wrapper_env(copilot))
+    result = run_omp_process(["launch", "--", *args], cwd=project, env=wrapper_env(copilot))
     assert result.returncode == 0, result.stderr
     (run,) = records(copilot[1])
     assert run["argv"] == args
 
 
 def test_missing_copilot_is_a_clear_error(project: Path, tmp_path: Path) -> None:
-    result = run_omp(["-p", "hi"], cwd=project, env={"OMP_COPILOT_BIN": str(tmp_path / "nope"), "PATH": "/nonexistent"})
+    result = run_omp_process(["-p", "hi"], cwd=project, env={"OMP_COPILOT_BIN": str(tmp_path / "nope"), "PATH": "/nonexistent"})
     assert result.returncode == 1
     assert "Copilot CLI" in result.stderr and "OMP_COPILOT_BIN" in result.stderr
-    result = run_omp(["-p", "hi"], cwd=project, env={"PATH": str(tmp_path)})
+    result = run_omp_process(["-p", "hi"], cwd=project, env={"PATH": str(tmp_path)})
     assert result.returncode == 1
     assert "not found on PATH" in result.stderr
 
@@ -127,7 +127,7 @@ def enable(project: Path) -> None:
 
 def test_review_of_the_new_session_is_detached(project: Path, copilot: tuple[Path, Path]) -> None:
     enable(project)
-    result = run_omp(["-p", "remember that we use pnpm"], cwd=project, env=wrapper_env(copilot))
+    result = run_omp_process(["-p", "remember that we use pnpm"], cwd=project, env=wrapper_env(copilot))
     assert result.returncode == 0, result.stderr
     (run,) = records(copilot[1])
     session_id = run["argv"][1]
@@ -137,35 +137,35 @@ def test_review_of_the_new_session_is_detached(project: Path, copilot: tuple[Pat
 
 
 def test_no_review_with_memory_mode_off(project: Path, copilot: tuple[Path, Path]) -> None:
-    result = run_omp(["-p", "hi"], cwd=project, env=wrapper_env(copilot))
+    result = run_omp_process(["-p", "hi"], cwd=project, env=wrapper_env(copilot))
     assert result.returncode == 0
     assert not (project / ".omp").exists()
 
 
 def test_no_review_for_a_reviewer_session(project: Path, copilot: tuple[Path, Path]) -> None:
     enable(project)
-    result = run_omp(["-p", "hi"], cwd=project, env=wrapper_env(copilot, OMP_REVIEWER="1"))
+    result = run_omp_process(["-p", "hi"], cwd=project, env=wrapper_env(copilot, OMP_REVIEWER="1"))
     assert result.returncode == 0
     assert run_logs(project) == []
 
 
 def test_no_review_when_copilot_recorded_nothing(project: Path, copilot: tuple[Path, Path]) -> None:
     enable(project)
-    result = run_omp(["launch", "--", "plugin", "list"], cwd=project, env=wrapper_env(copilot))
+    result = run_omp_process(["launch", "--", "plugin", "list"], cwd=project, env=wrapper_env(copilot))
     assert result.returncode == 0
     assert run_logs(project) == []
 
 
 def test_resumed_session_is_found_and_reviewed(project: Path, copilot: tuple[Path, Path]) -> None:
     enable(project)
-    first = run_omp(["-p", "first turn"], cwd=project, env=wrapper_env(copilot))
+    first = run_omp_process(["-p", "first turn"], cwd=project, env=wrapper_env(copilot))
     assert first.returncode == 0
     session_id = records(copilot[1])[0]["argv"][1]
     # another session elsewhere that does not change during the resumed run
-    other = run_omp(["-p", "other"], cwd=project, env=wrapper_env(copilot))
+    other = run_omp_process(["-p", "other"], cwd=project, env=wrapper_env(copilot))
     assert other.returncode == 0
     before = run_logs(project, f"review-{session_id}-")
-    result = run_omp(["launch", "--", "--continue", "-p", "second turn"], cwd=project,
+    result = run_omp_process(["launch", "--", "--continue", "-p", "second turn"], cwd=project,
                      env=wrapper_env(copilot, FAKE_COPILOT_CONTINUE=session_id))
     assert result.returncode == 0, result.stderr
     assert len(run_logs(project, f"review-{session_id}-")) == len(before) + 1
@@ -182,11 +182,11 @@ def test_wrapper_does_not_double_a_hook_started_review(project: Path, copilot: t
     binary.write_text(f"#!/bin/sh\n{hook_line}\nexec '{copilot[0]}' \"$@\"\n")
     binary.chmod(0o755)
     env = wrapper_env(copilot, OMP_COPILOT_BIN=str(binary))
-    result = run_omp(["launch", "--", "--session-id", session_id, "-p", "hi"], cwd=project, env=env)
+    result = run_omp_process(["launch", "--", "--session-id", session_id, "-p", "hi"], cwd=project, env=env)
     assert result.returncode == 0
     assert len(run_logs(project, f"review-{session_id}-")) == 1
     # A review log from an earlier run of the same session does not count: resuming reviews again.
-    result = run_omp(["launch", "--", "--session-id", session_id, "-p", "again"], cwd=project,
+    result = run_omp_process(["launch", "--", "--session-id", session_id, "-p", "again"], cwd=project,
                      env=wrapper_env(copilot))
     assert result.returncode == 0
     assert len(run_logs(project, f"review-{session_id}-")) == 2
@@ -197,7 +197,7 @@ def test_unreadable_config_keeps_copilots_exit_code(project: Path, isolated_home
     # The global config: an unreadable project config is untrusted, so ignored, never parsed.
     (isolated_home / ".omp").mkdir(exist_ok=True)
     (isolated_home / ".omp" / "config.json").write_text("{not json")
-    result = run_omp(["-p", "hi"], cwd=project, env=wrapper_env(copilot, FAKE_COPILOT_EXIT="3", OMP_MEMORY_MODE=""))
+    result = run_omp_process(["-p", "hi"], cwd=project, env=wrapper_env(copilot, FAKE_COPILOT_EXIT="3", OMP_MEMORY_MODE=""))
     assert result.returncode == 3
     assert "review not started" in result.stderr and "config.json" in result.stderr
 

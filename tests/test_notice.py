@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from copilot_support import fake_copilot, records, run_hook
-from helpers import git_project, run_omp
+from helpers import git_project, run_omp, run_omp_process
 
 from omp.core import notice as notice_rules
 
@@ -322,7 +322,7 @@ def notice_lines(stderr: str) -> list[str]:
 
 @pytest.mark.usefixtures("hooks")
 def test_omp_p_says_it_once_on_stderr_before_copilot_runs(project: Path, copilot: tuple[Path, Path]) -> None:
-    first = run_omp(["-p", "remember that we use yarn"], cwd=project, env=wrapper_env(copilot))
+    first = run_omp_process(["-p", "remember that we use yarn"], cwd=project, env=wrapper_env(copilot))
     assert first.returncode == 0
     assert first.stdout == "copilot says: remember that we use yarn\n"  # stdout is Copilot's answer alone
     lines = first.stderr.splitlines()
@@ -330,7 +330,7 @@ def test_omp_p_says_it_once_on_stderr_before_copilot_runs(project: Path, copilot
     assert lines[0].startswith("omp: ") and PATTERN in lines[0]  # before anything Copilot says
     assert lines[1:] == ["copilot stderr line"]
     assert commands_in(lines[0]) == [["omp", "config", "set", "memory-mode", "on"]]
-    second = run_omp(["launch", "--", "-p", "again"], cwd=project, env=wrapper_env(copilot))
+    second = run_omp_process(["launch", "--", "-p", "again"], cwd=project, env=wrapper_env(copilot))
     assert second.returncode == 0 and second.stderr == "copilot stderr line\n"
     # omp -p and the sessionStart hook share the record: the hook does not say it again.
     assert session_start(project) == {}
@@ -338,7 +338,7 @@ def test_omp_p_says_it_once_on_stderr_before_copilot_runs(project: Path, copilot
 
 @pytest.mark.usefixtures("hooks")
 def test_omp_p_printed_command_turns_memory_on(project: Path, copilot: tuple[Path, Path]) -> None:
-    first = run_omp(["-p", "hi"], cwd=project, env=wrapper_env(copilot))
+    first = run_omp_process(["-p", "hi"], cwd=project, env=wrapper_env(copilot))
     (line,) = notice_lines(first.stderr)
     for command in commands_in(line):
         assert run_as_printed(command, project).returncode == 0
@@ -350,7 +350,7 @@ def test_omp_p_for_another_folder_names_that_project(project: Path, copilot: tup
                                                     tmp_path: Path) -> None:
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
-    result = run_omp(["-p", "hi", "-C", str(project)], cwd=elsewhere, env=wrapper_env(copilot))
+    result = run_omp_process(["-p", "hi", "-C", str(project)], cwd=elsewhere, env=wrapper_env(copilot))
     (line,) = notice_lines(result.stderr)
     (command,) = commands_in(line)
     assert command[-2:] == ["--root", str(project.resolve())]
@@ -367,20 +367,20 @@ def test_omp_p_for_another_folder_names_that_project(project: Path, copilot: tup
 ], ids=["reviewer", "mode-on", "subcommand", "version"])
 def test_omp_p_says_nothing_where_no_session_of_the_user_is_reviewed(project: Path, copilot: tuple[Path, Path],
                                                                     args: list[str], env: dict[str, str]) -> None:
-    result = run_omp(args, cwd=project, env=wrapper_env(copilot, **env))
+    result = run_omp_process(args, cwd=project, env=wrapper_env(copilot, **env))
     assert result.returncode == 0 and notice_lines(result.stderr) == []
     assert records_made() == []
-    told = run_omp(["-p", "hi"], cwd=project, env=wrapper_env(copilot))  # the control: the user's own run
+    told = run_omp_process(["-p", "hi"], cwd=project, env=wrapper_env(copilot))  # the control: the user's own run
     assert len(notice_lines(told.stderr)) == 1
 
 
 def test_omp_p_without_omps_hooks_registered_says_nothing(project: Path, copilot: tuple[Path, Path],
                                                          tmp_path: Path) -> None:
-    result = run_omp(["-p", "hi"], cwd=project, env=wrapper_env(copilot))
+    result = run_omp_process(["-p", "hi"], cwd=project, env=wrapper_env(copilot))
     assert result.returncode == 0 and result.stderr == "copilot stderr line\n"
     assert records_made() == []
     install_hooks(tmp_path)  # the control: once registered, the same run is told
-    told = run_omp(["-p", "hi"], cwd=project, env=wrapper_env(copilot))
+    told = run_omp_process(["-p", "hi"], cwd=project, env=wrapper_env(copilot))
     assert len(notice_lines(told.stderr)) == 1
     assert len(records(copilot[1])) == 2
 
@@ -389,8 +389,8 @@ def test_omp_p_outside_a_git_project_says_nothing(tmp_path: Path, copilot: tuple
     install_hooks(tmp_path)
     plain = tmp_path / "plain"
     plain.mkdir()
-    result = run_omp(["-p", "hi"], cwd=plain, env=wrapper_env(copilot))
+    result = run_omp_process(["-p", "hi"], cwd=plain, env=wrapper_env(copilot))
     assert result.returncode == 0 and result.stderr == "copilot stderr line\n"
     assert records_made() == []
-    told = run_omp(["-p", "hi"], cwd=other_project(tmp_path), env=wrapper_env(copilot))
+    told = run_omp_process(["-p", "hi"], cwd=other_project(tmp_path), env=wrapper_env(copilot))
     assert len(notice_lines(told.stderr)) == 1

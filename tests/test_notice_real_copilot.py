@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from copilot_support import copilot_binary, copilot_env
-from helpers import run_omp
+from helpers import run_omp, run_omp_process
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "e2e"))
 from model_server import ModelServer  # noqa: E402  (tests/e2e is not a package)
@@ -63,7 +63,7 @@ def test_omp_p_with_the_real_cli_says_it_on_stderr_once_and_the_hook_stays_quiet
     with ModelServer(default_reply="OK.", record_file=tmp_path / "model-requests.jsonl") as server:
         env = {**copilot_env(isolated_home, server.base_url), "OMP_COPILOT_BIN": str(copilot_binary())}
         assert run_omp(["install"], cwd=project, env=env, timeout=180).returncode == 0
-        runs = [run_omp(["-p", "hello", "--model", "gpt-5-mini", "--no-auto-update", "-s"], cwd=project, env=env,
+        runs = [run_omp_process(["-p", "hello", "--model", "gpt-5-mini", "--no-auto-update", "-s"], cwd=project, env=env,
                         timeout=180) for _ in range(2)]
         requests = [r.body for r in server.chat_requests()]
         server.release()

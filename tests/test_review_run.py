@@ -200,6 +200,7 @@ def test_an_answer_printed_before_a_hang_is_used(project: Path, fake: FakeReview
     assert result.json()["summary"]["notes"] == 1
 
 
+@pytest.mark.slow
 def test_a_500kb_packet_reaches_the_reviewer_intact_and_never_via_argv(project: Path, fake: FakeReviewer) -> None:
     big = [user(f"part {i}: " + ("design notes for the billing module " * 400)) for i in range(40)]
     session = write_session(project, [*big, assistant("Read it all.")])

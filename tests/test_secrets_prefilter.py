@@ -118,6 +118,7 @@ def test_every_line_the_prefilter_skips_holds_nothing_detect_secrets_finds(monke
     assert len(skipped) > 60  # the rule is exercised: many lines never reach detect-secrets
 
 
+@pytest.mark.slow
 def test_findings_are_the_same_with_and_without_the_prefilter(monkeypatch: pytest.MonkeyPatch) -> None:
     texts = _texts()
     with_prefilter = [find_secrets(text) for text in texts]
