@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Concurrent reviews: nothing lost, nothing paid twice (SPEC §12, §5.1).
+"""Concurrent reviews: nothing lost, nothing paid twice (docs/performance.md#where-speed-matters, docs/behaviour.md#exactly-once-claims-the-retry-queue-and-sweeps).
 
 Two batches of real `python -m omp memory-review --session ID --json` processes, all started at
 once against one project (isolated HOME, OMP_HOME and COPILOT_HOME in a temporary folder), with

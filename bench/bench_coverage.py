@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Packet coverage on long sessions: does every correction and explicit request reach the
-reviewer with the assistant turn it answers? (SPEC §4.3, §12)
+reviewer with the assistant turn it answers? (docs/explicit-requests-and-eval.md#the-packet, docs/performance.md#where-speed-matters)
 
 For each size (20 and 100 MiB by default; bench/gen_session.py, 13 user messages per MiB, of
 which about 3% explicit requests and 5% corrections, each one different), a fresh process builds

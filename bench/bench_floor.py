@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The least a whole-session review must do per MB, each step at C speed, against the pass itself.
 
-SPEC §12 asks the review to read the *whole* session at ≤ 1.5 ms per further MB. This bench
+docs/performance.md#where-speed-matters asks the review to read the *whole* session at ≤ 1.5 ms per further MB. This bench
 asks what that leaves room for: it times, on a generated session, only the steps no review that
 reads everything can skip, each done by one C call per block, line or text (no decoding of a
 line's structure, no objects per message, none of the reader's plumbing), and sums them:

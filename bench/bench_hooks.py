@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The hooks' start-up cost against Python's own (SPEC §12).
+"""The hooks' start-up cost against Python's own (docs/performance.md#where-speed-matters).
 
 Copilot runs `python -m omp.hooks session-start|session-end` around every session, so what
 counts is how much longer that takes than starting the same interpreter to do nothing. This
@@ -20,7 +20,7 @@ JSON on stdin:
 - …, as installed:     the command Copilot really runs, `sh <plugin>/hooks/run EVENT` from the
                        folder `omp install` writes (the shell, finding the interpreter, and
                        `python -c` instead of `-m`, which saves runpy's imports); the cold
-                       render is timed that way too, as SPEC §12 measures the hooks.
+                       render is timed that way too, as docs/performance.md#where-speed-matters measures the hooks.
 
 It reports each median and its difference from the floor's (budgets: session-end 25 ms,
 session-start 40 ms), and the same for the CPU time the process used (user + system, from
@@ -61,7 +61,7 @@ SESSION_ID = "bench-session-0001"
 
 
 def build_fixture(root: Path) -> dict[str, str]:
-    """A git project with memory-mode on and the SPEC's sizes; returns the environment to use."""
+    """A git project with memory-mode on and the sizes the hook budget is measured at (docs/performance.md); returns the environment to use."""
     home = root / "home"
     project = root / "project"
     home.mkdir()

@@ -379,7 +379,7 @@ def proposed_items(runs: list[CaseRun]) -> dict[str, int]:
     """What the model's answers proposed, read with omp's own parser, and where each item's
     evidence came from (after omp's folding): a user message, other text of the session (the
     assistant's words, a tool's output), a label such as "user #2", omp's prompt example, or
-    nowhere. Rules need a user's words (SPEC §5.3), so only the first can stand for one."""
+    nowhere. Rules need a user's words (docs/reviewer-answer-schema.md), so only the first can stand for one."""
     from omp.review.answer import find_answer, fold_for_evidence  # the bench runs in omp's environment
 
     counts = {"answers": 0, "items": 0, "user": 0, "other text": 0, "label": 0, "prompt example": 0, "nowhere": 0}
@@ -607,7 +607,7 @@ class _Quarters:
 
 def framing(args: argparse.Namespace, model: Model) -> int:
     """The tokens a prompt cache cannot reuse that are not the review's own data: what follows
-    the fixed part, with no known items and no transcript (SPEC §12: "a few dozen")."""
+    the fixed part, with no known items and no transcript (docs/performance.md#where-speed-matters: "a few dozen")."""
     from omp.review.prompt import FIXED_PART, KnownForPrompt, build_frame
 
     python = runtime_python(args.cache)

@@ -1,4 +1,4 @@
-"""Does memory that grows slow omp down? (SPEC §12, "Memory that grows")
+"""Does memory that grows slow omp down? (docs/performance.md#where-speed-matters, "Memory that grows")
 
     python bench/bench_memory_scale.py                      # 20,000 notes, 500 directives, 200 pending
     python bench/bench_memory_scale.py --notes 2000 --rounds 5
@@ -6,7 +6,7 @@
 Two projects side by side in the same run: an empty one and one made by bench/gen_memory.py.
 Each command runs as a user runs it (a new process), `--rounds` times; the table gives the
 median wall time in each project and the difference. The hooks are compared with `python -c
-pass` (the floor of SPEC §12). The memory a review reads (the batch that dedupes its proposals,
+pass` (the floor of docs/performance.md#where-speed-matters). The memory a review reads (the batch that dedupes its proposals,
 the known items its prompt lists) is timed in this process. HOME, OMP_HOME and COPILOT_HOME point
 into a temporary folder: nothing of the user's is read or written.
 """

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Session parsing and packet building: throughput, peak memory, and packet coverage (SPEC §12).
+"""Session parsing and packet building: throughput, peak memory, and packet coverage (docs/performance.md#where-speed-matters).
 
 For each session size (1, 20 and 100 MiB by default; generated with bench/gen_session.py, 13
 user messages per MiB, so 1,300 on the 100 MiB one) it runs, each in a fresh subprocess and
@@ -12,7 +12,7 @@ side by side in the same run:
            prompt frame reserves), i.e. the scan, the choice, redaction, counting and rendering;
 - review pass: the one pass a review makes (`omp.review.pipeline.scan_session`): the explicit pass over
            `SessionIndexer.messages()`, which also keeps the packet's index. This is what each
-           further MB of a review costs (SPEC §12's slope); its ms per MB over the floor is shown.
+           further MB of a review costs (docs/performance.md#where-speed-matters's slope); its ms per MB over the floor is shown.
 
 With `--big-messages` two more sessions are measured the same way: 1 MiB plus one 60 MB tool
 output, and 1 MiB plus one 60 MB user paste (a 120 MB line: Copilot writes it twice); their

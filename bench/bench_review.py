@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
-"""Review overhead: everything but the model, with an instant reviewer (SPEC §12).
+"""Review overhead: everything but the model, with an instant reviewer (docs/performance.md#where-speed-matters).
 
 For each session size (1, 20 and 100 MiB by default, generated with bench/gen_session.py into
 an isolated Copilot home, with a git project as its cwd), this runs, interleaved round by round
 and each in a fresh process:
 
-- floors:   `python -c pass` (the same interpreter's start-up, what SPEC §12 measures against)
+- floors:   `python -c pass` (the same interpreter's start-up, what docs/performance.md#where-speed-matters measures against)
             and `python -c "for line in open(path, 'rb'): pass"` over the same file;
 - command:  the real `python -m omp memory-review --session ID --root R --json --force`, with
             memory-mode on and `memory-reviewer = command` pointing at an instant reviewer (a
@@ -25,12 +25,12 @@ its size). Each figure is the median of --rounds runs. One more run per size und
 where the time goes. Peak RSS is also measured for a session holding one 60 MB message (a
 tool's output, and a user's paste), reviewed the same way.
 
-The verdicts are SPEC §12's: the 1 MB review (everything but the model) within 150 ms of
+The verdicts are docs/performance.md#where-speed-matters's: the 1 MB review (everything but the model) within 150 ms of
 `python -c pass`; each further MB at most 1.5 ms, and the 100 MB review within 300 ms of the
 1 MB one (same run); peak RSS under 100 MB and flat in the session's size, including a single
 60 MB message.
 
-Also here, because it is the same pipeline end to end: `omp demo` (SPEC §10, offline reviewer,
+Also here, because it is the same pipeline end to end: `omp demo` (docs/behaviour.md#omp-demo-and-omp-eval, offline reviewer,
 "under two seconds") against `python -c pass`, interleaved.
 
     python bench/bench_review.py                  # 1, 20, 100 MiB, 5 rounds; prints the tables
@@ -65,7 +65,7 @@ from readme import write_section
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 README = HERE / "README.md"
-# SPEC §12's review targets.
+# docs/performance.md#where-speed-matters's review targets.
 TARGET_1MB_OVER_PASS_MS = 150.0  # the 1 MB review, minus its reviewer call, over `python -c pass`
 TARGET_MS_PER_MB = 1.5  # each further MB
 TARGET_LARGEST_OVER_1MB_MS = 300.0  # the 100 MB review over the 1 MB one
@@ -449,7 +449,7 @@ def _verdict(ok: bool) -> str:
 
 
 def verdicts(results: list[SizeResult], big: list[SizeResult]) -> list[str]:
-    """SPEC §12's review targets, in plain words, each MET or NOT met."""
+    """docs/performance.md#where-speed-matters's review targets, in plain words, each MET or NOT met."""
     small, large = results[0], results[-1]
     over_pass = _work(small) - _ms(small.start)
     lines = [

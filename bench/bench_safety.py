@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Safety figures (SPEC §6.1, §6.2): secrets caught, planted items refused, false positives.
+"""Safety figures (docs/secrets-and-poisoning.md, docs/secrets-and-poisoning.md#planted-rules): secrets caught, planted items refused, false positives.
 
 The cases are the corpus the tests use (tests/safety_corpus.py), run through the very
 functions a review uses:

@@ -49,9 +49,9 @@ USER_TEMPLATES = (
     "OK, that works. Now update the README section about {word} {word2}.",
 )
 
-# Explicit requests (SPEC §5.3) and corrections, rarer than ordinary turns as in real sessions,
+# Explicit requests (docs/reviewer-answer-schema.md) and corrections, rarer than ordinary turns as in real sessions,
 # and each one different: the packet must carry every one of them with the assistant turn it
-# answers (SPEC §12, bench/bench_coverage.py).
+# answers (docs/performance.md#where-speed-matters, bench/bench_coverage.py).
 EXPLICIT_SHARE = 0.03
 CORRECTION_SHARE = 0.05
 EXPLICIT_TEMPLATES = (

@@ -1,4 +1,4 @@
-"""Configuration keys and their layered resolution (SPEC §3).
+"""Configuration keys and their layered resolution (docs/reference/config.md).
 
 Per key, the first layer that has it wins: environment (`OMP_<KEY>`, e.g. `OMP_MEMORY_MODE`)
 › project `R/.omp/config.json` › global `G/config.json` › defaults.
@@ -6,11 +6,11 @@ Per key, the first layer that has it wins: environment (`OMP_<KEY>`, e.g. `OMP_M
 Files hold JSON of each value's type; keys omp does not know are kept as they are. A file that
 does not parse stops the command (exit 1, file and line named) and is never rewritten.
 
-The project layer counts only when it is trusted (omp.trust, SPEC §3.1): omp wrote its exact
+The project layer counts only when it is trusted (omp.trust, docs/trust.md#a-repository-never-chooses-what-runs): omp wrote its exact
 bytes or the user approved them with `omp trust`. An untrusted one is ignored as a whole, and
 `set`/`unset` refuse to build on it (that would turn bytes nobody reviewed into trusted ones).
 
-Every integer has an upper bound no person would exceed (SPEC §3): a value such as 1e300 seconds
+Every integer has an upper bound no person would exceed (docs/reference/config.md): a value such as 1e300 seconds
 or 10**30 days would otherwise be accepted here and crash every later command with an
 OverflowError deep inside datetime or time arithmetic.
 
@@ -59,7 +59,7 @@ def _choice(*choices: str) -> tuple[Callable[[str], Any], Callable[[Any], bool]]
     return core_settings.normalise_choice, (lambda value: value in choices)
 
 
-# Upper bounds (SPEC §3). Character caps are not item caps: their default (1200) is already
+# Upper bounds (docs/reference/config.md). Character caps are not item caps: their default (1200) is already
 # above 1000, so they get a bound of their own.
 MAX_DAYS = 36500
 MAX_SECONDS = 86400
@@ -125,7 +125,7 @@ def _url() -> tuple[Callable[[str], Any], Callable[[Any], bool]]:
 
 
 def is_program_name_allowed(program: str) -> bool:
-    """A reviewer program is a name looked up on PATH or an absolute path (SPEC §3.1): a
+    """A reviewer program is a name looked up on PATH or an absolute path (docs/trust.md#a-repository-never-chooses-what-runs): a
     relative path such as `./review.sh` would mean "whatever file sits there", and is refused."""
     if os.path.isabs(program):
         return True
@@ -151,7 +151,7 @@ KEYS: dict[str, Key] = {
              "the base URL of an OpenAI-compatible server, e.g. http://127.0.0.1:11434/v1 "
              "(plain http only to 127.0.0.1, ::1 or localhost; https elsewhere)", _url()),
         _key("memory-review-min-messages", 4, f"an integer from 0 to {MAX_MESSAGES}", _integer(0, MAX_MESSAGES)),
-        # The default depends on the backend (SPEC §3): see `resolve`. 120 is copilot's.
+        # The default depends on the backend (docs/reference/config.md): see `resolve`. 120 is copilot's.
         _key("memory-review-timeout", 120, f"seconds, a number from 1 to {MAX_SECONDS} (default: 120 for copilot, "
              "900 for openai and command)", _seconds(1, MAX_SECONDS)),
         _key("memory-review-max-input-tokens", 24000, f"an integer from 1000 to {MAX_TOKENS}",
@@ -337,7 +337,7 @@ def _update_project_file(
     edit: Callable[[dict[str, Any]], None],
     skip_if: Callable[[dict[str, Any]], bool] | None,
 ) -> None:
-    """Edit the project config and trust the bytes written (SPEC §3.1).
+    """Edit the project config and trust the bytes written (docs/trust.md#a-repository-never-chooses-what-runs).
 
     An existing file that is not trusted is refused, not edited: keeping its other keys and
     recording the result as trusted would launder bytes nobody reviewed (a committed

@@ -1,4 +1,4 @@
-"""Keeping omp's reviewer sessions out of the user's Copilot history (SPEC §5.2, COPILOT.md §7).
+"""Keeping omp's reviewer sessions out of the user's Copilot history (docs/reviewers.md, COPILOT.md §7).
 
 A `copilot` reviewer call is a real Copilot session: the CLI records it in
 `C/session-state/<id>/` and indexes it in `C/session-store.db` (SQLite). Left there, `copilot

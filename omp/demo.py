@@ -1,4 +1,4 @@
-"""`omp demo` (SPEC §10): the whole pipeline on a bundled session, in throwaway folders.
+"""`omp demo` (docs/behaviour.md#omp-demo-and-omp-eval): the whole pipeline on a bundled session, in throwaway folders.
 
 What it does, in order:
 
@@ -250,7 +250,7 @@ def isolated_environment(folders: DemoFolders, extra: dict[str, str] | None = No
     it goes to the throwaway folders, so none waits for the disk (`fsio.throwaway_writes`).
     """
     saved = dict(os.environ)
-    # The user's reviewer.env still configures the reviewer (SPEC §5.2), from its usual place.
+    # The user's reviewer.env still configures the reviewer (docs/reviewers.md), from its usual place.
     from omp.process import REVIEWER_ENV_FILE_VAR, reviewer_env_file
 
     reviewer_env = reviewer_env_file()

@@ -1,4 +1,4 @@
-"""Starting a review that outlives whoever started it (SPEC §9.2, §9.4).
+"""Starting a review that outlives whoever started it (docs/trust.md#hooks-create-nothing-outside-a-git-project, docs/reviewers.md#headless-runs-and-hooks-only).
 
 The sessionEnd hook and the headless wrapper both hand the review to a child process and return
 at once: `start_review` and `start_sweep` detach `omp memory-review` through omp.process (its
@@ -62,14 +62,14 @@ def _stamp() -> str:
 def _prepare(root: str) -> str:
     state = os.path.join(root, STATE_DIR)
     if not os.path.isdir(state):
-        # The first write into R/.omp also adds omp's block to .gitignore (SPEC §7.4).
+        # The first write into R/.omp also adds omp's block to .gitignore (docs/writes-and-undo.md#leftovers-of-killed-runs).
         from omp.paths import ProjectPaths
         from omp.project import ensure_state_dir
         from pathlib import Path
 
         ensure_state_dir(ProjectPaths(Path(root)))
     # On the hook path, so only `os`: a `.omp` (or its log folder) that links out of the project
-    # gets no run log and no review (the review itself would refuse it; SPEC §7.4).
+    # gets no run log and no review (the review itself would refuse it; docs/writes-and-undo.md#leftovers-of-killed-runs).
     real_root = os.path.realpath(root).rstrip(os.sep) + os.sep
     folder = runs_dir(root)
     if not os.path.realpath(folder).startswith(real_root):

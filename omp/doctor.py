@@ -1,4 +1,4 @@
-"""`omp doctor [--deep] [--json]`: is everything in place, and if not, what fixes it (SPEC §11).
+"""`omp doctor [--deep] [--json]`: is everything in place, and if not, what fixes it (docs/doctor.md).
 
 Each check reports `ok`, `info`, `warn` or `fail`, what it found, and for anything but `ok` the
 command that fixes it. A `fail` means memory does not work as configured; the command then exits 1.
@@ -9,7 +9,7 @@ when no check is `warn` or `fail`, and otherwise counts and names them. `info` i
 Checks: Copilot CLI found and its version; how omp's hooks are registered (missing; duplicated —
 each registration runs every hook, so every review would start twice; the Python the hooks run
 with); memory-mode and where it comes from; whether the project's config is trusted or ignored
-(SPEC §3.1); the reviewer (`--deep` really calls it, with what a hook-started review would get
+(docs/trust.md#a-repository-never-chooses-what-runs); the reviewer (`--deep` really calls it, with what a hook-started review would get
 from `reviewer.env`; without --deep, the provider variables the shell sets that reviewer.env does
 not give back); tokenizer; stale claims; the retry queue and reviews that failed for good, with
 their last error; whether the state folders are writable; Copilot's own memory features that
@@ -228,7 +228,7 @@ def check_memory_mode(ctx: Context) -> list[Check]:
 
 
 def check_trust(ctx: Context) -> list[Check]:
-    """An untrusted project config is ignored as a whole (SPEC §3.1), and directives omp did not
+    """An untrusted project config is ignored as a whole (docs/trust.md#a-repository-never-chooses-what-runs), and directives omp did not
     write here are not shown: say so, and the fix."""
     verdict = trust.check(ctx.project, ctx.global_paths)
     if verdict is None:

@@ -1,4 +1,4 @@
-"""The fix lines of `omp doctor` (SPEC §11): each one command that runs as printed and fixes what
+"""The fix lines of `omp doctor` (docs/doctor.md): each one command that runs as printed and fixes what
 its check names, from the folder doctor ran in, in any project, an untrusted clone included.
 
 - one command: split with shlex and started without a shell, or pasted into one; several steps
@@ -211,7 +211,7 @@ def free_name(path: Path) -> Path:
 def removal_fix(ctx: Context, untrusted: bool) -> str | None:
     """Commands that remove every stored item that reads as injection: the notes' files, then the
     directives from the last (numbers stay valid). omp changes an untrusted directives file only
-    once it is trusted (SPEC §3.1), so that comes first; the held-back items stay out of the block
+    once it is trusted (docs/trust.md#a-repository-never-chooses-what-runs), so that comes first; the held-back items stay out of the block
     meanwhile."""
     assert ctx.project is not None
     commands = [f"rm {shlex.quote(str(note.path))}" for note in notes_mod.list_notes(ctx.project.notes)

@@ -44,7 +44,7 @@ def _reviewer_env_check() -> list[Check]:
 
 def _byok_gap(entry: backends.Entry) -> list[Check]:
     """Provider and token variables the shell sets but a hook-started review will not get: Copilot
-    removes them from hooks, and reviewer.env does not give them back (SPEC §11).
+    removes them from hooks, and reviewer.env does not give them back (docs/doctor.md).
 
     Copilot's own variables (`COPILOT_PROVIDER_*`, `COPILOT_OFFLINE`, `COPILOT_GITHUB_TOKEN`: set
     for Copilot, so a copilot reviewer, or a command that runs it, needs them) are a warning; a

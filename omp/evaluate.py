@@ -1,4 +1,4 @@
-"""`omp eval`: how good is a reviewer? (SPEC §14)
+"""`omp eval`: how good is a reviewer? (docs/explicit-requests-and-eval.md#omp-eval--how-good-is-a-reviewer)
 
 Runs the whole review pipeline — explicit pass, reviewer, validation, safety filters, dedupe,
 the stores — on every case of a labelled corpus, each case in its own throwaway project, with a
@@ -52,7 +52,7 @@ from omp.review.pipeline import review_session, scan_session
 
 BUNDLED = "eval"  # omp/data/eval/*.jsonl
 # The corpora shipped with omp, by the name `omp eval --corpus` takes: the sessions written for
-# omp (every category and language of SPEC §5.3, §6), and the real-data part — user turns from
+# omp (every category and language of docs/reviewer-answer-schema.md, docs/safety.md), and the real-data part — user turns from
 # public developer–assistant conversations, labelled by hand (omp/data/eval/real/SOURCES.md),
 # in a development part and held-out parts nobody tunes on (heldout2: added blind, never read by
 # whoever changes the explicit pass).
@@ -237,7 +237,7 @@ def _case(data: Any, where: str) -> Case:
 
 
 def _read_cases(name: str, text: str) -> Iterator[Case]:
-    # JSON Lines end a line at "\n" only (SPEC §14): `splitlines()` would also cut at U+2028,
+    # JSON Lines end a line at "\n" only (docs/explicit-requests-and-eval.md#omp-eval--how-good-is-a-reviewer): `splitlines()` would also cut at U+2028,
     # U+0085 and the like, which JSON allows raw inside a string.
     for number, line in enumerate(text.split("\n"), start=1):
         line = line.removesuffix("\r")

@@ -1,4 +1,4 @@
-"""The environment a hook-started review really gets (SPEC §5.2, §11; COPILOT.md §3, §7).
+"""The environment a hook-started review really gets (docs/reviewers.md, docs/doctor.md; COPILOT.md §3, §7).
 
 Copilot CLI removes the provider and token variables from every hook process. A user whose
 Copilot works through bring-your-own-key or offline settings in the shell (`COPILOT_OFFLINE`,

@@ -1,4 +1,4 @@
-"""Registering omp's hooks with Copilot CLI: `omp install [--hooks-only] [--force]` (SPEC §9.1).
+"""Registering omp's hooks with Copilot CLI: `omp install [--hooks-only] [--force]` (docs/install.md).
 
 The plugin files exist once, inside the package (`omp/plugin/`: `plugin.json`, `hooks/hooks.json`,
 `hooks/run`, `hooks/run.ps1`). `omp install` writes them out to `G/plugin/omp/`, the manifest

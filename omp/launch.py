@@ -1,4 +1,4 @@
-"""The headless wrapper: `omp -p PROMPT [copilot options]`, `omp launch -- [copilot options]` (SPEC §9.4).
+"""The headless wrapper: `omp -p PROMPT [copilot options]`, `omp launch -- [copilot options]` (docs/reviewers.md#headless-runs-and-hooks-only).
 
 Copilot gets the arguments exactly as given, plus `--session-id <uuid4>` when the run starts a
 new session, so the wrapper knows which session to review without guessing. Its stdin, stdout

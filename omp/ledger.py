@@ -1,4 +1,4 @@
-"""The cost ledger and the review log (SPEC §5, §8).
+"""The cost ledger and the review log (docs/behaviour.md#the-review-run, docs/reference/commands.md#omp-cost).
 
 - `R/.omp/state/cost.jsonl`: one record per reviewer call, failed calls included:
   `{ts, session, event: "memory-review", backend, model, in_tokens, out_tokens, tokenizer,
@@ -116,7 +116,7 @@ class CallRecord(Struct, frozen=True):
 
 
 def scrubbed(value: Any) -> Any:
-    """`value` with every string in it redacted: a log line never holds a secret (SPEC §6.1).
+    """`value` with every string in it redacted: a log line never holds a secret (docs/secrets-and-poisoning.md).
 
     Reviewer errors, rejection reasons and session-derived text all reach the logs; redacting
     here, where every line is written, covers the ones a caller forgot.

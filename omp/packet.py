@@ -1,4 +1,4 @@
-"""The review packet: a redacted, token-budgeted transcript of a session (SPEC §4.3).
+"""The review packet: a redacted, token-budgeted transcript of a session (docs/explicit-requests-and-eval.md#the-packet).
 
 The reviewer sees this packet, never the raw file. How it is built, so that a 100 MB session
 costs about as much as reading it once and memory stays flat:
@@ -283,7 +283,7 @@ def _grow(candidates: list[Candidate], cap: int, remaining: int) -> int:
 
 
 def _choose(builder: Builder, entries: list[Entry], budget: int, must_keep: set[int] | None = None) -> dict[int, Candidate]:
-    """Allot tokens to messages (SPEC §4.3).
+    """Allot tokens to messages (docs/explicit-requests-and-eval.md#the-packet).
 
     Round zero: every correction and explicit request with the assistant turn it answers.
     Then the other user messages, newest first, up to a floor each, leaving `CONTEXT_SHARE` of

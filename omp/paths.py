@@ -1,4 +1,4 @@
-"""Where everything lives (SPEC §2). Every path omp touches derives from this module.
+"""Where everything lives (docs/files.md#where-things-live). Every path omp touches derives from this module.
 
 - project root `R`: nearest ancestor of the start folder holding `.git` (else the folder itself,
   but never `$HOME` unless the user passed it explicitly with `--root`);

@@ -4,7 +4,7 @@ The `omp` command (`omp.cli`, click, which the detached review runs too):
 
 - turns an `OmpError` into its message and hint on stderr and its exit code (1, or 2 for usage
   errors); anything unexpected is a bug: exit code 3, a one-line message, and the traceback in
-  a crash log under `G/logs/` with omp's version, Python and the platform, redacted (SPEC §6.1)
+  a crash log under `G/logs/` with omp's version, Python and the platform, redacted (docs/secrets-and-poisoning.md)
   (`guarded`);
 - prints `--json` output in one form (`json_text`).
 """
@@ -72,7 +72,7 @@ def _crashed(exc: BaseException, write_error: ErrorWriter) -> int:
 
 
 def crash_report(exc: BaseException) -> str:
-    """The crash log's text, secrets redacted (SPEC §6.1).
+    """The crash log's text, secrets redacted (docs/secrets-and-poisoning.md).
 
     The command line is joined as a shell would show it before redaction, so `--password X`
     or `-p "PGPASSWORD=…"` are seen as what they are; the traceback (whose messages and source

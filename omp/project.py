@@ -30,14 +30,14 @@ def github_layout(paths: ProjectPaths) -> list[Path]:
 
 def check_layout(paths: ProjectPaths, github: bool = False) -> None:
     """Refuse (OutsideProjectError) when a store or folder omp writes leads out of the project
-    through a symbolic link (SPEC §7.3, §7.4). Existing or not: a missing store under a linked
+    through a symbolic link (docs/behaviour.md#project-memory-and-the-managed-block, docs/writes-and-undo.md#leftovers-of-killed-runs). Existing or not: a missing store under a linked
     folder would be created outside. Cheap (a realpath each), so it runs before every locked
     write and before a review spends anything."""
     confine_all(state_layout(paths) + (github_layout(paths) if github else []), paths.root)
 
 
 def ensure_state_dir(paths: ProjectPaths) -> None:
-    """Create `R/.omp`; the first time, also add omp's block to `.gitignore` (SPEC §7.4).
+    """Create `R/.omp`; the first time, also add omp's block to `.gitignore` (docs/writes-and-undo.md#leftovers-of-killed-runs).
 
     A `.omp` (or a store in it) that links out of the project is refused here, before anything
     is written, so every locked write is covered.

@@ -1,4 +1,4 @@
-"""The reviewer's working folder, and how omp knows it again (SPEC §5.2).
+"""The reviewer's working folder, and how omp knows it again (docs/reviewers.md).
 
 A reviewer runs in a fresh empty folder `omp-review-XXXXXXXX` that omp makes in the temporary
 directory. Its Copilot session records that folder as its `cwd`, and omp must tell such a

@@ -20,7 +20,7 @@ takes 1–2 tokens per 3–4 bytes, so half its bytes is above it too.
 
 A load that failed is remembered in `G/state/tokenizer-unavailable.json` for
 `RETRY_AFTER_SECONDS`: offline, every review would otherwise pay the import and a failed
-download again (63–75 ms and about 10 MiB each, SPEC §12: no network attempt per review).
+download again (63–75 ms and about 10 MiB each, docs/performance.md#where-speed-matters: no network attempt per review).
 `omp doctor` always tries again (`get_counter(retry=True)`), so after the user fetches the
 encoding the next doctor run clears the note.
 """

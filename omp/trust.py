@@ -1,4 +1,4 @@
-"""Trust for the project config layer: a repository never chooses what runs (SPEC §3.1).
+"""Trust for the project config layer: a repository never chooses what runs (docs/trust.md#a-repository-never-chooses-what-runs).
 
 A cloned repository can carry `R/.omp/config.json`. Its settings count only when its exact
 bytes are known to this machine's user: either omp wrote them (`omp config set/unset`), or the
@@ -208,7 +208,7 @@ def record_directives(project: ProjectPaths, raw: bytes, global_paths: GlobalPat
 
 # The pending items omp queued on this machine, by digest. A ticked box in the pending checklist
 # is an approval only for one of these: a checklist a repository committed, ticks included, never
-# promotes its own lines into the directives every session follows (SPEC §3.1).
+# promotes its own lines into the directives every session follows (docs/trust.md#a-repository-never-chooses-what-runs).
 QUEUED_DIGESTS = "queued_sha256"
 
 
@@ -274,7 +274,7 @@ def directives_reason(project: ProjectPaths, raw: bytes | None, global_paths: Gl
 
 class DirectivesNotTrusted(OmpError):
     """A write of the active directives file refused: it holds bytes nobody here approved, and
-    rewriting them would record them as trusted (SPEC §3.1: no write of omp's launders them)."""
+    rewriting them would record them as trusted (docs/trust.md#a-repository-never-chooses-what-runs: no write of omp's launders them)."""
 
 
 def refuse_directives_write(project: ProjectPaths, read: bytes | None, global_paths: GlobalPaths | None = None) -> None:

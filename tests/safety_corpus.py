@@ -1,4 +1,4 @@
-"""The safety corpus: secrets of every SPEC §6.1 class, planted rules of every §6.2 form, and
+"""The safety corpus: secrets of every docs/secrets-and-poisoning.md class, planted rules of every §6.2 form, and
 the controls that must pass untouched. Shared by tests/test_secrets_corpus.py,
 tests/test_poisoning.py and bench/bench_safety.py, so the figures and the tests count the same
 cases. Every credential here is fake (made up, of the real format).
@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class SecretCase:
-    name: str  # the class, as SPEC §6.1 names it
+    name: str  # the class, as docs/secrets-and-poisoning.md names it
     text: str  # how it shows up in a session
     needles: tuple[str, ...]  # parts of the secret that must never be seen again
 

@@ -1,4 +1,4 @@
-"""Secrets where they live (SPEC §6.1, issue 32): credential files, secret-named values in many
+"""Secrets where they live (docs/secrets-and-poisoning.md, issue 32): credential files, secret-named values in many
 languages, vendors' tokens, encoded, headless, split and told-in-prose secrets, each in the place
 it occurs (a file the agent `cat`s, a user's paste, the model's echo, an explicit request), and the
 look-alikes that must stay readable. Shared by tests/test_secret_places.py and

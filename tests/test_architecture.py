@@ -11,7 +11,8 @@ import ast
 import sys
 from pathlib import Path
 
-OMP = Path(__file__).resolve().parent.parent / "omp"
+ROOT = Path(__file__).resolve().parent.parent
+OMP = ROOT / "omp"
 
 
 def _imports(path: Path) -> set[str]:
@@ -187,7 +188,7 @@ def test_the_cycle_check_finds_a_cycle_through_a_function(tmp_path: Path) -> Non
 
 
 # ---------------------------------------------------------------------------------------------
-# what an ordinary review loads (SPEC §12: its start-up; §6.1 / §12: no network on its path)
+# what an ordinary review loads (docs/performance.md#where-speed-matters: its start-up; §6.1 / §12: no network on its path)
 
 def _loaded_at_exit(module: str) -> str:
     """`python -c` code that runs `python -m MODULE` and prints every module it loaded to stderr."""
@@ -347,7 +348,7 @@ def test_the_reason_check_finds_an_unexplained_import(tmp_path: Path) -> None:
 
 
 # ---------------------------------------------------------------------------------------------
-# ordinary Python (SPEC §12, STYLE.md): no private CPython API, nothing planted in sys.modules,
+# ordinary Python (docs/performance.md#where-speed-matters, STYLE.md): no private CPython API, nothing planted in sys.modules,
 # no module over 600 lines. Each check reads the source with `ast`, so an import or a call
 # inside a function counts too.
 
@@ -355,7 +356,7 @@ HOOK_EDGE = (OMP / "hooks", OMP / "core")
 # What the hook edge (omp/hooks/, omp/core/: what Copilot waits for) may use of them: leaving at
 # once without running exit handlers, and the builtin sha256 module that is a third of hashlib's
 # import time (omp.core.settings; tests/test_hooks.py counts it among the hook's imports).
-# Nothing in the hook edge calls os._exit today; SPEC §12 leaves it that one door.
+# Nothing in the hook edge calls os._exit today; docs/performance.md#where-speed-matters leaves it that one door.
 HOOK_EDGE_PRIVATE = {"os._exit", "_sha256", "_sha2"}
 # The regular-expression engine's internals, public names but private API (deprecated in 3.11).
 PRIVATE_MODULES = {"sre_compile", "sre_parse", "sre_constants"}
@@ -426,11 +427,11 @@ def _private_offences(path: Path, hook_edge: bool) -> list[str]:
 
 
 def test_no_module_uses_private_cpython_api() -> None:
-    """SPEC §12: no `_sre`, `atexit._run_exitfuncs`, `sys._getframe` and the like anywhere in
+    """docs/performance.md#where-speed-matters: no `_sre`, `atexit._run_exitfuncs`, `sys._getframe` and the like anywhere in
     omp, and `os._exit` only at the hook edge."""
     offenders = [f"{path.relative_to(OMP.parent)}:{use}" for path in sorted(OMP.rglob("*.py"))
                  for use in _private_offences(path, _in_hook_edge(path))]
-    assert offenders == [], "private CPython API (write the ordinary code; SPEC §12):\n  " + "\n  ".join(offenders)
+    assert offenders == [], "private CPython API (write the ordinary code; docs/performance.md#where-speed-matters):\n  " + "\n  ".join(offenders)
 
 
 def test_the_private_api_check_finds_each_kind_of_use(tmp_path: Path) -> None:
@@ -498,7 +499,7 @@ def _sys_modules_writes(path: Path) -> list[str]:
 
 
 def test_no_module_plants_or_removes_entries_of_sys_modules() -> None:
-    """SPEC §12: no fake module planted in `sys.modules` (a stand-in `requests` while
+    """docs/performance.md#where-speed-matters: no fake module planted in `sys.modules` (a stand-in `requests` while
     detect-secrets imports, say): let a library import what it imports."""
     offenders = [f"{path.relative_to(OMP.parent)}:{use}" for path in sorted(OMP.rglob("*.py"))
                  for use in _sys_modules_writes(path)]
@@ -541,3 +542,12 @@ def test_the_length_check_finds_a_long_module(tmp_path: Path) -> None:
     (package / "sub" / "long.py").write_text("x = 1\n" * (MAX_MODULE_LINES + 1))
     (package / "short.py").write_text("x = 1\n" * MAX_MODULE_LINES)
     assert _long_modules(package) == {"omp/sub/long.py": MAX_MODULE_LINES + 1}
+
+
+def test_the_code_cites_only_the_projects_own_docs() -> None:
+    """Comments and docstrings point at pages in this repository (docs/, README.md), never at a
+    document that is not in it (the product contract the code was first written against)."""
+    citing = [str(path.relative_to(ROOT)) for folder in ("omp", "tests", "bench", "tools")
+              for path in (ROOT / folder).rglob("*.py")
+              if "SPEC §" in path.read_text(encoding="utf-8") and path.name != "test_architecture.py"]
+    assert citing == []

@@ -1,4 +1,4 @@
-"""Every number the CLI takes is bounded (SPEC §3: days ≤ 36500; counts and item numbers no
+"""Every number the CLI takes is bounded (docs/reference/config.md: days ≤ 36500; counts and item numbers no
 person would exceed): beyond the bound, exit 2 with a message naming what is accepted, and
 nothing changed. Before, `--older-than 10000000000` and `--days 100000000000` ended in
 `internal error: OverflowError`."""

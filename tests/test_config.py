@@ -1,4 +1,4 @@
-"""`omp config`: layered precedence, validation, corrupt files, concurrency (SPEC §3)."""
+"""`omp config`: layered precedence, validation, corrupt files, concurrency (docs/reference/config.md)."""
 
 from __future__ import annotations
 
@@ -168,7 +168,7 @@ def test_corrupt_global_config_file_is_reported_and_never_rewritten(project: Pat
 
 
 def test_corrupt_untrusted_project_config_is_ignored_and_never_rewritten(project: Path) -> None:
-    # A project config omp did not write is never even parsed (SPEC §3.1): it cannot break omp,
+    # A project config omp did not write is never even parsed (docs/trust.md#a-repository-never-chooses-what-runs): it cannot break omp,
     # and it is not rewritten either.
     path = project / ".omp" / "config.json"
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -1,4 +1,4 @@
-"""Bounded config values (SPEC §3) and `--global` writes that touch no project.
+"""Bounded config values (docs/reference/config.md) and `--global` writes that touch no project.
 
 Before the bounds, `omp config set memory-pending-retention-days 99999999999` (or a timeout of
 1e300 seconds) was accepted, and every later command that did date or time arithmetic with it

@@ -1,5 +1,5 @@
 """Reviewer sessions are removed from Copilot's history: the folder and the store's rows, only
-that session's, and a locked or broken store is never damaged (SPEC §5.2, COPILOT.md §7)."""
+that session's, and a locked or broken store is never damaged (docs/reviewers.md, COPILOT.md §7)."""
 
 from __future__ import annotations
 

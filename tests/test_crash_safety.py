@@ -1,4 +1,4 @@
-"""Crash-safety proof (SPEC §5.1, §13; omp issue 7).
+"""Crash-safety proof (docs/behaviour.md#exactly-once-claims-the-retry-queue-and-sweeps, docs/test-suite.md; omp issue 7).
 
 A batch of sessions of one project is reviewed by real `python -m omp memory-review`
 subprocesses (single-session runs, duplicates of them running at the same time, and sweeps),

@@ -271,7 +271,7 @@ def test_one_error_style_for_click_and_omp_errors(project: Path) -> None:
 
 
 def test_an_unknown_command_suggests_every_near_one(project: Path) -> None:
-    # `promote` itself is the short form of promote-directive now (SPEC §7.2): a typo of it.
+    # `promote` itself is the short form of promote-directive now (docs/reference/commands.md): a typo of it.
     result = run_omp(["project-memory", "promot", "1"], cwd=project)
     assert result.returncode == 2
     first = result.stderr.splitlines()[0]

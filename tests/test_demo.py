@@ -162,7 +162,7 @@ def _fake_model_answer() -> dict:
     return answer(
         directives=[{"text": "Use pnpm in this repo", "evidence": "no, we use pnpm not npm"}],
         # A fact the user stated (the wiki's "Start the test database with …" is a page's order:
-        # the note gate would not apply it, SPEC §5.4).
+        # the note gate would not apply it, docs/behaviour.md#what-gets-written).
         notes=[{"title": "Tests pull @acme packages from the private registry",
                 "body": "The registry is npm.pkg.github.com (NPM_REGISTRY in .env).",
                 "evidence": "The tests also pull @acme packages from our private registry"}],

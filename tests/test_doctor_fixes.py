@@ -1,6 +1,6 @@
 """`omp doctor`: every `fix:` line runs as printed and fixes what it names, in any project, an
 untrusted clone included; the last line says `all good` only when nothing waits for the user
-(SPEC §11, §3.1).
+(docs/doctor.md, docs/trust.md#a-repository-never-chooses-what-runs).
 
 The tests build broken states, read `omp doctor --json`, then really run each printed fix: split
 with shlex and started without a shell (so a fix is one command; a paste into a shell runs it the

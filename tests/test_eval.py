@@ -1,4 +1,4 @@
-"""`omp eval` (SPEC §14): the bundled corpus scored against the offline reviewer and a fake model."""
+"""`omp eval` (docs/explicit-requests-and-eval.md#omp-eval--how-good-is-a-reviewer): the bundled corpus scored against the offline reviewer and a fake model."""
 
 from __future__ import annotations
 
@@ -157,7 +157,7 @@ def test_the_text_report_is_a_table_per_category(tmp_path: Path) -> None:
 
 def test_a_corpus_is_read_as_json_lines_a_raw_line_separator_inside_a_string_is_text() -> None:
     """JSON allows U+2028, U+2029 and U+0085 raw inside a string; only "\\n" ends a JSON Lines
-    record (SPEC §14). `splitlines()` cut such a case in two and stopped the whole run."""
+    record (docs/explicit-requests-and-eval.md#omp-eval--how-good-is-a-reviewer). `splitlines()` cut such a case in two and stopped the whole run."""
     from omp.evaluate import _read_cases
 
     content = "Bitte merken:\u2028wir deployen nur mit make release.\u2029Danke\x85!"
@@ -194,7 +194,7 @@ def _notes_corpus(folder: Path) -> Path:
 
 
 def test_notes_written_without_a_human_are_scored_per_category(tmp_path: Path) -> None:
-    """SPEC §14: a reviewer that writes junk notes scores worse than one that writes none. The note
+    """docs/explicit-requests-and-eval.md#omp-eval--how-good-is-a-reviewer: a reviewer that writes junk notes scores worse than one that writes none. The note
     gate (omp.review.note_gate) refuses the rules dressed as notes and every note quoting a
     question; trivia quoting a statement is a fact by its shape, is written, and the column
     counts it."""

@@ -1,4 +1,4 @@
-"""A review waiting on a slow model keeps its claim (SPEC §5.1): the flake "another review took
+"""A review waiting on a slow model keeps its claim (docs/behaviour.md#exactly-once-claims-the-retry-queue-and-sweeps): the flake "another review took
 this session over; nothing written" seen in a real `omp eval` run with a local model.
 
 A claim is stale, whatever its pid says, once it is older than the timeout plus a margin. The

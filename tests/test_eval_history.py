@@ -1,5 +1,5 @@
 """Reviews that `omp eval`, `omp demo --reviewer copilot` and `omp doctor --deep` start leave the
-user's Copilot history exactly as they found it (SPEC §5.2, §10, §14; COPILOT.md §7–§8).
+user's Copilot history exactly as they found it (docs/reviewers.md, docs/behaviour.md#omp-demo-and-omp-eval, docs/explicit-requests-and-eval.md#omp-eval--how-good-is-a-reviewer; COPILOT.md §7–§8).
 
 The stand-in Copilot here does what the real CLI does with a review (tests/e2e has the real
 one): it records its session in the Copilot home it runs with — a folder

@@ -1,4 +1,4 @@
-"""`omp eval --sample N --category C --yes` and the consent before a reviewer that costs money (SPEC §14).
+"""`omp eval --sample N --category C --yes` and the consent before a reviewer that costs money (docs/explicit-requests-and-eval.md#omp-eval--how-good-is-a-reviewer).
 
 A reviewer that costs money (`copilot`; `openai` at a host that is not this machine) is called
 only once the user agrees: on a terminal eval says how many calls it will make and asks; without

@@ -1,4 +1,4 @@
-"""The real-data corpus (issue 35, SPEC §14): real user turns, each with its source and licence."""
+"""The real-data corpus (issue 35, docs/explicit-requests-and-eval.md#omp-eval--how-good-is-a-reviewer): real user turns, each with its source and licence."""
 
 from __future__ import annotations
 

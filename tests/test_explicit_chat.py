@@ -1,4 +1,4 @@
-"""The explicit pass on what chat users type (issue 35, SPEC §5.3): how every reply should be,
+"""The explicit pass on what chat users type (issue 35, docs/reviewer-answer-schema.md): how every reply should be,
 traditional Chinese, the standing word twice in Polish and Russian; and, the other way, an
 embedded question, a text to translate or rewrite, a compound word, a spec in the present tense,
 the task's context, an earlier thing of this chat put aside.

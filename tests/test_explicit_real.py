@@ -1,4 +1,4 @@
-"""The explicit pass on text written the way real users write (issue 35, SPEC §5.3).
+"""The explicit pass on text written the way real users write (issue 35, docs/reviewer-answer-schema.md).
 
 Each group is one kind of failure measured on real developer–assistant conversations: pasted
 bodies and role-play setups proposed as rules, "from now on" scoped to a story or a persona,
@@ -262,7 +262,7 @@ def test_real_kinds_of_what_is_not_one(message: str) -> None:
 
 
 def test_yes_always_do_that_after_the_assistants_offer_goes_to_the_model_not_to_the_rules() -> None:
-    """The rule's words would be the assistant's, and rules never come from its words (SPEC §5.3):
+    """The rule's words would be the assistant's, and rules never come from its words (docs/reviewer-answer-schema.md):
     nothing is proposed, and a model reviewer sees the request with the offer it answers."""
     found = scan([Msg(o, t, n) for n, (o, t) in enumerate([
         ("user", "add the retry helper to the uploader"),

@@ -1,4 +1,4 @@
-"""Uncertain explicit requests go to the model, certain ones never depend on it (SPEC §5.3, issue 35).
+"""Uncertain explicit requests go to the model, certain ones never depend on it (docs/reviewer-answer-schema.md, issue 35).
 
 "use tabs not spaces, always" (the standing word only at the end) or "remember this" after a
 message that is not one clear rule: the explicit pass is not sure. The `offline` reviewer

@@ -1,4 +1,4 @@
-"""Where hooks and session discovery must stop (SPEC §4.1, §9.2).
+"""Where hooks and session discovery must stop (docs/trust.md#session-discovery-never-blocks, docs/trust.md#hooks-create-nothing-outside-a-git-project).
 
 - With memory-mode on globally, the hooks create nothing in a folder that is not inside a git
   repository (`/` and `$HOME` included), nor for a session whose `events.jsonl` is missing or

@@ -1,4 +1,4 @@
-"""The sessionStart / sessionEnd hooks (SPEC §9.2, §9.3), run as Copilot runs them: a real
+"""The sessionStart / sessionEnd hooks (docs/trust.md#hooks-create-nothing-outside-a-git-project, docs/behaviour.md#copilot-integration), run as Copilot runs them: a real
 `python -m omp.hooks EVENT` process with the hook's JSON on stdin."""
 
 from __future__ import annotations
@@ -270,7 +270,7 @@ def test_hooks_import_nothing_but_omp(project: Path) -> None:
     assert report["actions"] == ["review started", "context"]
     # Standard library modules the interpreter had not already loaded cost start-up time: the
     # hooks load none (no json, re, subprocess, pathlib, dataclasses, typing), and nothing heavy.
-    # Hashing a project's config to check trust (SPEC §3.1) is the one allowed extra: the small
+    # Hashing a project's config to check trust (docs/trust.md#a-repository-never-chooses-what-runs) is the one allowed extra: the small
     # builtin sha256 module, where the interpreter has one.
     hashing = {"_sha256", "_sha2", "hashlib", "_hashlib", "_blake2"}
     assert [m for m in report["new"] if not m.startswith("omp") and m not in sys.builtin_module_names

@@ -1,4 +1,4 @@
-"""`omp install` and `omp doctor` (SPEC §9.1, §11), and the plugin files themselves.
+"""`omp install` and `omp doctor` (docs/install.md, docs/doctor.md), and the plugin files themselves.
 
 Most tests use a stand-in `copilot`; the ones marked e2e run the real Copilot CLI from npm
 (skipped when it is not installed) to register the plugin the three ways a user can.
@@ -54,7 +54,7 @@ def home_paths(home: Path) -> tuple[Path, Path]:
 
 def test_the_plugin_files_exist_once_inside_the_package() -> None:
     """One copy: `omp/plugin/` is the marketplace's source and what `omp install` writes out. The
-    repository root's `plugin.json` and `hooks/` (SPEC §9.1) are links to it, never second copies,
+    repository root's `plugin.json` and `hooks/` (docs/install.md) are links to it, never second copies,
     and no other place Copilot CLI looks for a plugin holds one."""
     for relative in PLUGIN_FILES:
         assert (PLUGIN / relative).is_file(), relative

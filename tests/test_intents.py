@@ -1,4 +1,4 @@
-"""The grammar of explicit requests and corrections (omp.intents, SPEC §5.3, §4.3)."""
+"""The grammar of explicit requests and corrections (omp.intents, docs/reviewer-answer-schema.md, docs/explicit-requests-and-eval.md#the-packet)."""
 
 from __future__ import annotations
 
@@ -136,7 +136,7 @@ def test_the_cheap_first_look_never_misses_a_request_of_the_corpus() -> None:
 
 
 def test_importing_the_grammar_compiles_none_of_it() -> None:
-    """SPEC §12: the review's start-up. The grammar's patterns compile on first use."""
+    """docs/performance.md#where-speed-matters: the review's start-up. The grammar's patterns compile on first use."""
     program = ("import omp.lazyre as lazyre\n"
                "from omp.intents import checks, grammar, messages, phrases, pl_ru, spoken, standing\n"
                "modules = (checks, grammar, messages, phrases, pl_ru, spoken, standing)\n"

@@ -1,4 +1,4 @@
-"""The headless wrapper (SPEC §9.4): `omp -p PROMPT …` and `omp launch -- …`, run as a user runs
+"""The headless wrapper (docs/reviewers.md#headless-runs-and-hooks-only): `omp -p PROMPT …` and `omp launch -- …`, run as a user runs
 them, against a stand-in Copilot executable that records what it was given."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""omp.lazyre: patterns compiled on first use, with `re.compile` (SPEC §12)."""
+"""omp.lazyre: patterns compiled on first use, with `re.compile` (docs/performance.md#where-speed-matters)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The managed block in `.github/copilot-instructions.md` (SPEC §7.3)."""
+"""The managed block in `.github/copilot-instructions.md` (docs/behaviour.md#project-memory-and-the-managed-block)."""
 
 from __future__ import annotations
 
@@ -220,7 +220,7 @@ def test_another_projects_directive_write_leaves_this_projects_cached_context_va
 
 
 def test_notes_are_shown_as_quoted_data_under_a_heading_that_says_they_are_not_instructions(project: Path) -> None:
-    """SPEC §6.2, §7.3: a note is written without a human, so the block presents it as a recorded
+    """docs/secrets-and-poisoning.md#planted-rules, docs/behaviour.md#project-memory-and-the-managed-block: a note is written without a human, so the block presents it as a recorded
     fact: its own heading, its title quoted so no character of the title can end the quote."""
     from omp.memory.block import NOTES_HEADING
     from omp.memory.items import NoteProposal

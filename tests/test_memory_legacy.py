@@ -1,4 +1,4 @@
-"""Migrating a `.oh-my-copilot/` folder from the TypeScript oh-my-copilot (SPEC §7.4)."""
+"""Migrating a `.oh-my-copilot/` folder from the TypeScript oh-my-copilot (docs/writes-and-undo.md#leftovers-of-killed-runs)."""
 
 from __future__ import annotations
 

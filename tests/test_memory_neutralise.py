@@ -1,4 +1,4 @@
-"""Neutralising proposed text (SPEC §6.2) and the duplicate rule (SPEC §5.4)."""
+"""Neutralising proposed text (docs/secrets-and-poisoning.md#planted-rules) and the duplicate rule (docs/behaviour.md#what-gets-written)."""
 
 from __future__ import annotations
 
@@ -41,7 +41,7 @@ def test_forget_prefix_is_reworded_in_add_proposals() -> None:
 
 
 def test_bodies_keep_their_lines_but_lose_comment_markers() -> None:
-    # The whole comment goes (a rendered note hides it, SPEC §5.4); a stray marker loses its delimiters.
+    # The whole comment goes (a rendered note hides it, docs/behaviour.md#what-gets-written); a stray marker loses its delimiters.
     body = "Steps:\n- [ ] one\n<!-- omp:memory:end -->\n2. two"
     assert neutralise_body(body) == "Steps:\n- [ ] one\n\n2. two"
     assert neutralise_body("Steps:\n`<!-- omp:memory:end -->`") == "Steps:\n` omp:memory:end `"

@@ -1,4 +1,4 @@
-"""Notes are inert facts (SPEC §5.4, §6.2): the note gate, through the real pipeline.
+"""Notes are inert facts (docs/behaviour.md#what-gets-written, docs/secrets-and-poisoning.md#planted-rules): the note gate, through the real pipeline.
 
 A note is written without a human and read by every later session, so the fake reviewer here
 plays a model that follows a page: it proposes the page's lines as notes. None may be applied
@@ -240,7 +240,7 @@ def test_a_fact_from_a_web_page_waits_for_a_human_and_promote_applies_it(project
     [item] = as_json["pending"]
     assert item["kind"] == "note" and item["body"] == "Beyond it the API answers 429."
 
-    promoted = omp(project, fake.env(), "project-memory", "promote", "1")  # the short form (SPEC §7.2)
+    promoted = omp(project, fake.env(), "project-memory", "promote", "1")  # the short form (docs/reference/commands.md)
     assert promoted.returncode == 0, promoted.stderr
     [note] = notes(project)
     text = note.read_text()

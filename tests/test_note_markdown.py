@@ -1,4 +1,4 @@
-"""Hidden Markdown never reaches a note (SPEC §5.4, §6.2): what an agent reads of a note is what
+"""Hidden Markdown never reaches a note (docs/behaviour.md#what-gets-written, docs/secrets-and-poisoning.md#planted-rules): what an agent reads of a note is what
 a person sees when the note is rendered. Comments, link titles, reference definitions, images,
 raw HTML that hides its text and invisible entities are removed before a note is stored, and a
 note stored before (or committed by a repository) is shown without them."""

@@ -1,4 +1,4 @@
-"""The once-per-project "omp is installed but not reviewing this project" notice (SPEC §9.3, §9.4).
+"""The once-per-project "omp is installed but not reviewing this project" notice (docs/behaviour.md#copilot-integration, docs/reviewers.md#headless-runs-and-hooks-only).
 
 Run as a user meets it: omp's hooks registered with `omp install --hooks-only`, the sessionStart
 hook run by the very command Copilot runs (`C/hooks/omp.json`), `omp -p` with a stand-in Copilot,

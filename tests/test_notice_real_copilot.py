@@ -1,7 +1,7 @@
 """The not-reviewing notice through the real Copilot CLI (offline, against tests/e2e/model_server.py).
 
 What the model server records is exactly what a model was shown. This proves the notice's path
-as SPEC §9.3 has it: `omp install` registers the plugin, the first `copilot -p` in a project whose
+as docs/behaviour.md#copilot-integration has it: `omp install` registers the plugin, the first `copilot -p` in a project whose
 memory-mode nobody set carries the notice to the model as a user-role message (and only there:
 Copilot prints nothing of it, so the notice asks the model to relay it), and the second session
 does not carry it again.

@@ -1,4 +1,4 @@
-"""The review packet (SPEC §4.3) and token counting."""
+"""The review packet (docs/explicit-requests-and-eval.md#the-packet) and token counting."""
 
 from __future__ import annotations
 
@@ -339,7 +339,7 @@ def test_large_session_packet_stays_within_budget(large_session: tuple[Path, dic
     assert packet.end_offset == info["bytes"]
     users = [m.seq for m in packet.messages if m.origin == "user"]
     assert users, "user messages come first"
-    # SPEC §4.3 (changed by issue 13): corrections and explicit requests first, each with the
+    # docs/explicit-requests-and-eval.md#the-packet (changed by issue 13): corrections and explicit requests first, each with the
     # assistant turn it answers; never user messages alone.
     kept = {m.seq for m in packet.messages}
     pairs = _corrections_and_requests(path)
@@ -371,7 +371,7 @@ def _corrections_and_requests(path: Path) -> list[tuple[int, int | None]]:
 @pytest.mark.parametrize("budget", [1_000, 24_000])
 def test_a_review_reads_the_session_once_for_the_explicit_pass_and_the_packet(
         large_session: tuple[Path, dict], budget: int, monkeypatch: pytest.MonkeyPatch) -> None:
-    """SPEC §12: one pass over the file. The explicit pass's stream indexes the messages for
+    """docs/performance.md#where-speed-matters: one pass over the file. The explicit pass's stream indexes the messages for
     the packet, and the packet built from that index is the one the packet's own scan builds."""
     path, _info = large_session
     alone = build_packet(path, budget, counter=ESTIMATE)
@@ -416,7 +416,7 @@ def test_large_session_all_user_messages_reach_the_packet_when_they_fit(large_se
     users = [m for m in SessionReader(path).iter_messages() if m.origin == "user"]
     needed = sum(counter.count(f"[user #{m.seq}]\n{m.text}") + 2 for m in users)
     # The other user messages leave CONTEXT_SHARE to assistant and tool context, and the
-    # corrections and requests bring the assistant turns they answer (SPEC §4.3).
+    # corrections and requests bring the assistant turns they answer (docs/explicit-requests-and-eval.md#the-packet).
     answers = PAIR_LEVELS[0][1] * len(_corrections_and_requests(path))
     packet = build_packet(path, int((needed + answers) / (1 - CONTEXT_SHARE)) + 200, counter=counter)
     assert_well_formed(packet, counter)

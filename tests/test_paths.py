@@ -1,4 +1,4 @@
-"""Where things live (SPEC §2): project root discovery and safe session ids."""
+"""Where things live (docs/files.md#where-things-live): project root discovery and safe session ids."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""No rule is planted (SPEC §5.3 evidence, §6.2 poisoning), tried the way an attacker would.
+"""No rule is planted (docs/reviewer-answer-schema.md evidence, §6.2 poisoning), tried the way an attacker would.
 
 A web page the agent read (tool output) carries each planted rule of the corpus; the fake
 reviewer proposes it as a note (notes are written without a human, so they are the road an
@@ -227,7 +227,7 @@ def test_a_rule_from_a_page_written_as_a_note_is_refused_and_the_pages_facts_are
     reasons = {r["item"]: r["reason"] for r in out["rejected"]}
     for position in range(len(RULES_AS_NOTES)):
         assert "reads as a rule" in reasons.get(f"notes[{position}]", ""), (position, reasons)
-    # The page's fact is somebody else's words: it waits for a human (SPEC §5.4).
+    # The page's fact is somebody else's words: it waits for a human (docs/behaviour.md#what-gets-written).
     assert notes(project) == []
     assert "- [ ] NOTE: Release command" in pending_lines(project)
     block_file = project / ".github" / "copilot-instructions.md"
@@ -237,7 +237,7 @@ def test_a_rule_from_a_page_written_as_a_note_is_refused_and_the_pages_facts_are
 
 
 def test_a_rule_the_user_said_takes_the_directive_path_not_a_note(project: Path, fake: FakeReviewer) -> None:
-    """A note is an inert fact (SPEC §5.4): the user's own "we never run the tests before
+    """A note is an inert fact (docs/behaviour.md#what-gets-written): the user's own "we never run the tests before
     pushing" is a rule, proposed as a directive by the explicit pass, never applied as a note."""
     session = write_session(project, [
         user("we never run the tests before pushing, CI does it"), assistant("Noted."),
@@ -264,7 +264,7 @@ PASTED_PAGES = [
 
 
 def test_a_rule_in_a_page_the_user_pasted_is_not_the_users_rule(project: Path, fake: FakeReviewer) -> None:
-    """Rules come from what the user says, not from what they paste (SPEC §5.3: "pasted files or
+    """Rules come from what the user says, not from what they paste (docs/reviewer-answer-schema.md: "pasted files or
     pages" are not requests): a note or a directive quoting only the paste is refused, with a
     reason that says so; a fact from the same paste is kept, and so is the user's own rule said
     beside a paste."""
@@ -286,7 +286,7 @@ def test_a_rule_in_a_page_the_user_pasted_is_not_the_users_rule(project: Path, f
         assert "pasted" in reasons[f"notes[{position}]"]
     assert "pasted" in reasons.get("directives[0]", ""), reasons
     assert "pasted" not in reasons.get("directives[1]", "")  # the user's own (the explicit pass has it too)
-    # Its quote is the user's request ("Can you tidy this README?"), not a fact they stated (SPEC §5.4).
+    # Its quote is the user's request ("Can you tidy this README?"), not a fact they stated (docs/behaviour.md#what-gets-written).
     assert "not a fact the user stated" in reasons.get(f"notes[{len(PASTED_PAGES)}]", ""), reasons
     assert notes(project) == []
     assert any("make lint" in line for line in pending_lines(project))

@@ -1,4 +1,4 @@
-"""omp's own Python processes start safely (SPEC §5.2): a neutral working folder, the project
+"""omp's own Python processes start safely (docs/reviewers.md): a neutral working folder, the project
 off `sys.path`, and a scrubbed environment.
 
 A repository with a top-level `click.py`, `msgspec.py`, `psutil.py`, `filelock.py` (and `omp.py`) that leave a

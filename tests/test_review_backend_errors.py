@@ -1,4 +1,4 @@
-"""The reviewer's own error reaches the user (SPEC §5.2, §11): the log line, the queue entry and
+"""The reviewer's own error reaches the user (docs/reviewers.md, docs/doctor.md): the log line, the queue entry and
 `omp doctor` hold its words — Copilot's `session.error`, a command's stderr, a server's error body
 — redacted, on one line, with the fix its cause calls for."""
 

@@ -173,7 +173,7 @@ def test_housekeeping_removes_only_old_claims_and_queue_entries(project: Path) -
     assert queue.clean_old(paths, 90 * 86400) == 1
 
 
-# A claim is not trusted to block for ever (SPEC §5.1): stamped in the future, or held by a pid
+# A claim is not trusted to block for ever (docs/behaviour.md#exactly-once-claims-the-retry-queue-and-sweeps): stamped in the future, or held by a pid
 # that is not a review of this session, it is stale after the timeout plus the margin.
 
 LONG_AGO = 120 + claims.STALE_MARGIN_SECONDS + 60

@@ -1,4 +1,4 @@
-"""Exactly once, under concurrency and under SIGKILL (SPEC §5.1, §12, §13)."""
+"""Exactly once, under concurrency and under SIGKILL (docs/behaviour.md#exactly-once-claims-the-retry-queue-and-sweeps, docs/performance.md#where-speed-matters, docs/test-suite.md)."""
 
 from __future__ import annotations
 
@@ -149,7 +149,7 @@ def _running(pid: int) -> bool:
 
 @pytest.mark.slow
 def test_a_takeover_ends_the_killed_runs_reviewer_group_and_reviews_once(project: Path, fake: FakeReviewer) -> None:
-    """SPEC §5.1: omp is SIGKILLed while its slow reviewer (which started a child) thinks; the
+    """docs/behaviour.md#exactly-once-claims-the-retry-queue-and-sweeps: omp is SIGKILLed while its slow reviewer (which started a child) thinks; the
     next run takes the claim over and first ends that reviewer's process group."""
     session = write_session(project, conversation())
     claim = state(project) / "memory-review" / "claims" / f"{session}.json"

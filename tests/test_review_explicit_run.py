@@ -1,4 +1,4 @@
-"""The explicit pass end to end (SPEC §5, §5.3): trivial sessions, many requests, --dry-run."""
+"""The explicit pass end to end (docs/behaviour.md#the-review-run, docs/reviewer-answer-schema.md): trivial sessions, many requests, --dry-run."""
 
 from __future__ import annotations
 

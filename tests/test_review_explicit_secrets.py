@@ -1,4 +1,4 @@
-"""The explicit pass never stores a secret, whole or in part (SPEC §5.3, §6.1; issue 32).
+"""The explicit pass never stores a secret, whole or in part (docs/reviewer-answer-schema.md, docs/secrets-and-poisoning.md; issue 32).
 
 Each case is a user's request that holds a credential — a URL's password, a token, a password
 told in prose — with a sign inside it (`!`, `.`, `?`, `;`, `#`, `&`, a non-ASCII letter) where

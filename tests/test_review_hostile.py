@@ -1,5 +1,5 @@
 """A hostile or broken reviewer answer fails the review cleanly, and is never billed on every run
-(SPEC §5.1): bounded size, nesting and time; logged, recorded, queued; at most 5 attempts."""
+(docs/behaviour.md#exactly-once-claims-the-retry-queue-and-sweeps): bounded size, nesting and time; logged, recorded, queued; at most 5 attempts."""
 
 from __future__ import annotations
 

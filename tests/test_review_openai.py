@@ -1,4 +1,4 @@
-"""The `openai` reviewer against a loopback OpenAI-compatible stub (SPEC §3, §5.2).
+"""The `openai` reviewer against a loopback OpenAI-compatible stub (docs/reference/config.md, docs/reviewers.md).
 
 The real `omp memory-review --reviewer openai` runs against tests/openai_stub.py: what it sends
 (the prompt, temperature 0, the shipped JSON Schema as `response_format`), what it makes of the

@@ -1,5 +1,5 @@
 """Everything that can make the apply step fail is checked before the reviewer is called
-(SPEC §5 "Order of work"; issue 10): a broken project never costs a model call, and leaves no
+(docs/behaviour.md#the-review-run "Order of work"; issue 10): a broken project never costs a model call, and leaves no
 claim or queue entry that would make every later run pay and fail again."""
 
 from __future__ import annotations

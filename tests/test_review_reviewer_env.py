@@ -1,4 +1,4 @@
-"""`G/reviewer.env` applies to every reviewer start (SPEC §5.2): a typed `omp memory-review`, a
+"""`G/reviewer.env` applies to every reviewer start (docs/reviewers.md): a typed `omp memory-review`, a
 sweep, `omp eval` and `omp doctor --deep` as well as a hook-started review. The reviewer here is
 a real process (tests/fake_reviewer.py as `memory-reviewer-command`), and what it records of its
 environment is what it saw."""

@@ -1,5 +1,5 @@
 """omp.review.v1's shipped JSON Schema agrees with the validator; the prompt's fixed part comes
-first, byte for byte the same in every review (SPEC §5.2)."""
+first, byte for byte the same in every review (docs/reviewers.md)."""
 
 from __future__ import annotations
 

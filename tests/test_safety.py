@@ -1,4 +1,4 @@
-"""Secret redaction and injection detection (SPEC §6)."""
+"""Secret redaction and injection detection (docs/safety.md)."""
 
 from __future__ import annotations
 
@@ -165,7 +165,7 @@ def test_detect_secrets_fills_gaps_of_own_patterns() -> None:
 
 
 def test_own_patterns_work_without_detect_secrets() -> None:
-    """If detect-secrets cannot be imported, redaction still covers the SPEC's kinds."""
+    """If detect-secrets cannot be imported, redaction still covers every kind omp's own patterns name."""
     program = (
         "import sys; sys.modules['detect_secrets'] = None\n"
         "import json, omp.safety.secrets as s\n"

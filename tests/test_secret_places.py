@@ -1,4 +1,4 @@
-"""Secrets where they live (SPEC §6.1, issue 32), end to end: every form of
+"""Secrets where they live (docs/secrets-and-poisoning.md, issue 32), end to end: every form of
 tests/secret_places_corpus.py, in the place it occurs (a file the agent `cat`s, a user's paste,
 the model's echo, an explicit request), goes through the real review with the fake reviewer, which
 answers with notes and directives that carry the secrets back. Neither a secret nor any 20-character

@@ -1,4 +1,4 @@
-"""No secret reaches a prompt or a file (SPEC §6.1), tried the way an attacker would.
+"""No secret reaches a prompt or a file (docs/secrets-and-poisoning.md), tried the way an attacker would.
 
 Every class of the corpus (tests/safety_corpus.py) is placed in user text, tool output, a tool
 request (behind a long prefix, so the summary's cut falls inside it) and the assistant's answer;

@@ -1,4 +1,4 @@
-"""Finding and stream-reading Copilot sessions (SPEC §4.1, §4.2)."""
+"""Finding and stream-reading Copilot sessions (docs/trust.md#session-discovery-never-blocks, docs/behaviour.md#sessions-and-the-packet)."""
 
 from __future__ import annotations
 

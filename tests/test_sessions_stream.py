@@ -1,4 +1,4 @@
-"""Reading a session without decoding or holding what nobody reads (SPEC §4.2, §12).
+"""Reading a session without decoding or holding what nobody reads (docs/behaviour.md#sessions-and-the-packet, docs/performance.md#where-speed-matters).
 
 What a user would notice if the reader got this wrong: a tool excerpt that differs from the
 output (a cut inside an escape or a UTF-8 character, the wrong end of the string), a message

@@ -1,4 +1,4 @@
-"""No write follows a symbolic link out of the project (SPEC §7.3, §7.4; issue 10).
+"""No write follows a symbolic link out of the project (docs/behaviour.md#project-memory-and-the-managed-block, docs/writes-and-undo.md#leftovers-of-killed-runs; issue 10).
 
 Each case is an attack a cloned repository can carry: a link committed where omp writes. The
 real `omp` runs in a real git project; each test checks what a user would care about: nothing

@@ -1,4 +1,4 @@
-"""A tokenizer that cannot be loaded is remembered, not retried on every review (SPEC §12).
+"""A tokenizer that cannot be loaded is remembered, not retried on every review (docs/performance.md#where-speed-matters).
 
 Offline, `tiktoken.get_encoding` fails after trying the network; a review must not pay that (the
 import, the attempt, ~10 MiB) each time. A stand-in `tiktoken` module counts the attempts.

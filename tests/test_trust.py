@@ -1,4 +1,4 @@
-"""Trust (SPEC §3.1): a repository never chooses what runs.
+"""Trust (docs/trust.md#a-repository-never-chooses-what-runs): a repository never chooses what runs.
 
 Black-box: a repository commits `.omp/config.json` with memory-mode on, the `command` reviewer
 and a command. The command must never run — not from the sessionEnd hook, not from

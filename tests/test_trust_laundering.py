@@ -1,4 +1,4 @@
-"""No write of omp's launders a directive nobody approved (SPEC §3.1, issue 32).
+"""No write of omp's launders a directive nobody approved (docs/trust.md#a-repository-never-chooses-what-runs, issue 32).
 
 A repository commits `.omp/project-memory.json` with a rule of its own (or a pull adds one to a
 file omp wrote). omp hides it until the user runs `omp trust`. Every command that writes that

@@ -1,4 +1,4 @@
-"""`omp memory-review undo SESSION` works item by item (SPEC §5; issue 10).
+"""`omp memory-review undo SESSION` works item by item (docs/behaviour.md#the-review-run; issue 10).
 
 Real reviews of real sessions with the fake reviewer, real `omp` commands for the human's
 decisions; then the undo of an older review, and what a user would check afterwards.

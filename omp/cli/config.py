@@ -1,4 +1,4 @@
-"""`omp config get|set|unset` (SPEC §3)."""
+"""`omp config get|set|unset` (docs/reference/config.md)."""
 
 from __future__ import annotations
 
@@ -65,7 +65,7 @@ def set_cmd(key: str, value: str, scope_global: bool, root: Path | None) -> None
     where = "global" if scope_global else "project"
     click.echo(f"{key}={format_value(stored)} ({where})")
     if key == "memory-mode" and stored == "on" and project is not None:
-        note_memory_on(str(project.root))  # a sweep reviews sessions from here on (SPEC §5)
+        note_memory_on(str(project.root))  # a sweep reviews sessions from here on (docs/behaviour.md#the-review-run)
     if key in config_lib.BLOCK_KEYS:
         _refresh_block(root, scope_global)
 
@@ -87,7 +87,7 @@ def unset_cmd(key: str, scope_global: bool, root: Path | None) -> None:
 def _refresh_block(root: Path | None, scope_global: bool) -> None:
     """Caps decide what the managed block shows, so it is re-rendered when they change.
 
-    A `--global` change touches no project (SPEC §3): only the personal block in
+    A `--global` change touches no project (docs/reference/config.md): only the personal block in
     `C/copilot-instructions.md`; each project's block follows at its next review or
     `omp project-memory` change.
     """

@@ -1,4 +1,4 @@
-"""`omp cost [--session ID] [--days N] [--json]` (SPEC §8)."""
+"""`omp cost [--session ID] [--days N] [--json]` (docs/reference/commands.md#omp-cost)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""`omp demo [--reviewer offline|copilot] [--keep] [--json]` (SPEC §10)."""
+"""`omp demo [--reviewer offline|copilot] [--keep] [--json]` (docs/behaviour.md#omp-demo-and-omp-eval)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""`omp doctor [--deep] [--json]` (SPEC §11)."""
+"""`omp doctor [--deep] [--json]` (docs/doctor.md)."""
 
 from __future__ import annotations
 

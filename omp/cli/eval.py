@@ -1,5 +1,5 @@
 """`omp eval [--reviewer NAME] [--model M] [--corpus PATH|NAME] [--sample N] [--category C] [--yes] [--json]`
-(SPEC §14)."""
+(docs/explicit-requests-and-eval.md#omp-eval--how-good-is-a-reviewer)."""
 
 from __future__ import annotations
 
@@ -71,7 +71,7 @@ def cli(reviewer: str | None, model: str | None, corpus: str | None, sample: int
 
 
 def _agreed(reviewer: str, calls: int, cases: int) -> bool:
-    """Ask before a reviewer that costs money is called (SPEC §14); refuse when nobody can answer."""
+    """Ask before a reviewer that costs money is called (docs/explicit-requests-and-eval.md#omp-eval--how-good-is-a-reviewer); refuse when nobody can answer."""
     if calls == 0:
         return True  # every case is too short for a model call: nothing to pay for
     what = f"{calls} reviewer call(s) to {reviewer} ({cases} case(s)), which may cost money"

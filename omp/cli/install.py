@@ -1,4 +1,4 @@
-"""`omp install [--hooks-only] [--force]` (SPEC §9.1)."""
+"""`omp install [--hooks-only] [--force]` (docs/install.md)."""
 
 from __future__ import annotations
 

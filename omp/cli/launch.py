@@ -1,4 +1,4 @@
-"""`omp launch -- [copilot options]` and `omp -p PROMPT [copilot options]` (SPEC §9.4)."""
+"""`omp launch -- [copilot options]` and `omp -p PROMPT [copilot options]` (docs/reviewers.md#headless-runs-and-hooks-only)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""`omp memory sync`: re-render the managed blocks from the stores (SPEC §7.3)."""
+"""`omp memory sync`: re-render the managed blocks from the stores (docs/behaviour.md#project-memory-and-the-managed-block)."""
 
 from __future__ import annotations
 

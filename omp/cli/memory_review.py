@@ -1,4 +1,4 @@
-"""`omp memory-review` (SPEC §5): review a session, sweep the project, preview, or undo.
+"""`omp memory-review` (docs/behaviour.md#the-review-run): review a session, sweep the project, preview, or undo.
 
 - `omp memory-review [--session ID|latest] [--model M] [--reviewer NAME] [--force] [--json]`
   runs the review (`omp.review.pipeline`);

@@ -1,6 +1,6 @@
 """Option decorators and argument types shared by several commands.
 
-Every number the CLI takes is bounded here (SPEC §3: days ≤ 36500, and counts and item numbers
+Every number the CLI takes is bounded here (docs/reference/config.md: days ≤ 36500, and counts and item numbers
 no person would exceed), so a value such as `--days 100000000000` is a usage error (exit 2,
 nothing changed) instead of an overflow deep in the library.
 """
@@ -63,7 +63,7 @@ def _plain(number: float) -> str:
 
 
 def days_type(*, fraction: bool = False) -> Bounded:
-    """A number of days: 0 to 36500 (SPEC §3); with `fraction`, more than 0 and may be 0.5."""
+    """A number of days: 0 to 36500 (docs/reference/config.md); with `fraction`, more than 0 and may be 0.5."""
     return Bounded(0, MAX_DAYS, "days", fraction=fraction, low_open=fraction)
 
 

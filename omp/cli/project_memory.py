@@ -1,4 +1,4 @@
-"""`omp project-memory ...`: read and curate project memory (SPEC §7.2).
+"""`omp project-memory ...`: read and curate project memory (docs/reference/commands.md).
 
 Parses arguments, calls `omp.memory.manage`, renders the result, and refreshes the managed
 block after every change. A bad number, unknown id or missing argument exits 2 with the usage
@@ -308,7 +308,7 @@ def dismiss_cmd(numbers: tuple[int, ...], all_items: bool, reason: str | None, r
     _refresh(paths)
 
 
-# The short forms SPEC §7.2 names: the same commands, since a pending item is a directive, a
+# The short forms docs/reference/commands.md names: the same commands, since a pending item is a directive, a
 # removal proposal or a proposed note alike.
 cli.add_command(promote_cmd, "promote")
 cli.add_command(dismiss_cmd, "dismiss")

@@ -1,4 +1,4 @@
-"""`omp trust [--root DIR] [--yes] [--revoke]` (SPEC §3.1)."""
+"""`omp trust [--root DIR] [--yes] [--revoke]` (docs/trust.md#a-repository-never-chooses-what-runs)."""
 
 from __future__ import annotations
 

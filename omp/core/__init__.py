@@ -1,7 +1,7 @@
 """The rules the hook fast path and the library share, each defined once (STYLE.md).
 
 The sessionStart / sessionEnd hooks (omp.hooks) must start within a few milliseconds of a bare
-`python -c pass` (SPEC §12), so they cannot import the library (dataclasses, pathlib, fsio,
+`python -c pass` (docs/performance.md#where-speed-matters), so they cannot import the library (dataclasses, pathlib, fsio,
 click...). Whatever both sides need lives here instead, and the library wraps it with its richer
 API (ProjectPaths, errors that name the fix):
 

@@ -1,4 +1,4 @@
-"""The sessionStart context of `memory-inject=hook`, cached (SPEC §9.3, §12).
+"""The sessionStart context of `memory-inject=hook`, cached (docs/behaviour.md#copilot-integration, docs/performance.md#where-speed-matters).
 
 Rendering the managed block's content (omp.memory.block.hook_context, which re-sanitises every
 text) imports most of the memory library: several times the hook's budget. So the rendered

@@ -1,7 +1,7 @@
 """The managed block's markers, and whether the project's instruction file needs a sync.
 
 omp.memory.block writes the block between these markers; sessionStart checks with one read or
-one stat whether the file is in step with the mode (SPEC §7.3), and only then runs the library.
+one stat whether the file is in step with the mode (docs/behaviour.md#project-memory-and-the-managed-block), and only then runs the library.
 """
 
 from __future__ import annotations

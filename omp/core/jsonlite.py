@@ -1,4 +1,4 @@
-"""JSON without importing `json`, for the hook path (SPEC §12).
+"""JSON without importing `json`, for the hook path (docs/performance.md#where-speed-matters).
 
 `import json` imports `re` (and `enum`, `functools`...): measured +16 ms of a fresh wheel
 venv's start-up on this machine, which put sessionEnd at +30 ms over `python -c pass`, beyond

@@ -1,4 +1,4 @@
-"""Where things live (SPEC §2): the state names, the homes, the project root, the session-id rule.
+"""Where things live (docs/files.md#where-things-live): the state names, the homes, the project root, the session-id rule.
 
 Names are relative to the project root `R` (or to a home): `os.path.join(root, PENDING_MD)`.
 omp.paths builds its ProjectPaths / GlobalPaths from these, and the hooks use them directly.
@@ -119,7 +119,7 @@ def project_root(cwd: str | None) -> str | None:
 
 
 def git_project_root(cwd: str | None) -> str | None:
-    """The git repository around `cwd`; None outside one (SPEC §9.2).
+    """The git repository around `cwd`; None outside one (docs/trust.md#hooks-create-nothing-outside-a-git-project).
 
     A hook never creates anything in a folder that is not inside a git repository: Copilot can
     run anywhere (`/`, the home folder, a downloads folder), and a global memory-mode must not

@@ -1,4 +1,4 @@
-"""When memory mode was turned on for a project (SPEC §5 `--sweep`).
+"""When memory mode was turned on for a project (docs/behaviour.md#the-review-run `--sweep`).
 
 A sweep reviews only sessions that ended after this time, since each older one is a billed model
 call the user never asked for. Written by `omp config set memory-mode on` / `omp trust`, else the

@@ -3,7 +3,7 @@
 After `omp install`, a project where nobody ever set `memory-mode` is reviewed by nobody: the
 default is `off`, and "remember that we use yarn" would be lost without a word. So the first
 sessionStart in such a git project (or the first `omp -p` / `omp launch` run there) says that omp
-is not reviewing it and how to turn it on, then never again there (SPEC §9.3, §9.4):
+is not reviewing it and how to turn it on, then never again there (docs/behaviour.md#copilot-integration, docs/reviewers.md#headless-runs-and-hooks-only):
 
 - only when no layer sets `memory-mode` (hook_settings' DEFAULTED): an environment, project or
   global config that says `off` chose it, and hears nothing;

@@ -6,7 +6,7 @@ reads the same files by the same rules.
 The pending checklist (`R/.omp/memory-review/pending-directives.md`) is written by omp and may
 be edited by hand, so it is read tolerantly: up to 12 spaces of indentation, a `-`/`*`/`+`
 bullet, `[ ]`/`[]`/`[x]`/`[X]`, the text stripped; `FORGET: text` (any case) proposes a removal,
-`NOTE: title` a note (a fact found outside the user's words, SPEC §5.4).
+`NOTE: title` a note (a fact found outside the user's words, docs/behaviour.md#what-gets-written).
 A line repeated is one item. Read without `re`, whose import alone would cost the hook more
 than its budget allows in a fresh install (omp.core.jsonlite says why).
 """

@@ -1,7 +1,7 @@
 """The config layers and the trust check, as the hook and omp.config / omp.trust all apply them.
 
 Per key, the first layer that sets it wins: the environment (`OMP_<KEY>`), the project's
-`R/.omp/config.json` — only when trusted (SPEC §3.1) — then `G/config.json`, then the default.
+`R/.omp/config.json` — only when trusted (docs/trust.md#a-repository-never-chooses-what-runs) — then `G/config.json`, then the default.
 A project config is trusted when its sha256 is the one (or the previous one) `G/trust.json`
 records under the project's real path.
 
@@ -62,7 +62,7 @@ ENV = -1  # first_setting's index for the environment
 
 
 def first_setting(name: str, env: Mapping[str, str], layers: list[dict[str, Any]]) -> tuple[int, Any] | None:
-    """The one order of the layers (SPEC §3): (ENV, text) when the environment sets `name`, else
+    """The one order of the layers (docs/reference/config.md): (ENV, text) when the environment sets `name`, else
     (index, value) of the first file layer that does, else None (the default applies).
     omp.config.resolve (every key) and hook_settings (the hook's two) both ask this."""
     raw = env_setting(name, env)
@@ -83,7 +83,7 @@ def is_reviewer_session(env: Mapping[str, str]) -> bool:
 
 
 # ---------------------------------------------------------------------------------------------
-# trust (SPEC §3.1)
+# trust (docs/trust.md#a-repository-never-chooses-what-runs)
 
 
 def sha256_hex(raw: bytes) -> str:

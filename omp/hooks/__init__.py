@@ -1,4 +1,4 @@
-"""Copilot's sessionStart / sessionEnd hooks: the fast path (SPEC §9.2, §9.3, §12).
+"""Copilot's sessionStart / sessionEnd hooks: the fast path (docs/trust.md#hooks-create-nothing-outside-a-git-project, docs/behaviour.md#copilot-integration, docs/performance.md#where-speed-matters).
 
     python -m omp.hooks session-start   <  {"sessionId", "cwd", "source", ...}
     python -m omp.hooks session-end     <  {"sessionId", "cwd", "reason", ...}
@@ -15,7 +15,7 @@ Copilot runs these around every session, so they must be quick and must never br
   the user never sees it; it injects the block's content in `memory-inject=hook` mode, and
   brings the instruction file to what the mode demands when it is out of step (start.py).
 
-SPEC §12 allows sessionEnd 25 ms over a bare `python -c pass`; importing the library
+docs/performance.md#where-speed-matters allows sessionEnd 25 ms over a bare `python -c pass`; importing the library
 (dataclasses, pathlib, fsio, the stores) costs several times that. So at module level these
 modules import only the standard library's cheap parts and `omp.core`, where every rule they
 share with the library lives once. The library runs only when something is unusual (a setting
@@ -23,7 +23,7 @@ only it can judge, a cache to render, an instruction file to sync) — imported 
 function that needs it.
 
 Hooks act only inside a git repository, and sessionEnd only for a session whose
-`events.jsonl` is a regular file: a hook never creates anything anywhere else (SPEC §9.2).
+`events.jsonl` is a regular file: a hook never creates anything anywhere else (docs/trust.md#hooks-create-nothing-outside-a-git-project).
 """
 
 from omp.hooks.entry import main, run

@@ -1,4 +1,4 @@
-"""sessionEnd: detach the review of the session that ended (SPEC §9.2)."""
+"""sessionEnd: detach the review of the session that ended (docs/trust.md#hooks-create-nothing-outside-a-git-project)."""
 
 from __future__ import annotations
 
@@ -56,7 +56,7 @@ def session_end(payload: Mapping[str, Any], env: Mapping[str, str]) -> HookResul
     root, _ = found
     if session_events(session_id) is None:
         # Nothing to review (the run failed before its first turn, or the "log" is a FIFO or
-        # a device): start nothing, create nothing (SPEC §9.2).
+        # a device): start nothing, create nothing (docs/trust.md#hooks-create-nothing-outside-a-git-project).
         return HookResult({}, "no events.jsonl")
     from omp.detach import start_review  # only when a review starts: it is not free to import
 

@@ -1,4 +1,4 @@
-"""Saying once that omp is installed but not reviewing this project (SPEC §9.3, §9.4): the claim.
+"""Saying once that omp is installed but not reviewing this project (docs/behaviour.md#copilot-integration, docs/reviewers.md#headless-runs-and-hooks-only): the claim.
 
 omp.core.notice holds the rules and the words; this module creates the project's record — the
 one step that needs the library (omp.fsio, imported here only then, once per project) — and

@@ -1,4 +1,4 @@
-"""sessionStart: what the session is told (SPEC §9.3) and the instruction file's convergence.
+"""sessionStart: what the session is told (docs/behaviour.md#copilot-integration) and the instruction file's convergence.
 
 - the nudge names what waits for the user (pending proposals, skill drafts, failed or queued
   reviews, an ignored untrusted config) and asks the model to pass it on, since the user never
@@ -8,7 +8,7 @@
   and the command that turns it on (omp.core.notice; one stat once it was said);
 - the instruction file is brought to what the mode demands even when nothing ran `omp memory
   sync` — a global switch to `hook` mode, or another tool (Copilot's `/chronicle improve`)
-  rewriting the file (SPEC §7.3). The check is one read or one stat; the library (heavy to
+  rewriting the file (docs/behaviour.md#project-memory-and-the-managed-block). The check is one read or one stat; the library (heavy to
   import) runs only when something is off.
 """
 
@@ -79,7 +79,7 @@ def memory_context(root: str, env: Mapping[str, str]) -> str:
     if context is not None:
         return context
     if not os.path.isdir(os.path.join(root, layout.STATE_DIR)):
-        # No memory here yet, and a hook creates no `.omp/` just to cache that (SPEC §9.2).
+        # No memory here yet, and a hook creates no `.omp/` just to cache that (docs/trust.md#hooks-create-nothing-outside-a-git-project).
         return ""
     try:
         from omp.memory.block import refresh_hook_context  # the cache missed: render (heavy)

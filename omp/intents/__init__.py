@@ -1,6 +1,6 @@
 """What a user message asks for in so many words: a standing rule, a forget request, a correction.
 
-This is the grammar behind the explicit pass (SPEC §5.3) and the packet's priorities (§4.3). It
+This is the grammar behind the explicit pass (docs/reviewer-answer-schema.md) and the packet's priorities (§4.3). It
 is pure text analysis with no model (regular expressions, and one Aho-Corasick sweep for its
 first look: omp.substrings): it must run on every review.
 

@@ -1,4 +1,4 @@
-"""Judgements on one user message or sentence for the packet and the note gate (SPEC §4.3, §5.3):
+"""Judgements on one user message or sentence for the packet and the note gate (docs/explicit-requests-and-eval.md#the-packet, docs/reviewer-answer-schema.md):
 a correction, a message to keep, a question, a one-off, a CJK imperative."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from omp.intents.spoken import _FENCE, _QUOTE_LINE, _mask
 from omp.lazyre import lazy
 
 # ---------------------------------------------------------------------------------------------
-# corrections, for the packet's priorities (SPEC §4.3)
+# corrections, for the packet's priorities (docs/explicit-requests-and-eval.md#the-packet)
 
 _CORRECTION = lazy(
     # "No problem, go ahead." and "Actually works great now" agree; "Hmm, no —", "Ugh, no." do not.

@@ -1,4 +1,4 @@
-"""One spoken sentence → the explicit request it makes, or None (SPEC §5.3): a trigger and what
+"""One spoken sentence → the explicit request it makes, or None (docs/reviewer-answer-schema.md): a trigger and what
 stands before it, a saved rule, a conditional convention, the standing word later; then judged
 whole (scope, fragments) and the rule's text cut from the sentence."""
 

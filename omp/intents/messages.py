@@ -1,4 +1,4 @@
-"""A whole user message → its explicit requests (SPEC §5.3): the first look (trigger stems), a
+"""A whole user message → its explicit requests (docs/reviewer-answer-schema.md): the first look (trigger stems), a
 huge message's head and tail, lists introduced by a line that asks to keep them, requests that
 point back at an earlier sentence."""
 

@@ -1,4 +1,4 @@
-"""The phrase tables of the grammar, per language (SPEC §5.3): what may stand before a trigger,
+"""The phrase tables of the grammar, per language (docs/reviewer-answer-schema.md): what may stand before a trigger,
 the trigger families, questions, one-off scope, jokes and reported speech."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Explicit requests in Polish and Russian (SPEC §5.3, issue 35): the grammar of omp.intents —
+"""Explicit requests in Polish and Russian (docs/reviewer-answer-schema.md, issue 35): the grammar of omp.intents —
 a standing word or a remember word, what may stand before it (courtesy, a condition, a polite
 ask or a modal, "we"), then an imperative, a modal or the team's practice — for two languages
 whose words and verb forms it does not know.

@@ -1,4 +1,4 @@
-"""An explicit request found in a user message (SPEC §5.3): what the grammar returns."""
+"""An explicit request found in a user message (docs/reviewer-answer-schema.md): what the grammar returns."""
 
 from __future__ import annotations
 
@@ -18,5 +18,5 @@ class Request(Struct, frozen=True):
     text: str  # the rule (or what to forget), in the user's words
     sentence: str  # the sentence it came from: the evidence
     # False: the user may not have meant a standing rule (the standing word only at the end, a
-    # request pointing back at another message): a model reviewer decides (SPEC §5.3).
+    # request pointing back at another message): a model reviewer decides (docs/reviewer-answer-schema.md).
     certain: bool = True

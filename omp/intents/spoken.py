@@ -1,4 +1,4 @@
-"""What the user said in a message, and its sentences (SPEC §5.3): pasted code, quotes, logs,
+"""What the user said in a message, and its sentences (docs/reviewer-answer-schema.md): pasted code, quotes, logs,
 files and pages dropped; inline code and quoted strings masked."""
 
 from __future__ import annotations

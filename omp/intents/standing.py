@@ -1,4 +1,4 @@
-"""Structure and scope around the explicit-request grammar (omp.intents, SPEC §5.3, issue 35).
+"""Structure and scope around the explicit-request grammar (omp.intents, docs/reviewer-answer-schema.md, issue 35).
 
 The grammar reads one sentence; real messages need more than that, measured on real
 developer–assistant conversations:

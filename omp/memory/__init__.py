@@ -1,1 +1,1 @@
-"""Project memory: the stores of SPEC §7 and the managed block."""
+"""Project memory: the stores of docs/behaviour.md#project-memory-and-the-managed-block and the managed block."""

@@ -1,5 +1,5 @@
 """`MemoryBatch`: the project's memory stores, read under the project lock, and the methods that
-change them (SPEC §5.4, §7). Open one with `omp.memory.store.memory_batch`, never directly.
+change them (docs/behaviour.md#what-gets-written, docs/behaviour.md#project-memory-and-the-managed-block). Open one with `omp.memory.store.memory_batch`, never directly.
 
 Each proposal gets an `ItemResult`: written, duplicate (of what), or rejected (why, with its
 `RejectionCode`). Proposed text is neutralised (one line, no list syntax, no comment markers)
@@ -45,7 +45,7 @@ from omp.project import global_lock
 
 Scope = Literal["project", "global"]
 
-# Hard limits on what a batch accepts (the review validates tighter ones, SPEC §5.3); they keep a
+# Hard limits on what a batch accepts (the review validates tighter ones, docs/reviewer-answer-schema.md); they keep a
 # hand-made or buggy call from writing absurd items.
 MAX_DIRECTIVE = 2000
 MAX_TITLE = 300
@@ -231,7 +231,7 @@ class MemoryBatch:
     def propose_notes(self, proposals: list[NoteProposal]) -> list[ItemResult]:
         """Queue notes for a human: facts a review found outside the user's words (a web page, a
         network command's output, the assistant), which the note gate does not apply at once
-        (SPEC §5.4). Checked as a note is, then kept with their body and source; a note
+        (docs/behaviour.md#what-gets-written). Checked as a note is, then kept with their body and source; a note
         dismissed before (a tombstone) or already known is never queued again."""
         results: list[ItemResult] = []
         index = self._index("add")
@@ -410,12 +410,12 @@ class MemoryBatch:
 
     def save_directives(self) -> None:
         # Recording the bytes written as trusted is safe only when what they were built from was
-        # trusted: rewriting a committed or pulled file would launder every entry in it (SPEC §3.1).
+        # trusted: rewriting a committed or pulled file would launder every entry in it (docs/trust.md#a-repository-never-chooses-what-runs).
         self.check_directives_writable()
         text = dirs.render_directives(self.directives)
         self.writer.write(self.paths.directives, text)
         # The bytes omp wrote are the ones its block shows (omp.trust): a file a repository
-        # committed is not (SPEC §3.1's rule, for the rules every session is told to follow).
+        # committed is not (docs/trust.md#a-repository-never-chooses-what-runs's rule, for the rules every session is told to follow).
         trust.record_directives(self.paths, text.encode("utf-8"), self.global_paths, held=self.paths.lock)
         self.directives_raw = text.encode("utf-8")
 
@@ -477,7 +477,7 @@ def _unsafe(*texts: str | None, check_injection: bool = True) -> Refusal | None:
 
 def _note_as_stored(proposal: NoteProposal, check_injection: bool) -> tuple[str, str, Refusal | None]:
     """A note's title and body as the store would write them (one line, hidden Markdown removed,
-    SPEC §5.4), and why it is refused, if it is: the same checks whether it is written at once
+    docs/behaviour.md#what-gets-written), and why it is refused, if it is: the same checks whether it is written at once
     or proposed for a human."""
     title = neutralise_title(proposal.title)
     body = neutralise_body(proposal.body or "")

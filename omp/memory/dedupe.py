@@ -1,4 +1,4 @@
-"""When two memory items say the same thing (SPEC §5.4, §7.2).
+"""When two memory items say the same thing (docs/behaviour.md#what-gets-written, docs/reference/commands.md).
 
 Two texts are duplicates when
 

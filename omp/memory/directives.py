@@ -1,4 +1,4 @@
-"""Directives: the active stores, the pending queue and the decisions log (SPEC §7.1).
+"""Directives: the active stores, the pending queue and the decisions log (docs/files.md#what-omp-writes).
 
 - Active: `R/.omp/project-memory.json` (and `G/directives.json`, same shape)
   `{"version": 2, "directives": [{"text", "added_at", "source"}]}`. A legacy plain list of

@@ -1,4 +1,4 @@
-"""Skill drafts (SPEC §7.1) and their promotion into Copilot skills.
+"""Skill drafts (docs/files.md#what-omp-writes) and their promotion into Copilot skills.
 
 A draft is `R/.omp/self-evolve/drafts/<slug>/SKILL.md`:
 

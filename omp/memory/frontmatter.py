@@ -11,7 +11,7 @@ its text, not the characters ">-". `BaseLoader` keeps every scalar a string (a b
 kept as its JSON text. A front matter that is opened but never closed, or is not YAML, is
 unreadable: the caller names the file and never rewrites it.
 
-One shortcut, because importing PyYAML costs a review ≈ 18 ms (SPEC §12) and most front matter
+One shortcut, because importing PyYAML costs a review ≈ 18 ms (docs/performance.md#where-speed-matters) and most front matter
 is omp's own: a block that is exactly what `render` writes — every line `key: value`, each value
 bare or a JSON string literal, rendering the values read gives the same text byte for byte, and
 no character a YAML reader treats apart (tabs, controls, NEL, U+2028/2029, non-characters) — is

@@ -1,4 +1,4 @@
-"""The `.gitignore` managed block (SPEC §7.4): added once, when omp first creates `R/.omp`."""
+"""The `.gitignore` managed block (docs/writes-and-undo.md#leftovers-of-killed-runs): added once, when omp first creates `R/.omp`."""
 
 from __future__ import annotations
 

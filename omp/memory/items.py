@@ -34,7 +34,7 @@ def set_frozen_field(record: Struct, name: str, value: Any) -> None:
 class RejectionCode(Code):
     """Why an item was refused. Stable: tests pin the set (tests/test_outcome_codes.py)."""
 
-    # the answer's shape (SPEC §5.3)
+    # the answer's shape (docs/reviewer-answer-schema.md)
     NOT_A_LIST = "not-a-list"
     NOT_AN_OBJECT = "not-an-object"
     FIELD_MISSING = "field-missing"
@@ -43,7 +43,7 @@ class RejectionCode(Code):
     TOO_LONG = "too-long"
     BAD_SLUG = "bad-slug"
     OVER_LIMIT = "over-limit"
-    # the evidence (SPEC §5.3)
+    # the evidence (docs/reviewer-answer-schema.md)
     EVIDENCE_TOO_SHORT = "evidence-too-short"
     EVIDENCE_PROVES_NOTHING = "evidence-proves-nothing"
     EVIDENCE_NOT_FOUND = "evidence-not-found"
@@ -53,10 +53,10 @@ class RejectionCode(Code):
     RULE_NOT_FROM_USER = "rule-not-from-user"
     EXPLICIT_WINS = "explicit-wins"
     NOT_STANDING = "not-standing"  # an uncertain explicit request the model reviewer judged no standing rule
-    # safety (SPEC §6)
+    # safety (docs/safety.md)
     SECRET = "secret"
     INJECTION = "injection"
-    # the note gate: a note applied without a human is an inert fact (SPEC §5.4)
+    # the note gate: a note applied without a human is an inert fact (docs/behaviour.md#what-gets-written)
     NOTE_READS_AS_RULE = "note-reads-as-rule"
     NOTE_HOLDS_COMMAND = "note-holds-command"
     NOTE_EVIDENCE_NOT_A_STATEMENT = "note-evidence-not-a-statement"

@@ -1,4 +1,4 @@
-"""The undo journal of a review (SPEC §5.4): what it created or changed, item by item.
+"""The undo journal of a review (docs/behaviour.md#what-gets-written): what it created or changed, item by item.
 
 `R/.omp/memory-review/journal/<session>.json`:
 
@@ -213,7 +213,7 @@ class Writer:
 
 
 def cleanup_journals(paths: ProjectPaths, max_age_days: int = JOURNAL_RETENTION_DAYS) -> int:
-    """Delete journals not written for `max_age_days` (SPEC §7.4); returns how many."""
+    """Delete journals not written for `max_age_days` (docs/writes-and-undo.md#leftovers-of-killed-runs); returns how many."""
     cutoff = time.time() - max_age_days * 86400
     removed = 0
     try:

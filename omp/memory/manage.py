@@ -1,4 +1,4 @@
-"""What a human does with project memory: the library behind `omp project-memory` (SPEC §7.2).
+"""What a human does with project memory: the library behind `omp project-memory` (docs/reference/commands.md).
 
 Each function opens the stores once (under the project lock, through `memory_batch`), checks
 its arguments *before* changing anything (a bad index or unknown id is a UsageError: exit 2,

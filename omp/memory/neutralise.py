@@ -1,4 +1,4 @@
-"""Making proposed text safe to store and to inject (SPEC §6.2).
+"""Making proposed text safe to store and to inject (docs/secrets-and-poisoning.md#planted-rules).
 
 Two different jobs:
 
@@ -108,7 +108,7 @@ def neutralise_title(text: str) -> str:
 
 
 # ---------------------------------------------------------------------------------------------
-# Hidden Markdown (SPEC §5.4, §6.2). An agent reads a note's Markdown as typed; a person reads it
+# Hidden Markdown (docs/behaviour.md#what-gets-written, docs/secrets-and-poisoning.md#planted-rules). An agent reads a note's Markdown as typed; a person reads it
 # rendered. What only the first sees is removed, so a note says the same to both. The scan reads
 # left to right as CommonMark does (a code span and a comment compete: the first to start wins);
 # where it cannot tell, it removes (the safe side: a few visible words lost, never hidden ones kept).

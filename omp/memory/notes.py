@@ -1,4 +1,4 @@
-"""Notes: durable facts about the project, one Markdown file each (SPEC §7.1).
+"""Notes: durable facts about the project, one Markdown file each (docs/files.md#what-omp-writes).
 
 `R/.omp/memory/notes/<id>.md`:
 
@@ -103,7 +103,7 @@ def read_note(path: Path) -> Note:
         title = title or first[2:].strip()
         body = rest.lstrip("\n")
     # A note an older omp stored (or a repository committed) may hold hidden Markdown: it is
-    # read as it renders, so the block and `omp project-memory read` never pass it on (SPEC §5.4).
+    # read as it renders, so the block and `omp project-memory read` never pass it on (docs/behaviour.md#what-gets-written).
     title, body = _shown(title).strip(), _shown(body).strip("\n")
     created = fields.get("created", "")
     if parse_created(created) is None:
@@ -168,7 +168,7 @@ def note_path(folder: Path, note_id: str) -> Path:
 
 
 def clean_title(title: str) -> str:
-    """The title a note is stored under: one line, without hidden Markdown (SPEC §5.4)."""
+    """The title a note is stored under: one line, without hidden Markdown (docs/behaviour.md#what-gets-written)."""
     return neutralise_title(title) or UNTITLED
 
 

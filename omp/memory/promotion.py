@@ -1,4 +1,4 @@
-"""Approved pending items made active (SPEC §7.2): a directive joins the active store, a FORGET
+"""Approved pending items made active (docs/reference/commands.md): a directive joins the active store, a FORGET
 proposal removes the directives and notes it matches, a proposed NOTE is written as a note (through
 the note store, neutralised and checked as any note). Every decision is recorded.
 

@@ -1,4 +1,4 @@
-"""What opening a batch does on its own, before any caller's change (SPEC §7.2, §7.4).
+"""What opening a batch does on its own, before any caller's change (docs/reference/commands.md, docs/writes-and-undo.md#leftovers-of-killed-runs).
 
 - `reconcile`: the pending queue brought in step with its checklist, which a human may have
   edited: a ticked box is an approval (promoted), a deleted line a dismissal (tombstoned), a line
@@ -51,7 +51,7 @@ def reconcile(batch: MemoryBatch) -> None:
     if foreign:
         # A tick on a line omp never queued on this machine (a committed or pulled checklist, a
         # line typed and ticked at once) is not an approval: it stays pending, unticked, for the
-        # user to see in `pending` and promote by number (SPEC §3.1).
+        # user to see in `pending` and promote by number (docs/trust.md#a-repository-never-chooses-what-runs).
         batch.pending.extend(foreign)
         batch.housekeeping.ticked_not_queued.extend(t.label for t in foreign)
         ticked = [t for t in ticked if t not in foreign]
@@ -62,7 +62,7 @@ def reconcile(batch: MemoryBatch) -> None:
         batch.housekeeping.held_ticked.extend(t.label for t in ticked)
         ticked = []
     if ticked:
-        # Here, not at the top: every memory batch reconciles, few have ticked items (SPEC §12).
+        # Here, not at the top: every memory batch reconciles, few have ticked items (docs/performance.md#where-speed-matters).
 
         promote_items(batch, ticked, "project", "ticked in pending-directives.md")
         batch.housekeeping.promoted_ticked.extend(t.label for t in ticked)

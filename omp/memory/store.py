@@ -1,4 +1,4 @@
-"""The project memory stores as one unit of work: `MemoryBatch` (SPEC §5.4, §7).
+"""The project memory stores as one unit of work: `MemoryBatch` (docs/behaviour.md#what-gets-written, docs/behaviour.md#project-memory-and-the-managed-block).
 
 Everything that changes project memory goes through a batch, which exists only while the
 project lock is held:
@@ -83,7 +83,7 @@ def memory_batch(
 def check_stores(paths: ProjectPaths, session: str | None = None) -> None:
     """Read every store the apply step reads, under the lock, writing nothing.
 
-    A review runs this before it claims the session or calls the reviewer (SPEC §5 "Order of
+    A review runs this before it claims the session or calls the reviewer (docs/behaviour.md#the-review-run "Order of
     work"): a store that does not parse raises CorruptFileError naming the file, so a broken
     project never costs a model call and leaves no claim or queue entry behind.
     """

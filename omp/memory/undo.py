@@ -1,4 +1,4 @@
-"""`omp memory-review undo SESSION`, item by item (SPEC §5).
+"""`omp memory-review undo SESSION`, item by item (docs/behaviour.md#the-review-run).
 
 Undo takes back what the review(s) of one session added — its notes, its pending queue items,
 its skill drafts — and puts back the notes it pruned (`memory-note-auto-keep`). It never

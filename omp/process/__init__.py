@@ -1,4 +1,4 @@
-"""Starting, running and ending processes: the one place omp does it (SPEC §5.1, §5.2, §9.2, §9.4).
+"""Starting, running and ending processes: the one place omp does it (docs/behaviour.md#exactly-once-claims-the-retry-queue-and-sweeps, docs/reviewers.md, docs/trust.md#hooks-create-nothing-outside-a-git-project, docs/reviewers.md#headless-runs-and-hooks-only).
 
 Six things, one set of rules, portable through psutil where POSIX and Windows differ:
 
@@ -36,7 +36,7 @@ POSIX-only calls (`os.killpg`, `SIGKILL`, sessions, `tcgetpgrp`) appear in this 
 else in omp (tests/test_process_module.py checks it), each behind a check for the platform.
 
 Light at import (os, sys, time): the sessionEnd hook imports this package to detach its review,
-and importing subprocess alone would eat a third of its budget (SPEC §12). subprocess, signal,
+and importing subprocess alone would eat a third of its budget (docs/performance.md#where-speed-matters). subprocess, signal,
 threading and psutil load inside the functions that use them. Paths are plain strings for the
 same reason.
 

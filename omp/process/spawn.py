@@ -77,7 +77,7 @@ def spawn_detached(
 
 def _posix_spawn(argv: list[str], log_path: str, cwd: str | os.PathLike[str] | None, env: dict[str, str]) -> int:
     """posix_spawn instead of subprocess: importing subprocess alone would eat a third of the
-    sessionEnd hook's time budget (SPEC §12)."""
+    sessionEnd hook's time budget (docs/performance.md#where-speed-matters)."""
     actions: list[tuple[object, ...]] = [
         (os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0),
         (os.POSIX_SPAWN_OPEN, 1, log_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644),

@@ -1,1 +1,1 @@
-"""The review run (SPEC §5): claim, reviewer call, answer validation, safety, apply, ledger."""
+"""The review run (docs/behaviour.md#the-review-run): claim, reviewer call, answer validation, safety, apply, ledger."""

@@ -1,4 +1,4 @@
-"""The reviewer's answer: find it, validate it, verify its evidence (SPEC §5.3).
+"""The reviewer's answer: find it, validate it, verify its evidence (docs/reviewer-answer-schema.md).
 
 The answer is one JSON object with `"schema": "omp.review.v1"`, somewhere in the reviewer's
 output. Models wrap it in code fences or prose (sometimes prose with braces of its own), so the
@@ -122,7 +122,7 @@ class Validation(Struct):
 # ---------------------------------------------------------------------------------------------
 # finding the object
 #
-# Bounded in size, nesting depth and time (SPEC §5.1): a reviewer's output is untrusted. One
+# Bounded in size, nesting depth and time (docs/behaviour.md#exactly-once-claims-the-retry-queue-and-sweeps): a reviewer's output is untrusted. One
 # forward pass pairs the brackets (strings skipped by a regular expression, so a brace inside a
 # string is not one); each `{…}` it closes that holds a `"schema"` key is decoded with the
 # standard decoder. Outside every object the text is prose: a quote or a `[` there means nothing.
@@ -260,7 +260,7 @@ _SPACE = lazy(r"\s+")
 
 def fold_for_evidence(text: str) -> str:
     """Unicode (NFKC), typographic quotes, case and whitespace folded away: how a quote is
-    compared with what was said (SPEC §5.3), and explicit requests and eval labels with text."""
+    compared with what was said (docs/reviewer-answer-schema.md), and explicit requests and eval labels with text."""
     text = unicodedata.normalize("NFKC", text).translate(_QUOTES).casefold()
     return _SPACE.sub(" ", text).strip()
 
@@ -365,7 +365,7 @@ def _on_word_boundaries(quote: str, text: str) -> bool:
 # Where a quote can come from. A user message holds two: what the user said ("user") and what
 # they pasted into it ("paste": code blocks, quoted lines, a pasted file, log or page; what the
 # explicit pass reads as not theirs, `omp.intents.spoken_lines`). A rule quoting only the paste
-# is a page's rule, not the user's (SPEC §5.3).
+# is a page's rule, not the user's (docs/reviewer-answer-schema.md).
 PASTED = "paste"
 
 

@@ -1,4 +1,4 @@
-"""Exactly-once reviews: the claim file (SPEC §5.1).
+"""Exactly-once reviews: the claim file (docs/behaviour.md#exactly-once-claims-the-retry-queue-and-sweeps).
 
 `R/.omp/memory-review/claims/<id>.json` holds `{pid, pid_started_at, host, started_at, state,
 cursor, timeout, ...}`. `state` is `running` while a review works and `done` afterwards; `cursor` is the
@@ -178,7 +178,7 @@ def own_start_time() -> float | None:
 
 
 def claim_age(record: ClaimRecord, now: float, file_time: float | None = None) -> float:
-    """Seconds since the claim was made, from times it cannot fake into the future (SPEC §5.1).
+    """Seconds since the claim was made, from times it cannot fake into the future (docs/behaviour.md#exactly-once-claims-the-retry-queue-and-sweeps).
 
     `started_at` is whatever the file says: a claim stamped tomorrow would never grow old. The
     age is counted from the earliest of `started_at`, the file's modification time and its
@@ -379,7 +379,7 @@ def release(claim: Claim) -> bool:
 
 
 def record_reviewer(claim: Claim, pid: int) -> bool:
-    """Write the reviewer process this review just started into its claim (SPEC §5.1)."""
+    """Write the reviewer process this review just started into its claim (docs/behaviour.md#exactly-once-claims-the-retry-queue-and-sweeps)."""
     started = start_time(pid)
     try:
         with claims_lock(claim.paths):
@@ -394,7 +394,7 @@ def record_reviewer(claim: Claim, pid: int) -> bool:
 
 
 def end_reviewer_group(record: ClaimRecord) -> int:
-    """Kill what is left of a stale run's reviewer (SPEC §5.1). Returns how many died.
+    """Kill what is left of a stale run's reviewer (docs/behaviour.md#exactly-once-claims-the-retry-queue-and-sweeps). Returns how many died.
 
     The reviewer ran in a process group of its own; omp.process ends the leader only when its
     start time matches the claim's record, and any other member only when it carries this

@@ -1,4 +1,4 @@
-"""The explicit pass: what the user asked, in so many words, to be remembered (SPEC §5.3).
+"""The explicit pass: what the user asked, in so many words, to be remembered (docs/reviewer-answer-schema.md).
 
 Runs on every review, without a model (the `offline` reviewer runs only this). The grammar —
 where a request may stand in a message, its phrasings in seven languages, what is pasted rather
@@ -20,7 +20,7 @@ an attempt, and is not reported; tool output is always reported.
 Explicit requests win over the model: a model item about the same subject as an explicit one
 is dropped in favour of the user's own words.
 
-A request never carries a secret, whole or in part (SPEC §6.1). The message's secrets are found
+A request never carries a secret, whole or in part (docs/secrets-and-poisoning.md). The message's secrets are found
 on the **whole message**, before anything is cut, and a request whose rule or evidence overlaps
 or touches one is rejected as a secret (counted, never shown). Two rules hold even where the
 detector finds nothing: a rule never keeps a part of a longer token (a run without whitespace:
@@ -54,7 +54,7 @@ from omp.review.answer import (
 from omp.safety.finding import SecretFinding
 from omp.safety.secrets import find_secrets, redact
 
-MAX_EXPLICIT = 20  # explicit items one review proposes (SPEC §5.3), whatever their kind
+MAX_EXPLICIT = 20  # explicit items one review proposes (docs/reviewer-answer-schema.md), whatever their kind
 _NOT_FROM_USER = {"tool": "tool output", "assistant": "assistant text"}
 MAX_NOT_FROM_USER = 10  # rejections reported per review: enough to show an attack, not a flood
 SNIPPET_CHARS = 100
@@ -64,7 +64,7 @@ CONTEXT_CHARS = 300  # of the message a pointing request may point at, shown to 
 
 
 class Candidate(Struct, frozen=True):
-    """A request the explicit pass is not sure of (SPEC §5.3): the standing word only at the end,
+    """A request the explicit pass is not sure of (docs/reviewer-answer-schema.md): the standing word only at the end,
     "every time I …", a request in a later clause, a "remember this" resolved to the message
     before it, or not resolved at all (`text` empty). The `offline` reviewer proposes those that
     have a text (a human approves every explicit item anyway); a model reviewer gets all of them
@@ -181,7 +181,7 @@ def _pointing_back(text: str, previous: str, answered: MessageLike | None, seq: 
     offer = offered(answered.text) if answered is not None else None
     if offer is not None:
         # "Should I also add type hints …?" — "yes, always do that": the rule's words would be the
-        # assistant's, and rules never come from its words (SPEC §5.3): not proposed; a model
+        # assistant's, and rules never come from its words (docs/reviewer-answer-schema.md): not proposed; a model
         # reviewer sees the request with the offer it answers.
         where = f"explicit (user message #{seq})"
         result.uncertain.append(_candidate(where, text, "", f"assistant: {offer}"))
@@ -196,7 +196,7 @@ def _pointing_back(text: str, previous: str, answered: MessageLike | None, seq: 
 
 
 # ---------------------------------------------------------------------------------------------
-# secrets in a request (SPEC §6.1)
+# secrets in a request (docs/secrets-and-poisoning.md)
 
 # A token: a run without whitespace, which a Chinese, Japanese or Korean character or a
 # fullwidth sign also ends (those scripts put no spaces between words: "以后都用pnpm" holds the
@@ -204,7 +204,7 @@ def _pointing_back(text: str, previous: str, answered: MessageLike | None, seq: 
 _WIDE = "\u1100-\u11ff\u2e80-\u2fff\u3000-\u303f\u3040-\u30ff\u3100-\u31ff\u3400-\u9fff\uac00-\ud7af\uf900-\ufaff\uff00-\uffef"
 _TOKEN = lazy(rf"[^\s{_WIDE}]+")
 _LAST_TOKEN = lazy(rf"[^\s{_WIDE}]+$")
-# The words that announce a credential, in the seven languages of SPEC §5.3. A list is only the
+# The words that announce a credential, in the seven languages of docs/reviewer-answer-schema.md. A list is only the
 # second line here (the detector on the whole message is the first): it catches a password told
 # in prose, which has no shape of its own, when the detector does not.
 _LATIN_CREDENTIAL = (
@@ -398,7 +398,7 @@ def same_subject(a: str, b: str) -> bool:
 
 def decide(found: ExplicitScan, model: list[Proposal]) -> tuple[list[Proposal], list[Rejection]]:
     """The explicit proposals a review keeps once a model reviewer has seen the uncertain
-    candidates (SPEC §5.3): every certain one — what the user asked for in so many words never
+    candidates (docs/reviewer-answer-schema.md): every certain one — what the user asked for in so many words never
     depends on a model — and each uncertain one the model confirmed by quoting its sentence (or,
     for a request pointing back, the sentence it points at); the others are declined, with the
     reason. (`merge` then drops the confirming model item: the user's own words win.)"""
@@ -440,7 +440,7 @@ def merge(explicit: list[Proposal], model: list[Proposal]) -> tuple[list[Proposa
 
 
 def _apply_limits(items: list[Proposal], rejected: list[Rejection]) -> tuple[list[Proposal], list[Rejection]]:
-    """The per-review limits of SPEC §5.3, on the model's items only: explicit requests are the
+    """The per-review limits of docs/reviewer-answer-schema.md, on the model's items only: explicit requests are the
     user's own words and were bounded (MAX_EXPLICIT) when they were found."""
     counts: dict[str, int] = {}
     kept: list[Proposal] = []

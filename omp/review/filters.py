@@ -1,4 +1,4 @@
-"""Safety filters on every proposed item, before anything is written (SPEC §6.1, §6.2).
+"""Safety filters on every proposed item, before anything is written (docs/secrets-and-poisoning.md, docs/secrets-and-poisoning.md#planted-rules).
 
 - an item that carries a secret in any field (evidence included) is rejected and counted by
   kind; the reason names the kind, never the secret. (The packet was redacted, but the explicit

@@ -1,4 +1,4 @@
-"""Housekeeping of the review's own state (SPEC §7.4): claims, journals and queue entries older
+"""Housekeeping of the review's own state (docs/writes-and-undo.md#leftovers-of-killed-runs): claims, journals and queue entries older
 than 90 days, and what killed runs leave behind — the temp files of interrupted atomic writes in
 omp's own folders, and reviewer folders in the temporary directory. A sweep runs all of it
 before it looks for sessions to review; every review removes the leftovers."""
@@ -17,7 +17,7 @@ DAY = 86400.0
 
 
 def clean_old(paths: ProjectPaths, timeout: float, days: float = HOUSEKEEPING_DAYS) -> dict[str, int]:
-    """Remove claims, journals and queue entries older than `days` (SPEC §7.4), and leftovers."""
+    """Remove claims, journals and queue entries older than `days` (docs/writes-and-undo.md#leftovers-of-killed-runs), and leftovers."""
     seconds = days * DAY
     cleaned = {
         "claims": claims.clean_old(paths, seconds, timeout),

@@ -1,4 +1,4 @@
-"""The note gate: a model's note is applied at once only when it is an inert fact (SPEC §5.4, §6.2).
+"""The note gate: a model's note is applied at once only when it is an inert fact (docs/behaviour.md#what-gets-written, docs/secrets-and-poisoning.md#planted-rules).
 
 Notes are written without a human and their titles reach every later Copilot session, so a
 note that reads as an instruction is the road around every other gate. Each validated model

@@ -1,7 +1,7 @@
-"""What a review returns, as data: the request, why it was skipped, what it wrote (SPEC §5).
+"""What a review returns, as data: the request, why it was skipped, what it wrote (docs/behaviour.md#the-review-run).
 
 Control flow reads the codes (`SkipReason`, `omp.memory.items.RejectionCode`, `ItemKind`);
-the sentences beside them are for people. `to_json()` is the `--json` object of SPEC §5, and
+the sentences beside them are for people. `to_json()` is the `--json` object of docs/behaviour.md#the-review-run, and
 the enums' values are the words it has always written (tests/test_outcome_codes.py pins both).
 """
 

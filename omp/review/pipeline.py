@@ -1,4 +1,4 @@
-"""The review pipeline: one session's review, `omp memory-review` (SPEC §5).
+"""The review pipeline: one session's review, `omp memory-review` (docs/behaviour.md#the-review-run).
 
 Order of work, for one session:
 
@@ -100,7 +100,7 @@ def review_context(paths: ProjectPaths, request: ReviewRequest) -> ReviewContext
     backend = (request.reviewer or settings["memory-reviewer"]).strip().lower()
     if backend not in BACKENDS:
         raise UsageError(f"unknown reviewer {backend!r}", "choose one of: " + ", ".join(BACKENDS))
-    if resolved["memory-review-timeout"].origin == "default":  # --reviewer's own default (SPEC §3)
+    if resolved["memory-review-timeout"].origin == "default":  # --reviewer's own default (docs/reference/config.md)
         settings["memory-review-timeout"] = backends.default_timeout(backend)
     model = request.model or settings["memory-review-model"]
     if request.model is not None:
@@ -146,14 +146,14 @@ def skipped_mode_off(paths: ProjectPaths, session: str | None) -> ReviewOutcome:
 
 
 def mode_off_reason(paths: ProjectPaths) -> str:
-    """The skip reason; it names an ignored (untrusted) project config and its fix (SPEC §3.1)."""
+    """The skip reason; it names an ignored (untrusted) project config and its fix (docs/trust.md#a-repository-never-chooses-what-runs)."""
     ignored = trust.ignored_notice(paths)
     return "memory-mode off" + (f"; {ignored}" if ignored else "")
 
 
 def scan_session(events: Path, cursor: int) -> tuple[ExplicitScan, SessionIndex]:
     """Stream the messages since `cursor` once: count them, run the explicit pass, and keep the
-    index the packet is built from (the file is read once, SPEC §12)."""
+    index the packet is built from (the file is read once, docs/performance.md#where-speed-matters)."""
     indexer = SessionIndexer(SessionReader(events, cursor))
     result = scan(indexer.messages())
     return result, indexer.index(result.asking)
@@ -171,7 +171,7 @@ def file_size(path: Path) -> int:
 
 
 def review_session(paths: ProjectPaths, request: ReviewRequest) -> ReviewOutcome:
-    """Review one session (SPEC §5). Never raises for a review failure: see `outcome.failed`."""
+    """Review one session (docs/behaviour.md#the-review-run). Never raises for a review failure: see `outcome.failed`."""
     settings_mode = config.get_value("memory-mode", paths)
     if settings_mode == "off":
         return skipped_mode_off(paths, None if request.session == "latest" else request.session)
@@ -247,7 +247,7 @@ def _claim_skip(verdict: claims.Verdict) -> SkipReason:
 
 def _preflight(ctx: ReviewContext, session_id: str) -> None:
     """Everything that would make the apply step fail, checked before the claim and the reviewer
-    (SPEC §5 "Order of work"): a `.omp`, `.github` or store that links out of the project, a
+    (docs/behaviour.md#the-review-run "Order of work"): a `.omp`, `.github` or store that links out of the project, a
     `.omp` omp cannot write (read-only, a full disk), and a store that does not parse. Raises OmpError naming the file and the fix; nothing is claimed,
     queued or paid for, so a broken project does not loop through retries."""
     from omp.memory.store import check_stores  # (see _apply)
@@ -364,7 +364,7 @@ def _model_pass(ctx: ReviewContext, held: claims.Claim, events: Path, out: _Mode
                               url=ctx.settings.get("memory-reviewer-url"))
     try:
         # The claim records the reviewer's process group, so a run that takes this session over
-        # after omp was killed can end it (SPEC §5.1).
+        # after omp was killed can end it (docs/behaviour.md#exactly-once-claims-the-retry-queue-and-sweeps).
         reply = call_reviewer(reviewer, prompt, answer_complete,
                               on_start=lambda pid: claims.record_reviewer(held, pid))
     except ReviewerUnavailable as exc:
@@ -375,7 +375,7 @@ def _model_pass(ctx: ReviewContext, held: claims.Claim, events: Path, out: _Mode
     _ledger(ctx, held.session_id, reply, in_tokens, out.tokens["out"], counter.name, outcome_name)
     if answer.obj is None:
         # A bad answer is retried like an unavailable reviewer, a bounded number of times: a
-        # reviewer that always answers garbage must not be paid on every sweep (SPEC §5.1).
+        # reviewer that always answers garbage must not be paid on every sweep (docs/behaviour.md#exactly-once-claims-the-retry-queue-and-sweeps).
         cause = f"invalid answer: {answer.error}"
         hint = "check the reviewer and its model (omp doctor --deep)"
         reason = cause + _queue_failure(ctx, held, events, cause, hint, "invalid-answer")

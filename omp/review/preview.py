@@ -1,4 +1,4 @@
-"""What a review would send now: `omp memory-review --dry-run` (SPEC §5.1).
+"""What a review would send now: `omp memory-review --dry-run` (docs/behaviour.md#exactly-once-claims-the-retry-queue-and-sweeps).
 
 `preview` runs a review's first steps with the review's own functions — the session found, its
 cursor, the one pass with the explicit pass (`scan_session`), the packet at the review's budget

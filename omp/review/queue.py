@@ -1,4 +1,4 @@
-"""The retry queue for reviews that failed: an unavailable reviewer or a bad answer (SPEC §5.1, §5.2).
+"""The retry queue for reviews that failed: an unavailable reviewer or a bad answer (docs/behaviour.md#exactly-once-claims-the-retry-queue-and-sweeps, docs/reviewers.md).
 
 `R/.omp/memory-review/queue/<id>.json` = `{session, attempts, next_try_at, last_error, hint,
 kind, first_failed_at, updated_at, failed}`. An unavailable reviewer (missing binary, no login,

@@ -1,4 +1,4 @@
-"""The reviewer call's shared parts: what every backend takes and gives back (SPEC §5.2).
+"""The reviewer call's shared parts: what every backend takes and gives back (docs/reviewers.md).
 
 Each backend is one module of omp.review.backends, named by its entry in that package's
 registry: `copilot` (the Copilot CLI), `command` (`memory-reviewer-command`), `openai` (an
@@ -55,7 +55,7 @@ BACKENDS = backends.NAMES
 ANSWER_REFUSED = frozenset({"too-large", "read-error"})
 LINGER_SECONDS = 3.0
 # What omp reads of a reviewer's stdout. An answer is under 100 KB, Copilot's JSON events around
-# it a few times that; past this the reviewer is ended and the review fails (SPEC §5.1).
+# it a few times that; past this the reviewer is ended and the review fails (docs/behaviour.md#exactly-once-claims-the-retry-queue-and-sweeps).
 MAX_OUTPUT_BYTES = 4 * 1024 * 1024
 KILL_GRACE_SECONDS = TERMINATE_GRACE_SECONDS
 # The reviewer's own words in a message: one line, this long at most (a log line, a queue entry,
@@ -155,7 +155,7 @@ def run_process(
     """Run one reviewer process in a fresh temp folder, with `reviewer_env(config, base_env)`.
     Raises ReviewerUnavailable('missing').
 
-    `on_start(pid)` runs once the process exists (the claim records it, SPEC §5.1).
+    `on_start(pid)` runs once the process exists (the claim records it, docs/behaviour.md#exactly-once-claims-the-retry-queue-and-sweeps).
     """
     env = reviewer_env(config, base_env)
     with reviewer_folder() as workdir:  # marked as omp's: its session is known as the reviewer's

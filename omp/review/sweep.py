@@ -1,4 +1,4 @@
-"""`omp memory-review --sweep`: every due queued session, then every unreviewed one (SPEC §5).
+"""`omp memory-review --sweep`: every due queued session, then every unreviewed one (docs/behaviour.md#the-review-run).
 
 A queued session that failed for good (omp.review.queue.MAX_ATTEMPTS) is left out, even with
 `--force`: only `omp memory-review --session ID --force` calls the reviewer for it again."""
@@ -64,7 +64,7 @@ class SweepResult(Struct):
 def sweep(paths: ProjectPaths, request: ReviewRequest, limit: int | None = None, *,
           include_older: bool = False, progress: Callable[[ReviewOutcome], None] | None = None) -> SweepResult:
     """Review every due queued session, then every unreviewed session of this project that
-    ended after memory mode was turned on (all of them with `include_older`) (SPEC §5).
+    ended after memory mode was turned on (all of them with `include_older`) (docs/behaviour.md#the-review-run).
 
     `--force` here only ignores the retry queue's backoff: a sweep never re-reviews sessions
     that are done (that would pay for every old session again). Sessions untouched for

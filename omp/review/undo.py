@@ -1,4 +1,4 @@
-"""`omp memory-review undo SESSION`: take a session's reviews back, item by item (SPEC §5).
+"""`omp memory-review undo SESSION`: take a session's reviews back, item by item (docs/behaviour.md#the-review-run).
 
 The item-by-item work is `omp.memory.undo`; this runs it under the project lock, re-renders the
 managed block and logs the outcome.

@@ -1,2 +1,2 @@
-"""What must never reach memory or the reviewer (SPEC §6): `secrets` finds and redacts secrets,
+"""What must never reach memory or the reviewer (docs/safety.md): `secrets` finds and redacts secrets,
 `injection` finds instruction injection in text proposed for memory."""

@@ -1,4 +1,4 @@
-"""Credentials given to a name (SPEC §6.1): `password = "…"`, `"api_key": "…"`, `secret: …`,
+"""Credentials given to a name (docs/secrets-and-poisoning.md): `password = "…"`, `"api_key": "…"`, `secret: …`,
 `Password=…;` in a connection string, and environment-style names holding a credential word
 anywhere (`PGPASSWORD=…`, `SECRET_KEY_BASE=…`, a Markdown table's `| API_TOKEN | … |`). Each
 finder runs at a keyword trigger (`omp.safety.secrets`) and decides by the value whether it is a

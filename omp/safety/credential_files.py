@@ -1,5 +1,5 @@
 """Secrets found by *where they live*: the credential files an agent `cat`s or a user pastes, and
-credentials told in prose (SPEC §6.1).
+credentials told in prose (docs/secrets-and-poisoning.md).
 
 A credential file says which of its values is secret by its layout, not by the value's look:
 - a table's header row names its secret columns (the AWS console's `credentials.csv`:

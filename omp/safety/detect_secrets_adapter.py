@@ -1,4 +1,4 @@
-"""detect-secrets, as one more detector beside omp's own patterns (SPEC §6.1).
+"""detect-secrets, as one more detector beside omp's own patterns (docs/secrets-and-poisoning.md).
 
 Its *format* plugins (AWS, GitHub, private keys, JWT, basic auth, keywords, Slack, Stripe,
 OpenAI, Azure, …) are a well-kept detector. Its entropy plugins are never enabled: they flag git

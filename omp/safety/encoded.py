@@ -1,4 +1,4 @@
-"""Secrets that do not show as themselves: encoded, wrapped, headless or split (SPEC §6.1).
+"""Secrets that do not show as themselves: encoded, wrapped, headless or split (docs/secrets-and-poisoning.md).
 
 - **base64 that decodes to a secret**: a base64-wrapped `ghp_` token, a kubeconfig's
   `client-key-data` (a PEM key, encoded again), a Kubernetes Secret's `data:` values. Each

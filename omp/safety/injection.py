@@ -1,4 +1,4 @@
-"""Instruction injection in text meant for memory (SPEC §6.2).
+"""Instruction injection in text meant for memory (docs/secrets-and-poisoning.md#planted-rules).
 
 `injection_reasons(text)` says why a proposed note, directive or draft looks like an attempt to
 steer the assistant: asks to ignore earlier instructions (in the seven languages the explicit
@@ -57,7 +57,7 @@ _INJECTION_PATTERNS: tuple[tuple[str, LazyPattern], ...] = (
         ),
     ),
     (
-        # The explicit pass hears requests in seven languages (SPEC §5.3), so the filter reads the
+        # The explicit pass hears requests in seven languages (docs/reviewer-answer-schema.md), so the filter reads the
         # same seven: "ignore (all) previous instructions" in zh, ja, de, es, fr, pt.
         "asks to ignore previous instructions",
         lazy(

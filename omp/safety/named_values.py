@@ -1,4 +1,4 @@
-"""A random-looking value given to a secret-named thing, in any language's syntax (SPEC §6.1).
+"""A random-looking value given to a secret-named thing, in any language's syntax (docs/secrets-and-poisoning.md).
 
 `let secret_token: &str = "…";` (Rust), `setApiToken("…")` (Java), `val clientSecret = "…"`
 (Kotlin), `$db_pass = '…'` (PHP, Perl), `#define API_KEY "…"` (C), `<password>…</password>`

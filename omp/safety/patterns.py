@@ -1,4 +1,4 @@
-"""omp's own secret patterns (SPEC §6.1): the one table of them, with the checks its entries name.
+"""omp's own secret patterns (docs/secrets-and-poisoning.md): the one table of them, with the checks its entries name.
 
 They cover what detect-secrets misses or reports without a usable span:
   `github_pat_…` and `gho_/ghs_/ghu_/ghr_` tokens, `sk-proj-…`/`sk-ant-…` keys, Google `AIza…`

@@ -1,4 +1,4 @@
-"""Secret detection and redaction (SPEC §6.1): find every secret in a text, and redact it.
+"""Secret detection and redaction (docs/secrets-and-poisoning.md): find every secret in a text, and redact it.
 
 Secrets are found by detectors whose findings are merged, each a module of its own:
 

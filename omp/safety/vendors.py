@@ -1,4 +1,4 @@
-"""Vendors' prefixed tokens that detect-secrets 1.5.0 does not know (SPEC §6.1), in two tables:
+"""Vendors' prefixed tokens that detect-secrets 1.5.0 does not know (docs/secrets-and-poisoning.md), in two tables:
 omp's first (`TOKENS_BY_PREFIX`), and more (`TOKENS`) read off gitleaks' maintained rule set
 (`config/gitleaks.toml`) for the vendors neither detect-secrets nor the first table knew. Each of
 `TOKENS` is `(kind, pattern, triggers, before)`: the pattern, the lower-case literals found in

@@ -1,4 +1,4 @@
-"""Decoding one line of `events.jsonl` (SPEC §4.2): a conversation line by msgspec, typed to the
+"""Decoding one line of `events.jsonl` (docs/behaviour.md#sessions-and-the-packet): a conversation line by msgspec, typed to the
 fields read, and by json whenever msgspec refuses it or might read it otherwise than json would;
 a `tool.execution_complete` line without its output string but for the string's ends.
 """

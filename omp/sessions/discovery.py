@@ -1,4 +1,4 @@
-"""Finding Copilot sessions: folders, `session.start`, `workspace.yaml`, this project's (SPEC §4.1).
+"""Finding Copilot sessions: folders, `session.start`, `workspace.yaml`, this project's (docs/trust.md#session-discovery-never-blocks).
 
 A session is a folder `C/session-state/<id>/` with an `events.jsonl` (read by
 `omp.sessions.events`). `--session` takes a full id, a unique prefix or `latest` (the newest
@@ -155,7 +155,7 @@ def _candidates(copilot_home: Path | None) -> list[tuple[float, Path, Path]]:
         except OSError:
             continue  # no events.jsonl: the run failed before its first turn
         if not stat.S_ISREG(info.st_mode):
-            continue  # a FIFO or a device: opening it could block for ever (SPEC §4.1)
+            continue  # a FIFO or a device: opening it could block for ever (docs/trust.md#session-discovery-never-blocks)
         mtime = info.st_mtime
         found.append((mtime, Path(entry.path), events))
     found.sort(key=lambda item: (item[0], item[1].name), reverse=True)

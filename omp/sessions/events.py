@@ -1,4 +1,4 @@
-"""Reading a Copilot session's `events.jsonl` as a stream (SPEC §4.2).
+"""Reading a Copilot session's `events.jsonl` as a stream (docs/behaviour.md#sessions-and-the-packet).
 
 A session lives in `C/session-state/<id>/events.jsonl`, one JSON event per line
 (`COPILOT.md` §4); finding it is `omp.sessions.discovery`'s job. Conversation text comes from
@@ -101,7 +101,7 @@ _TOOL_CALL_ID = re.compile(rb'"toolCallId"\s*:\s*"([^"\\]{1,200})"')
 
 
 class NotRegularFile(OSError):
-    """A session file that is a FIFO, a device or a folder: skipped, never read (SPEC §4.1)."""
+    """A session file that is a FIFO, a device or a folder: skipped, never read (docs/trust.md#session-discovery-never-blocks)."""
 
 
 def open_regular(path: Path) -> IO[bytes]:

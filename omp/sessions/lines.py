@@ -1,4 +1,4 @@
-"""Reading `events.jsonl` without holding or decoding what nobody reads (SPEC §4.2, §12).
+"""Reading `events.jsonl` without holding or decoding what nobody reads (docs/behaviour.md#sessions-and-the-packet, docs/performance.md#where-speed-matters).
 
 The tools `omp.sessions.events` reads a session with:
 

@@ -1,4 +1,4 @@
-"""What one decoded event says: the message `parse_event` finds in it (SPEC §4.2).
+"""What one decoded event says: the message `parse_event` finds in it (docs/behaviour.md#sessions-and-the-packet).
 
 A user message is its content as typed; an assistant message its content and one summary line
 per tool request (`summarize_tool_request`, redacted before it is cut); a tool output its result

@@ -1,4 +1,4 @@
-"""Where a tool's output came from: the repository, or the network (SPEC §5.4, §6.2).
+"""Where a tool's output came from: the repository, or the network (docs/behaviour.md#what-gets-written, docs/secrets-and-poisoning.md#planted-rules).
 
 A note is applied without a human only when its evidence comes from the user's words or from
 the repository's own files read by a tool. A web page (a fetch or browse tool) or a network

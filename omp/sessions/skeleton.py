@@ -1,4 +1,4 @@
-"""The skeleton of an over-long line (SPEC §4.2): a line longer than
+"""The skeleton of an over-long line (docs/behaviour.md#sessions-and-the-packet): a line longer than
 `omp.sessions.lines.MAX_HELD_BYTES` is never held whole.
 
 `Skeleton` takes the line block by block and rebuilds it as its JSON structure, with every

@@ -1,4 +1,4 @@
-"""End to end with the real Copilot CLI (npm @github/copilot), offline (SPEC §13, COPILOT.md §5).
+"""End to end with the real Copilot CLI (npm @github/copilot), offline (docs/test-suite.md, COPILOT.md §5).
 
 The CLI runs with `COPILOT_OFFLINE=true COPILOT_PROVIDER_BASE_URL=<loopback>/v1` against the
 scripted chat-completions server in model_server.py, which records every request: what the
@@ -293,7 +293,7 @@ def test_reviewer_session_is_left_alone(rig: Rig) -> None:
 
 def _export_repository(target: Path) -> Path:
     """The repository's plugin files as a clone has them (a clone also has omp/, tests/, …): the
-    plugin folder inside the package, and the root's links to it (SPEC §9.1, files once)."""
+    plugin folder inside the package, and the root's links to it (docs/install.md, files once)."""
     for relative in (".github/plugin/marketplace.json", "omp/plugin/plugin.json", "omp/plugin/hooks/hooks.json",
                      "omp/plugin/hooks/run", "omp/plugin/hooks/run.ps1"):
         (target / relative).parent.mkdir(parents=True, exist_ok=True)

@@ -1,5 +1,5 @@
 """`omp eval` and `omp demo` with the real Copilot CLI as reviewer leave the user's Copilot history
-as they found it (SPEC §5.2, §10, §14; COPILOT.md §7–§8).
+as they found it (docs/reviewers.md, docs/behaviour.md#omp-demo-and-omp-eval, docs/explicit-requests-and-eval.md#omp-eval--how-good-is-a-reviewer; COPILOT.md §7–§8).
 
 The real CLI runs offline against the loopback model server (model_server.py). The user has one
 session of their own; after `omp eval --reviewer copilot --sample 3 --yes` and after `omp demo

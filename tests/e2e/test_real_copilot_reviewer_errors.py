@@ -1,4 +1,4 @@
-"""The real Copilot CLI as the reviewer, failing (SPEC §5.2, COPILOT.md §8): its own words reach
+"""The real Copilot CLI as the reviewer, failing (docs/reviewers.md, COPILOT.md §8): its own words reach
 the user. Offline: `COPILOT_OFFLINE` and `COPILOT_PROVIDER_BASE_URL` come from `G/reviewer.env`
 only — the shell of this typed `omp memory-review` has neither — and the loopback model server
 serves one model, not the one configured."""

@@ -1,4 +1,4 @@
-"""Reviewer backends: one protocol and one registry (SPEC §5.2).
+"""Reviewer backends: one protocol and one registry (docs/reviewers.md).
 
 Everything that names a backend reads `REGISTRY`: config validation (`memory-reviewer`'s values
 and `memory-review-timeout`'s per-backend default), the CLI (`--reviewer` choices), `omp eval`,
@@ -47,7 +47,7 @@ class Backend(Protocol):
 class Entry(NamedTuple):
     name: str
     summary: str  # one line, for help texts and `omp doctor`
-    default_timeout: float  # seconds, when memory-review-timeout is set in no layer (SPEC §3)
+    default_timeout: float  # seconds, when memory-review-timeout is set in no layer (docs/reference/config.md)
     module: str | None  # the module whose `call` runs it; None: no model is called
     function: str = "call"
     paid: Callable[[Mapping[str, Any]], bool] = lambda settings: False
@@ -111,7 +111,7 @@ REGISTRY: dict[str, Entry] = {
         Entry("openai", "an OpenAI-compatible server: Ollama, llama.cpp, LM Studio, vLLM", 900,
               "omp.review.backends.openai", paid=_openai_paid, reads_copilot_env=False,
               location_setting="memory-reviewer-url", fix_setting=("memory-reviewer-url", EXAMPLE_URL)),
-        # A command is the user's own program: omp cannot know what it calls, and asks nothing (SPEC §14).
+        # A command is the user's own program: omp cannot know what it calls, and asks nothing (docs/explicit-requests-and-eval.md#omp-eval--how-good-is-a-reviewer).
         Entry("command", "memory-reviewer-command, prompt on stdin, answer on stdout", 900,
               "omp.review.backends.command"),
         Entry("offline", "the explicit pass only", 120, None),
@@ -134,7 +134,7 @@ def default_timeout(name: str) -> float:
 
 
 # ---------------------------------------------------------------------------------------------
-# the `openai` backend's URL: plain http only to this machine (SPEC §3)
+# the `openai` backend's URL: plain http only to this machine (docs/reference/config.md)
 
 
 def is_loopback_host(host: str) -> bool:

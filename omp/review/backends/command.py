@@ -1,9 +1,9 @@
-"""The `command` reviewer: `memory-reviewer-command`, prompt on stdin, answer on stdout (SPEC §5.2).
+"""The `command` reviewer: `memory-reviewer-command`, prompt on stdin, answer on stdout (docs/reviewers.md).
 
 The command line is split with shlex and run without a shell, through
 omp.review.reviewers.run_process (its environment, reviewer.env included, its folder, its
 bounds). Its program is a name on PATH or an absolute path, never one resolved against the
-project folder (SPEC §3.1): `./reviewer` would run whatever file a repository puts there.
+project folder (docs/trust.md#a-repository-never-chooses-what-runs): `./reviewer` would run whatever file a repository puts there.
 
 A run without an answer fails with the command's own words: the line of its stderr (else
 stdout) that states the error, redacted and on one line, and the fix its words point to.

@@ -1,4 +1,4 @@
-"""The `copilot` reviewer: the Copilot CLI with the user's login or their own provider (SPEC §5.2).
+"""The `copilot` reviewer: the Copilot CLI with the user's login or their own provider (docs/reviewers.md).
 
 `OMP_COPILOT_BIN`, else `copilot` on PATH, runs as `copilot --model M --output-format json
 --no-custom-instructions --no-auto-update --available-tools omp-no-tools --disable-builtin-mcps

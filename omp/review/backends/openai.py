@@ -1,4 +1,4 @@
-"""The `openai` reviewer: one chat-completions call to an OpenAI-compatible server (SPEC §5.2).
+"""The `openai` reviewer: one chat-completions call to an OpenAI-compatible server (docs/reviewers.md).
 
 Ollama, llama.cpp's server, LM Studio and vLLM all serve `POST <base>/chat/completions`. omp
 sends the prompt as one user message, temperature 0, model `memory-review-model`, and the JSON
