@@ -50,6 +50,7 @@ from omp.memory.block import END_MARKER, START_MARKER
 from omp.memory.directives import parse_checklist, read_pending_metadata
 from omp.memory.notes import list_notes
 from omp.paths import ProjectPaths
+from omp.review.prompt import PROMPT_TAIL
 from review_support import (
     FakeReviewer, answer, assistant, json_reply, omp, spawn_review, tool, user, write_session,
 )
@@ -60,9 +61,9 @@ ROUNDS = 4
 REVIEWER_SECONDS = 0.3  # how long the fake reviewer "thinks": the window for `reviewing` kills
 POLL = 0.003
 CODE_IN_PROMPT = re.compile(r"codename ([a-z]+):")
-# Every prompt omp sends ends with this line (omp.review.prompt's tail): a recorded prompt
-# without it is one omp was killed while sending, torn, not one that named no session.
-PROMPT_LAST_LINE = "only."
+# Every prompt omp sends ends with its tail's last line: a recorded prompt without it is one
+# omp was killed while sending, torn, not one that named no session.
+PROMPT_LAST_LINE = PROMPT_TAIL.rstrip().splitlines()[-1]
 
 
 def _events(code: str) -> list[dict[str, Any]]:
