@@ -95,6 +95,12 @@ def _judged(request: Request, scope: bool = True) -> Request | None:
     if standing.spec_like(text) and not _REMEMBER_TRIGGER.search(_mask(request.sentence)) \
             and not _ABOUT_REPLIES.match(request.sentence):  # "every response should …" is about the replies
         return None  # "the function must always return a list": what is being built
+    if _REPORTED_OCCASION.match(request.sentence):
+        return None  # "Each time you've spawned a new cli it has bumped the port": what happened
+    if standing.about_the_thing_in_hand(text) and not _ALWAYS_TRIGGER.search(_mask(text)):
+        return None  # "remember it is a brief presentation": this task's context
+    if standing.speaker_will(text):
+        return None  # "I'll always use the latest version from now on": what the user will do
     if standing.task_context(text) or standing.this_tasks_file(text) or standing.this_chats_thing(text):
         return None  # "keep in mind that the intended functionality is …", "remember to update the @__init__.py"
     if _ASKS_ABOUT.match(text) or _TEXT_TASK.match(_mask(request.sentence)):
@@ -174,6 +180,21 @@ _DOES = lazy(r"^[a-z]+[^\Wsu]s\b|^[a-z]+(?:ed|ing)\b", re.I)
 _CONVENTION = lazy(
     r"\b(?:names?|naming|conventions?|style|format|formatting|structure|layout|pattern|casing|case|order|spelling)\b"
     r"|\b(?:like|analog(?:ous)?|analagous|consistent|consistency|same as|to match|as in|as with|as we do)\b", re.I)
+# "before every commit", "after each change", "antes de cada commit": each unit of the work (what
+# the code does on each request is the thing built's spec: "log after each request" is not here)
+_WORK_UNITS = (r"commits?|push(?:es)?|changes?|code changes?|edits?|answers?|responses?|replies|reply|releases?"
+               r"|deploy(?:ment)?s?|prs?|pull requests?|merges?|sessions?|tasks?|steps?|milestones?|features?|fix(?:es)?"
+               r"|refactors?|modifications?|updates?|iterations?|sprints?|file you (?:create|edit|change|touch)")
+_EACH_OCCASION = lazy(
+    rf"\b(?:before|after|on|with|at the end of|at the start of|when (?:you )?finish(?:ing)?) (?:every|each|any) (?:single )?(?:new )?"
+    rf"(?:{_WORK_UNITS})\b"
+    r"|\b(?:antes de|después de|despues de|tras|depois de|vor|nach|bei|avant|après) (?:cada|jedem|jeder|chaque) \w+", re.I)
+# "Suggest another rule for … each response", "explain what you do after each commit": the act is
+# one answer to give now (a suggestion, an explanation), whatever it is about.
+_ONE_TIME_ACT = lazy(r"^(?:suggest|propose|recommend|explain|tell|show|describe|list|give me|summari[sz]e|so|and so|then)\b", re.I)
+# "Each time you've spawned a new cli it has bumped the port": what has happened, told
+_REPORTED_OCCASION = lazy(
+    rf"^{_FILLERS}(?:every time|each time|whenever|any time)\s+(?:i|we|you|it)(?:'ve|’ve|'d| have| had| did| was| were|\s+\w+ed\b)", _FLAGS)
 _EVERY_TIME_I = lazy(
     rf"^{_FILLERS}(?:every time|each time|whenever|any time|cada vez que|siempre que|sempre que|toda vez que"
     r"|chaque fois que|jedes mal,? wenn)\s+(?:i|we|you|yo|eu|je|ich|wir|nous|nós)\b.{3,120}?"
@@ -258,8 +279,16 @@ def _beyond_grammar(sentence: str) -> Request | None:
     if _ABOUT_REPLIES.match(sentence) and _rule_like(sentence):
         # "Your answers should always be concise", "I want all your answers in markdown": how every reply is to be
         return Request("directive", _capitalise(_tidy(_strip_fillers(sentence))), _evidence(sentence), certain=False)
+    occasion = _EACH_OCCASION.search(masked)
+    act = _strip_fillers(asked_text[asked.end():] if asked is not None else sentence)
+    if occasion is not None and _imperative(act) and not (act.isascii() and _DOES.match(act)) and _rule_like(act) \
+            and not _ONE_TIME_ACT.match(act):
+        # "run the tests before every commit", "tenés que correr los tests antes de cada commit":
+        # an act tied to each unit of the work is a habit, whatever the verb
+        return Request("directive", _capitalise(_tidy(act)), _evidence(sentence), certain=False)
     every = _EVERY_TIME_I.match(sentence)
-    if every is not None and _imperative(every.group("act")):
+    if every is not None and _imperative(every.group("act")) and not _REPORTED_OCCASION.match(sentence) \
+            and not _ONE_TIME_ACT.match(every.group("act")):
         return Request("directive", _capitalise(_tidy(_strip_fillers(sentence))), _evidence(sentence), certain=False)
     conditional = _conditional_convention(sentence)
     if conditional is not None:

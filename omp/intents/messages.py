@@ -93,6 +93,8 @@ TRIGGER_STEMS: tuple[str, ...] = (
     "覚え", "忘れ", "メモ", "心に留め", "今後", "これから", "次回", "以後", "以降", "常に", "いつも", "必ず", "絶対", "決して",
     "二度と", "毎回",
     # a convention as a condition and an imperative (`_IF_YOU_DO`): "if you add a dependency, pin it"
+    "before every", "after every", "before each", "after each", "on every", "on each", "with every", "with each",
+    "de cada", "tras cada", "vor jedem", "nach jedem", "bei jedem", "avant chaque", "après chaque",
     "if you ", "when you ", "once you ", "before you ", "after you ", "if we ", "when we ", "cuando ", "antes de ", "después de ",
     "quando ", "depois de ", "si tu ", "si vous ", "quand tu ", "quand vous ", "lorsque ", "dès que ", "wenn du ", "wenn ihr ",
     "wenn wir ", "falls du ", "sobald du ", "如果你", "如果我们", "要是你", "当你", "每当你",
@@ -173,7 +175,10 @@ _BARE_REMEMBER_WORDS = lazy(
     # "… Please stick to that.": keep to what the sentence before says
     r"|stick to (?:that|this|it)(?: from now on| going forward)?|keep (?:it|doing it|things) that way|keep doing (?:that|this|it)"
     r"|halte? dich (?:daran|dran)|cíñete a (?:eso|esto)|atente a (?:eso|esto)|tiens-t'en à (?:ça|cela)|respecte (?:ça|cela)"
-    r"|siga isso|mantenha isso|se atenha a isso)(?:\s+(?:please|bitte|por favor|s'il te plaît|stp))?$",
+    r"|siga isso|mantenha isso|se atenha a isso)"
+    # "keep that in mind from now on", "remember that going forward": the standing words add nothing
+    r"(?:\s*,?\s+(?:from now on|going forward|moving forward|in (?:the )?future|for (?:the )?future|for later|for next time))?"
+    r"(?:\s+(?:please|bitte|por favor|s'il te plaît|stp))?$",
     re.I)
 
 
@@ -241,6 +246,41 @@ _OFFER = lazy(
     r"(?:^|[.!?]\s+)(?:(?:should|shall) i(?: also| always| go ahead and)?|(?:do you want|would you like|want) me to(?: also| always)?"
     r"|(?:¿)?(?:quieres que|querés que) (?:también )?|voulez-vous que je|veux-tu que je|(?:você )?quer que eu|soll ich)"
     r"\s+(?P<act>[^?\n]{6,200})\?\s*$", re.I)
+
+
+def remembers_back(text: str) -> bool:
+    """Is a whole user message only "remember that" / "keep this in mind" (a note of what was
+    said before, not "do that from now on", which points at an act)?"""
+    said = [s for line in spoken_lines(text) for s in sentences(line)]
+    if len(said) != 1:
+        return False
+    bare = _strip_fillers(_TAG_QUESTION.sub("", said[0])).strip(" .!?。！？ね:：")
+    if _has_cjk(bare):
+        return bool(_BARE_REMEMBER_CJK.match(_JA_POLITE_SUFFIX.sub("", bare)))
+    return bool(_BARE_REMEMBER_WORDS.match(bare)) and not bare.lower().startswith(("stick", "keep it", "keep doing",
+                                                                                  "keep things", "halt", "cíñete", "atente",
+                                                                                  "tiens", "respecte", "siga", "mantenha",
+                                                                                  "se atenha"))
+
+
+def stated_fact(text: str) -> str | None:
+    """The one fact a short user message states ("The API base URL is /api/v2"), which a later
+    "remember that" asks to keep: one sentence, neither a question, a complaint, this task's
+    context nor a one-off. None when it is not that clear."""
+    said = [s for line in spoken_lines(text) for s in sentences(line)]
+    if len(said) != 1 or len(said[0]) > 300:
+        return None
+    sentence = said[0]
+    masked = _mask(sentence)
+    if _asks(sentence) or _QUESTION_END.search(masked.rstrip(" .!")) or _ONE_OFF.search(masked) or standing.scoped(masked):
+        return None
+    text = _tidy(_strip_fillers(sentence))
+    if not _rule_like(text) or standing.task_context(text) or standing.speaker_will(text) or standing.fragment(text) \
+            or standing.about_the_thing_in_hand(text):
+        return None
+    if _has_cjk(text):
+        return None if _CJK_COMPLAINT_END.search(text) else text
+    return _capitalise(text)
 
 
 def offered(text: str) -> str | None:

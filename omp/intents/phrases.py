@@ -316,6 +316,9 @@ _ONE_OFF = lazy(
     r"|\bdesta vez\b|\bnesta (?:resposta|pergunta|sessão|execução|tarefa)\b|\bessa vez\b|\bpor enquanto\b|\bpor agora\b|\bhoje\b"
     r"|\b(?:deste|neste|desse|nesse) (?:script|commit|ticket|bug)\b"
     r"|\bpróxima pergunta\b|\bneste (?:commit|momento)\b|\btemporariamente\b"
+    # "fix our bug", "修复我们的BUG": the bug at hand is this task
+    r"|\bfix (?:this|the|our|my|that|these|those) (?:bug|error|issue|problem|crash|failure)s?\b"
+    r"|修复(?:这个|这些|我们的|一下)?(?:BUG|bug|Bug|问题|错误|报错)"
     r"|这次|这一次|此次|暂时|目前先|先这样|今天|这个回答|这个问题|下一个问题|下个问题|这轮|本轮|这一轮"
     r"|今回|今だけ|とりあえず|一時的に|今日は|この回答|この質問|次の質問|今のところ".replace("{nouns}", _ONE_OFF_NOUNS),
     re.I,

@@ -40,10 +40,22 @@ def own_words(text: str) -> str:
         parts = [p for p in text.strip().splitlines() if p.strip()]
     if len(parts) < 2:
         return ""  # one long block: pasted whole
-    ends = [parts[0]]
+    ends = [_introduction(parts[0])]  # "we need to check the problems below: …" — what follows is pasted
     if not _SEPARATOR_LINE.match(parts[-2].strip().splitlines()[-1]) and not _DOCUMENT_VOICE.match(parts[-1].strip()):
         ends.append(parts[-1])  # (after a "---" rule, or speaking of "this breakdown", it is the document's own end)
     return "\n\n".join(p for p in ends if len(p) <= OWN_WORDS_CHARS)
+
+
+# A long message's first paragraph that introduces the paste and then starts it on the same line:
+# "we need to check whether the following problems exist: <pasted answer>". The user's words end
+# at the colon after the introducing word.
+_INTRODUCED = lazy(r"^(?P<intro>[^\n]*?(?:\b(?:following|below|this|these|here|attached|pasted|output|answer|reply|says|said)\b"
+                   r"|下面|以下|如下|这段|这个)[^:：\n]{0,30}[:：])", re.I)
+
+
+def _introduction(paragraph: str) -> str:
+    match = _INTRODUCED.match(paragraph)
+    return paragraph if match is None else match.group("intro")
 
 
 _SEPARATOR_LINE = lazy(r"^\s*(?:-{3,}|\*{3,}|_{3,}|={3,})\s*$")
@@ -93,6 +105,10 @@ _SCOPED = lazy(
     rf"(?:\w+\s+)?(?:{_SCOPE_NOUNS})s?\b(?!\s*(?:names?|headers?)\b)"
     rf"|\b(?:for|in|during) the rest of (?:this|the|our) (?:{_SCOPE_NOUNS})\b"
     r"|\b(?:the|our|my) (?:hero|heroine|villain|dragon|narrator|protagonist|character|story|plot)\b"
+    # "never mention that you are an AI in the cover letter", "in the poem, …": a piece of writing
+    # this chat produces (the project's files and code are where the user works: "in the tests" stands)
+    r"|\b(?:in|for|to|into|throughout) (?:the|my|your) (?:[\w-]+\s+)?(?:story|chapter|scene|poem|song|lyrics|essay|letter"
+    r"|cover letter|article|blog post|speech|email|e-mail|presentation|slides|novel|tweet|thread|toast|eulogy|resume|résumé|cv)\b"
     # "from now on we're going to focus on the backend": what the work turns to next
     r"|\b(?:let'?s|we(?:'re| are) going to|we'?ll|we will)\s+(?:now\s+)?(?:focus|work|concentrate)\s+on\b"
     r"|\b(?:en|para|durante) (?:este|esta|el|la) (?:historia|cuento|capítulo|juego|ensayo|documento|archivo|función|chat|conversación)\b"
@@ -115,7 +131,7 @@ _FUNCTION_WORDS = frozenset(
     "not no yes you your you're i me my we our us they them he she his her always never ever again from now "
     "please pls plz thx thanks ok okay just also too same way above below before said discussed mentioned "
     "keep sure make part conversation here there what which who how when where all any some every each "
-    "remember mind note in following rule rules".split())
+    "remember mind note in following rule rules going forward moving future later".split())
 _POINTING = frozenset(
     "do it that this like way same thing things again keep doing so above before said discussed mentioned "
     "what there here too also ok okay please pls plz thx thanks just always never ever from now on going forward "
@@ -163,6 +179,30 @@ _TASK_CONTEXT = lazy(
     r"|^(?:the |some |this |my |our )?(?:context|background|situation|setup|scenario)\s*[:：]"
     r"|^(?:i|we)(?:'m|'re| am| are)\s+(?:currently\s+|now\s+|just\s+)?(?:building|making|creating|writing|developing|trying to)\b",
     re.I)
+
+# "remember it is a brief presentation", "keep in mind this is only a prototype": "it" and "this"
+# are the thing in hand, and what is told about it is context for this task; so is a date ("the
+# deadline is Friday", "it's due tomorrow"). (Followed by a standing order — "This is the prod
+# cluster, never run migrations by hand" — the order stands: the caller asks first.)
+_THING_IN_HAND = lazy(
+    r"^(?:(?:it|this|that|they|these)(?:'s|’s| is| are| was| were)"
+    r"|(?:is|are|was|were))\s"  # ("remember it is …" cut as "remember it" + "is …")
+    r"|.*\b(?:deadline|due (?:on|by|date|tomorrow|today|next|this)|tomorrow|tonight|this (?:week|weekend|sprint|afternoon|morning|evening))\b",
+    re.I)
+
+
+def about_the_thing_in_hand(rule: str) -> bool:
+    """Is the rule only a fact about the work in hand ("it is a brief presentation")?"""
+    return _THING_IN_HAND.match(rule) is not None
+
+# "I'll always use the latest version from now on", "from now on I will just test": what the user
+# will do, told; an order is to the assistant or the team, a statement about the speaker is not.
+_SPEAKER_WILL = lazy(r"^(?:(?:ok|okay|so|well|and|but|then|also)[\s,]+)*i(?:'ll|’ll| will| shall| am going to|'m going to|'m going to|'m gonna| am gonna)\b", re.I)
+
+
+def speaker_will(rule: str) -> bool:
+    """Does the rule say what the user will do ("I'll always use …"), not ask for anything?"""
+    return _SPEAKER_WILL.match(rule) is not None
 
 
 def spec_like(rule: str) -> bool:

@@ -41,7 +41,8 @@ from msgspec import Struct, field
 
 from omp.intents.grammar import find_request
 from omp.intents.messages import (
-    FOREIGN_STEMS, dangles, offered, points_back, requests_in, requests_in_foreign, standalone_rule,
+    FOREIGN_STEMS, dangles, offered, points_back, remembers_back, requests_in, requests_in_foreign, standalone_rule,
+    stated_fact,
 )
 from omp.intents.request import Request
 from omp.lazyre import lazy
@@ -187,6 +188,8 @@ def _pointing_back(text: str, previous: str, answered: MessageLike | None, seq: 
         result.uncertain.append(_candidate(where, text, "", f"assistant: {offer}"))
         return []
     rule = standalone_rule(previous) if previous and not pronoun else None
+    if rule is None and previous and not pronoun and remembers_back(text):
+        rule = stated_fact(previous)  # "The API base URL is /api/v2." — "remember that": the fact itself
     if rule is None:
         if previous:
             where = f"explicit (user message #{seq})"
