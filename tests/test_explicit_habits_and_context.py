@@ -94,3 +94,23 @@ def test_a_long_message_whose_first_line_introduces_the_paste_keeps_only_the_int
     english = (f"Before we go on, check whether the following holds: never touch the old schema again. "
                f"{'The model is wrong here. ' * 10}\n\n{body}\n\nthanks, and from now on use pnpm")
     assert rule_texts(english) == ["Use pnpm"]
+
+
+@pytest.mark.parametrize(("message", "rule"), [
+    ("请用中文说话", "用中文说话"),
+    ("please answer in English", "Answer in English"),
+    ("Reply in Spanish please.", "Reply in Spanish"),
+    ("每个函数都需要写注释", "每个函数都需要写注释"),
+])
+def test_the_language_to_talk_in_and_what_each_piece_needs_hold_for_what_follows(message: str, rule: str) -> None:
+    assert rule_texts(message) == [rule]
+
+
+@pytest.mark.parametrize("message", [
+    "answer this in English",  # this one answer
+    "Write the README in English",  # a piece of work
+    "请用中文回答这个问题",  # this question
+    "每次运行都失败",  # what happens each time
+])
+def test_one_answer_in_a_language_or_what_fails_each_time_is_no_rule(message: str) -> None:
+    assert rule_texts(message) == []

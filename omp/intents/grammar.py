@@ -189,6 +189,13 @@ _EACH_OCCASION = lazy(
     rf"\b(?:before|after|on|with|at the end of|at the start of|when (?:you )?finish(?:ing)?) (?:every|each|any) (?:single )?(?:new )?"
     rf"(?:{_WORK_UNITS})\b"
     r"|\b(?:antes de|después de|despues de|tras|depois de|vor|nach|bei|avant|après) (?:cada|jedem|jeder|chaque) \w+", re.I)
+_LANGUAGES = (r"english|chinese|mandarin|spanish|portuguese|french|german|japanese|korean|russian|polish|italian|dutch"
+              r"|turkish|ukrainian|vietnamese|indonesian|hindi|arabic|hebrew|swedish|czech")
+_REPLY_LANGUAGE = lazy(
+    rf"^{_FILLERS}(?:(?:please|pls|plz|kindly)\s+)?(?:(?:always|only)\s+)?(?:answer|reply|respond|speak|talk|write|communicate|chat)"
+    rf"(?:\s+(?:to|with)\s+me)?\s+(?:only\s+)?in\s+(?:{_LANGUAGES})(?:\s+(?:please|pls|only|with me|to me))?[\s.!]*$"
+    r"|^请?(?:你)?(?:用|使用|说)(?:中文|汉语|英文|英语|日语|日文|韩语|俄语|法语|德语|西班牙语)(?:和我)?(?:说话|回答|回复|交流|沟通|对话|讲|写)?[吧啊。！!\s]*$",
+    re.I)
 # "Suggest another rule for … each response", "explain what you do after each commit": the act is
 # one answer to give now (a suggestion, an explanation), whatever it is about.
 _ONE_TIME_ACT = lazy(r"^(?:suggest|propose|recommend|explain|tell|show|describe|list|give me|summari[sz]e|so|and so|then)\b", re.I)
@@ -279,6 +286,11 @@ def _beyond_grammar(sentence: str) -> Request | None:
     if _ABOUT_REPLIES.match(sentence) and _rule_like(sentence):
         # "Your answers should always be concise", "I want all your answers in markdown": how every reply is to be
         return Request("directive", _capitalise(_tidy(_strip_fillers(sentence))), _evidence(sentence), certain=False)
+    if _REPLY_LANGUAGE.match(sentence.strip()):
+        # "请用中文说话", "please answer in English": the language the user talks in, asked for
+        # on its own, holds for the replies that follow, not for one answer
+        return Request("directive", _capitalise(_tidy(_strip_fillers(_strip_courtesy(sentence)))), _evidence(sentence),
+                       certain=False)
     occasion = _EACH_OCCASION.search(masked)
     act = _strip_fillers(asked_text[asked.end():] if asked is not None else sentence)
     if occasion is not None and _imperative(act) and not (act.isascii() and _DOES.match(act)) and _rule_like(act) \

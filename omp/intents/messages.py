@@ -88,11 +88,17 @@ TRIGGER_STEMS: tuple[str, ...] = (
     "toutes les fois", "dès maintenant",
     "lembr", "esque", "em mente", "guarde", "guardar", "de agora", "daqui", "doravante", "sempre", "toda vez",
     "记", "忘", "以后", "今后", "往后", "将来", "从现在", "从今", "永远", "千万", "绝对", "绝不", "决不", "不要再", "别再",
-    "一定要", "总是", "始终", "务必", "每次", "从不", "从来不", "一律",
+    "一定要", "总是", "始终", "务必", "每次", "每个", "每個", "每一", "从不", "从来不", "一律",
     "記", "從現在", "從今", "永遠", "絕對", "絕不", "決不", "別再", "總是", "始終", "務必", "從不", "從來不", "將來",
     "覚え", "忘れ", "メモ", "心に留め", "今後", "これから", "次回", "以後", "以降", "常に", "いつも", "必ず", "絶対", "決して",
     "二度と", "毎回",
     # a convention as a condition and an imperative (`_IF_YOU_DO`): "if you add a dependency, pin it"
+    # the language to talk in (`_REPLY_LANGUAGE`): "please answer in English", "请用中文说话"
+    "in english", "in chinese", "in mandarin", "in spanish", "in portuguese", "in french", "in german", "in japanese",
+    "in korean", "in russian", "in polish", "in italian", "in dutch", "in turkish", "in ukrainian", "in vietnamese",
+    "in indonesian", "in hindi", "in arabic", "in hebrew", "in swedish", "in czech",
+    "用中文", "用英文", "用英语", "使用中文", "使用英文", "说中文", "说英文", "汉语", "日语", "日文", "韩语", "俄语", "法语", "德语",
+    "西班牙语",
     "before every", "after every", "before each", "after each", "on every", "on each", "with every", "with each",
     "de cada", "tras cada", "vor jedem", "nach jedem", "bei jedem", "avant chaque", "après chaque",
     "if you ", "when you ", "once you ", "before you ", "after you ", "if we ", "when we ", "cuando ", "antes de ", "después de ",
