@@ -356,3 +356,30 @@ _NO_LONGER_APPLIES = lazy(
     rf"^{_FILLERS}(?P<what>\S.{{2,160}}?)\s+(?:no longer applies|doesn't apply anymore|does not apply anymore"
     r"|doesn't apply any more|is no longer (?:needed|valid|true|the case|required|in effect|a thing)"
     r"|isn't (?:needed|valid|true|required) anymore)\b", _FLAGS)
+
+
+# ---------------------------------------------------------------------------------------------
+# habits, the language to talk in, and what is no habit (omp.intents.grammar._beyond_grammar)
+
+# "before every commit", "after each change", "antes de cada commit": each unit of the work (what
+# the code does on each request is the thing built's spec: "log after each request" is not here)
+_WORK_UNITS = (r"commits?|push(?:es)?|changes?|code changes?|edits?|answers?|responses?|replies|reply|releases?"
+               r"|deploy(?:ment)?s?|prs?|pull requests?|merges?|sessions?|tasks?|steps?|milestones?|features?|fix(?:es)?"
+               r"|refactors?|modifications?|updates?|iterations?|sprints?|file you (?:create|edit|change|touch)")
+_EACH_OCCASION = lazy(
+    rf"\b(?:before|after|on|with|at the end of|at the start of|when (?:you )?finish(?:ing)?) (?:every|each|any) (?:single )?(?:new )?"
+    rf"(?:{_WORK_UNITS})\b"
+    r"|\b(?:antes de|después de|despues de|tras|depois de|vor|nach|bei|avant|après) (?:cada|jedem|jeder|chaque) \w+", re.I)
+_LANGUAGES = (r"english|chinese|mandarin|spanish|portuguese|french|german|japanese|korean|russian|polish|italian|dutch"
+              r"|turkish|ukrainian|vietnamese|indonesian|hindi|arabic|hebrew|swedish|czech")
+_REPLY_LANGUAGE = lazy(
+    rf"^{_FILLERS}(?:(?:please|pls|plz|kindly)\s+)?(?:(?:always|only)\s+)?(?:answer|reply|respond|speak|talk|write|communicate|chat)"
+    rf"(?:\s+(?:to|with)\s+me)?\s+(?:only\s+)?in\s+(?:{_LANGUAGES})(?:\s+(?:please|pls|only|with me|to me))?[\s.!]*$"
+    r"|^请?(?:你)?(?:用|使用|说)(?:中文|汉语|英文|英语|日语|日文|韩语|俄语|法语|德语|西班牙语)(?:和我)?(?:说话|回答|回复|交流|沟通|对话|讲|写)?[吧啊。！!\s]*$",
+    re.I)
+# "Suggest another rule for … each response", "explain what you do after each commit": the act is
+# one answer to give now (a suggestion, an explanation), whatever it is about.
+_ONE_TIME_ACT = lazy(r"^(?:suggest|propose|recommend|explain|tell|show|describe|list|give me|summari[sz]e|so|and so|then)\b", re.I)
+# "Each time you've spawned a new cli it has bumped the port": what has happened, told
+_REPORTED_OCCASION = lazy(
+    rf"^{_FILLERS}(?:every time|each time|whenever|any time)\s+(?:i|we|you|it)(?:'ve|’ve|'d| have| had| did| was| were|\s+\w+ed\b)", _FLAGS)
