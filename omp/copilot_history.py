@@ -32,10 +32,9 @@ from __future__ import annotations
 
 import shutil
 import uuid
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Mapping
-
-from msgspec import Struct
 
 from omp.core import layout
 from omp.fsio import atomic_write
@@ -53,7 +52,8 @@ REVIEWER_HOME_VAR = "OMP_REVIEWER_COPILOT_HOME"
 _UUID = lazy(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
 
 
-class Forgotten(Struct, frozen=True):
+@dataclass(frozen=True)
+class Forgotten:
     """What `forget_session` removed (for logs and tests)."""
 
     session: str

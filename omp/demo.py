@@ -50,11 +50,10 @@ import subprocess
 import tempfile
 import time
 import uuid
+from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 from typing import Any, Iterator
-
-from msgspec import Struct, field
 
 from omp import config, hooks
 from omp.copilot_history import REVIEWER_HOME_VAR, hand_over_left_over
@@ -64,11 +63,11 @@ from omp.memory import block, manage
 from omp.memory.block import END_MARKER, START_MARKER
 from omp.memory.items import RejectionCode
 from omp.packet import build_packet
-from omp.review.prompt import transcript_budget
 from omp.paths import ProjectPaths, copilot_home, global_home
 from omp.review import backends
 from omp.review.outcome import ReviewRequest
 from omp.review.pipeline import review_session
+from omp.review.prompt import transcript_budget
 from omp.review.reviewers import HINT_INSTALL, copilot_binary
 from omp.tokens import TokenCounter
 
@@ -92,7 +91,8 @@ DEMO_SECRETS: dict[str, str] = {
 _KEPT_OMP_VARS = ("OMP_COPILOT_BIN", "OMP_TOKENIZER")
 
 
-class DemoFolders(Struct):
+@dataclass
+class DemoFolders:
     base: Path
     project: Path
     copilot_home: Path
@@ -107,7 +107,8 @@ class DemoFolders(Struct):
         return folders
 
 
-class DemoReport(Struct):
+@dataclass
+class DemoReport:
     """Everything `omp demo` shows; `to_json()` is its `--json` output."""
 
     reviewer: str

@@ -27,11 +27,9 @@ import os
 import shlex
 import shutil
 import sys
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Callable
-
-from msgspec import Struct
-from msgspec.structs import asdict
 
 from omp import config, trust
 from omp.copilot import find_copilot
@@ -39,18 +37,35 @@ from omp.copilot_history import reviewer_sessions
 from omp.core.instructions import out_of_step
 from omp.doctor_check import Check, Status
 from omp.doctor_fixes import (
-    Context, copilot_fix, env_note, found_here, memory_on_fix, move_aside, one_command, reinstall,
-    removal_fix, root_arg, settings_fix, trust_fix,
+    Context,
+    copilot_fix,
+    env_note,
+    found_here,
+    memory_on_fix,
+    move_aside,
+    one_command,
+    reinstall,
+    removal_fix,
+    root_arg,
+    settings_fix,
+    trust_fix,
 )
 from omp.doctor_review import check_claims_and_queue, check_reviewer, check_tokenizer
 from omp.errors import OmpError
 from omp.fsio import CorruptFileError
-from omp.install import Registration, _read_jsonc, find_registrations, plugin_dir, run_management_command
+from omp.install import (
+    Registration,
+    _read_jsonc,
+    find_registrations,
+    plugin_dir,
+    run_management_command,
+)
 from omp.memory.block import held_back_items, untrusted_directives
 from omp.paths import GlobalPaths, ProjectPaths
 
 
-class Report(Struct):
+@dataclass
+class Report:
     checks: list[Check]
 
     @property

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Literal
-
-from msgspec import Struct
 
 Status = Literal["ok", "info", "warn", "fail"]
 
 
-class Check(Struct, frozen=True):
+@dataclass(frozen=True)
+class Check:
     name: str
     status: Status
     detail: str

@@ -18,23 +18,24 @@ from __future__ import annotations
 import os
 import shlex
 import shutil
+from dataclasses import dataclass, field
 from pathlib import Path
-
-from msgspec import Struct
 
 from omp import config, trust
 from omp.core.settings import env_var
 from omp.errors import OmpError
 from omp.fsio import CorruptFileError
 from omp.install import Registration
-from omp.memory import directives as dirs, notes as notes_mod
+from omp.memory import directives as dirs
+from omp.memory import notes as notes_mod
 from omp.memory.block import note_held_back
 from omp.paths import GlobalPaths, ProjectPaths
 from omp.review import backends
 from omp.safety.injection import injection_reasons
 
 
-class Context(Struct):
+@dataclass
+class Context:
     """What the checks found so far that later checks and the fix lines depend on."""
 
     project: ProjectPaths | None
@@ -43,7 +44,7 @@ class Context(Struct):
     copilot: str | None = None
     copilot_works: bool = False
     settings: dict | None = None
-    origins: dict[str, str] = {}  # key -> where its value came from (env, project, global, default)
+    origins: dict[str, str] = field(default_factory=dict)  # key -> where its value came from (env, project, global, default)
     config_ignored: bool = False  # the project's config is untrusted, so `omp config set` refuses it
     found_here: bool = False  # omp run from this folder finds the same project (fixes need no --root)
     config_unusable: str | None = None  # why `omp trust` would refuse the ignored project config

@@ -32,15 +32,18 @@ import shutil
 import tempfile
 import time
 import uuid
+from dataclasses import asdict, dataclass, field
 from importlib import resources
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
-from msgspec import Struct, field
-from msgspec.structs import asdict
-
 from omp import config
-from omp.demo import DemoFolders, copilot_reviewer_home, hand_over_reviewer_sessions, isolated_environment
+from omp.demo import (
+    DemoFolders,
+    copilot_reviewer_home,
+    hand_over_reviewer_sessions,
+    isolated_environment,
+)
 from omp.errors import OmpError, UsageError
 from omp.memory import notes as notes_mod
 from omp.memory.items import ItemKind, ItemResult
@@ -73,7 +76,8 @@ CARRIED_KEYS = ("memory-reviewer", "memory-review-model", "memory-reviewer-comma
 EXPECTED_KINDS = (*(kind.value for kind in ItemKind), "any")
 
 
-class Expected(Struct, frozen=True):
+@dataclass(frozen=True)
+class Expected:
     kind: ItemKind | None  # None: "any"
     contains: str
 
@@ -81,7 +85,8 @@ class Expected(Struct, frozen=True):
         return (self.kind is None or item.kind is self.kind) and fold_for_evidence(self.contains) in fold_for_evidence(item.text)
 
 
-class Case(Struct, frozen=True):
+@dataclass(frozen=True)
+class Case:
     id: str
     category: str
     language: str
@@ -99,7 +104,8 @@ class Case(Struct, frozen=True):
         return any(fold_for_evidence(text) in folded for text in wanted)
 
 
-class CaseResult(Struct):
+@dataclass
+class CaseResult:
     case: Case
     written: list[ItemResult] = field(default_factory=list)  # items the stores wrote
     recalled: int = 0
@@ -123,7 +129,8 @@ class CaseResult(Struct):
         }
 
 
-class CategoryScore(Struct):
+@dataclass
+class CategoryScore:
     category: str
     cases: int = 0
     expected: int = 0
@@ -141,7 +148,8 @@ class CategoryScore(Struct):
         return {k: (round(v, 3) if isinstance(v, float) else v) for k, v in asdict(self).items()}
 
 
-class EvalReport(Struct):
+@dataclass
+class EvalReport:
     reviewer: str
     model: str | None
     corpus: list[str]
@@ -401,7 +409,8 @@ def _carried_settings() -> dict[str, str]:
     return carried
 
 
-class ReviewerPlan(Struct, frozen=True):
+@dataclass(frozen=True)
+class ReviewerPlan:
     """Which reviewer an eval scores, with the user's settings for it, and whether it bills."""
 
     backend: str

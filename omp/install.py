@@ -31,10 +31,9 @@ import shlex
 import shutil
 import sys
 import tempfile
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-
-from msgspec import Struct, field
 
 from omp import __version__
 from omp.copilot import HINT_INSTALL, copilot_command, find_copilot
@@ -53,7 +52,8 @@ INTERPRETER_FILE = "hooks/interpreter"
 COPILOT_TIMEOUT = 120.0
 
 
-class Registration(Struct, frozen=True):
+@dataclass(frozen=True)
+class Registration:
     """One place from which Copilot would run omp's hooks."""
 
     kind: str  # "plugin" (copied into C/installed-plugins), "live-plugin" (marketplace), "hooks-file"
@@ -81,7 +81,8 @@ class Registration(Struct, frozen=True):
         return text.splitlines()[0] if text else None
 
 
-class InstallResult(Struct):
+@dataclass
+class InstallResult:
     mode: str  # "plugin" | "hooks-only"
     plugin_dir: Path
     interpreter: str

@@ -29,14 +29,18 @@ import os
 import shlex
 import sys
 import uuid
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Sequence
 
-from msgspec import Struct
-
 from omp.copilot import HINT_INSTALL, copilot_command
 from omp.core import notice as notice_rules
-from omp.core.layout import git_project_root, is_valid_session_id, project_root, same_path
+from omp.core.layout import (
+    git_project_root,
+    is_valid_session_id,
+    project_root,
+    same_path,
+)
 from omp.core.settings import Unsure, hook_settings, is_reviewer_session
 from omp.detach import runs_dir, start_review
 from omp.errors import OmpError
@@ -47,7 +51,8 @@ NO_SESSION_FLAGS = frozenset({"-h", "--help", "-v", "--version", "--acp"})
 RESUME_FLAGS = frozenset({"-r", "--resume", "--continue"})
 
 
-class LaunchPlan(Struct, frozen=True):
+@dataclass(frozen=True)
+class LaunchPlan:
     argv: list[str]  # the whole command line run
     session_id: str | None  # known before the run (ours or the user's --session-id)
     resume: str | None  # --resume's value ("" for --continue or a bare --resume); None if new
@@ -55,7 +60,8 @@ class LaunchPlan(Struct, frozen=True):
     reviewable: bool  # False for subcommands, --help, --version, --connect
 
 
-class LaunchResult(Struct):
+@dataclass
+class LaunchResult:
     exit_code: int
     session_id: str | None = None
     review: Detached | None = None
@@ -224,7 +230,9 @@ def not_reviewing_notice(plan: LaunchPlan, cwd: Path | None = None) -> str | Non
     here = str(cwd or os.getcwd())
     # `-C DIR` may name another project than the one the user's commands would find.
     root_option = "" if same_path(project_root(here) or here, root) else f" --root {shlex.quote(root)}"
-    from omp.hooks.notice import not_reviewing as claim_notice  # once per project: it writes the record
+    from omp.hooks.notice import (
+        not_reviewing as claim_notice,  # once per project: it writes the record
+    )
 
     return claim_notice(root, settings, "omp launch", root_option)
 
@@ -232,7 +240,9 @@ def not_reviewing_notice(plan: LaunchPlan, cwd: Path | None = None) -> str | Non
 def hooks_registered() -> bool:
     """Are omp's hooks registered with Copilot CLI (an enabled plugin or hooks file)? Read from
     Copilot's own files, without running it."""
-    from omp.install import find_registrations  # only in a project that may hear the notice
+    from omp.install import (
+        find_registrations,  # only in a project that may hear the notice
+    )
 
     try:
         return any(registration.enabled for registration in find_registrations())

@@ -17,10 +17,9 @@ from __future__ import annotations
 import datetime as _dt
 import os
 from collections import defaultdict
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Iterator
-
-from msgspec import Struct, field
 
 from omp.fsio import append_jsonl, confine, file_lock, iter_jsonl
 from omp.paths import ProjectPaths
@@ -81,7 +80,8 @@ def read_records(path: Path) -> Iterator[dict[str, Any]]:
 # cost ledger
 
 
-class CallRecord(Struct, frozen=True):
+@dataclass(frozen=True)
+class CallRecord:
     """One reviewer call, as the ledger stores it."""
 
     session: str
@@ -147,7 +147,8 @@ def read_review_log(paths: ProjectPaths) -> list[dict[str, Any]]:
 # `omp cost`
 
 
-class Totals(Struct):
+@dataclass
+class Totals:
     calls: int = 0
     in_tokens: int = 0
     out_tokens: int = 0
@@ -177,7 +178,8 @@ class Totals(Struct):
         }
 
 
-class CostSummary(Struct):
+@dataclass
+class CostSummary:
     total: Totals
     by_model: dict[str, Totals]
     by_outcome: dict[str, Totals]

@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Literal
-
-from msgspec import Struct
 
 RequestKind = Literal["directive", "forget"]
 
 MIN_RULE_CHARS = 6  # "use it" is not a rule; CJK rules are short, hence characters, not words
 
 
-class Request(Struct, frozen=True):
+@dataclass(frozen=True)
+class Request:
     """One explicit request found in a user message."""
 
     kind: RequestKind

@@ -11,13 +11,17 @@ from __future__ import annotations
 
 import contextlib
 import sqlite3
+from dataclasses import dataclass, field
 from typing import Any, Callable, Literal
 
-from msgspec import Struct, field
-
 from omp import config, trust
+from omp.core.files import read_regular
 from omp.errors import OmpError
-from omp.memory import dedupe, directives as dirs, drafts as drafts_mod, notes as notes_mod
+from omp.fsio import CorruptFileError, append_jsonl, atomic_write, read_text
+from omp.memory import dedupe
+from omp.memory import directives as dirs
+from omp.memory import drafts as drafts_mod
+from omp.memory import notes as notes_mod
 from omp.memory.directives import Decision, Directive, PendingItem
 from omp.memory.drafts import Draft
 from omp.memory.items import (
@@ -30,16 +34,14 @@ from omp.memory.items import (
 )
 from omp.memory.journal import Writer, utc_now
 from omp.memory.neutralise import (
+    injection_reason,
     neutralise_body,
     neutralise_directive,
     neutralise_line,
     neutralise_title,
-    injection_reason,
     secret_reason,
 )
 from omp.memory.note_catalog import NoteIndex, NoteSummary, catalog, open_index
-from omp.core.files import read_regular
-from omp.fsio import CorruptFileError, append_jsonl, atomic_write, read_text
 from omp.paths import GlobalPaths, ProjectPaths
 from omp.project import global_lock
 
@@ -56,7 +58,8 @@ MAX_BODY = 20000
 # What opening the batch did
 
 
-class Housekeeping(Struct):
+@dataclass
+class Housekeeping:
     """What opening the batch did on its own (reported by the CLI, logged by the review)."""
 
     migrated: dict[str, int] = field(default_factory=dict)

@@ -18,9 +18,8 @@ with the front matter Copilot requires (`name`, `description`) and nothing else.
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 from pathlib import Path
-
-from msgspec import Struct
 
 from omp.errors import OmpError, UsageError
 from omp.fsio import confine, create_exclusive
@@ -34,7 +33,8 @@ MAX_SLUG = 64  # Copilot / agent-skills limit on a skill's name
 MAX_DESCRIPTION = 1024
 
 
-class Draft(Struct, frozen=True):
+@dataclass(frozen=True)
+class Draft:
     slug: str
     description: str
     status: str

@@ -11,24 +11,14 @@ summary (STYLE.md, "Outcomes are data").
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, Literal
-
-from msgspec import Struct
 
 # Re-exported: callers import them from here.
 from omp.memory.kinds import Code as Code
 from omp.memory.kinds import ItemKind as ItemKind
 
 Status = Literal["written", "proposed", "duplicate", "rejected"]  # "proposed": a note queued for a human
-
-
-def set_frozen_field(record: Struct, name: str, value: Any) -> None:
-    """Set a field of a frozen Struct from its `__post_init__` (to coerce what it was given).
-
-    A frozen Struct's `__setattr__` refuses every assignment, `object.__setattr__` included;
-    the field's slot descriptor does not, and the record is not shared before `__init__` ends.
-    """
-    getattr(type(record), name).__set__(record, value)
 
 
 class RejectionCode(Code):
@@ -66,7 +56,8 @@ class RejectionCode(Code):
 # what a store accepts, and what it answers
 
 
-class NoteProposal(Struct, frozen=True):
+@dataclass(frozen=True)
+class NoteProposal:
     title: str
     body: str = ""
     session: str | None = None
@@ -74,7 +65,8 @@ class NoteProposal(Struct, frozen=True):
     source: str | None = None  # where a proposed (not applied) note came from: "from a web page (…)"
 
 
-class DirectiveProposal(Struct, frozen=True):
+@dataclass(frozen=True)
+class DirectiveProposal:
     text: str  # for ItemKind.FORGET: what to forget
     session: str | None = None
     evidence: str | None = None
@@ -83,10 +75,11 @@ class DirectiveProposal(Struct, frozen=True):
     def __post_init__(self) -> None:
         if ItemKind(self.kind).spec.store != "pending":  # what the pending queue takes
             raise ValueError(f"a directive proposal is a directive or a forget request, not {self.kind!r}")
-        set_frozen_field(self, "kind", ItemKind(self.kind))
+        object.__setattr__(self, "kind", ItemKind(self.kind))  # a frozen dataclass coerces in __post_init__ so
 
 
-class DraftProposal(Struct, frozen=True):
+@dataclass(frozen=True)
+class DraftProposal:
     slug: str
     description: str
     body: str
@@ -94,7 +87,8 @@ class DraftProposal(Struct, frozen=True):
     evidence: str | None = None
 
 
-class ItemResult(Struct, frozen=True):
+@dataclass(frozen=True)
+class ItemResult:
     kind: ItemKind
     text: str  # the text as stored (or as it would have been stored)
     status: Status
@@ -116,7 +110,8 @@ class ItemResult(Struct, frozen=True):
         return data
 
 
-class KnownItems(Struct, frozen=True):
+@dataclass(frozen=True)
+class KnownItems:
     """What memory already holds: for dedupe, and to list in the review prompt."""
 
     directives: tuple[str, ...]

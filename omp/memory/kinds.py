@@ -14,9 +14,8 @@ The table holds data only (no behaviour): a new kind is a new `ItemKind` member 
 from __future__ import annotations
 
 import enum
+from dataclasses import dataclass
 from typing import Literal
-
-from msgspec import Struct
 
 KEBAB_CASE = r"^[a-z0-9]+(?:-[a-z0-9]+)*$"  # a kebab-case field (FieldSpec.kebab)
 Gate = Literal["pending", "direct"]  # "pending": a human approves it; "direct": written by the review
@@ -63,7 +62,8 @@ class ItemKind(Code):
         return self.spec.pending_kind or "add"
 
 
-class FieldSpec(Struct, frozen=True):
+@dataclass(frozen=True)
+class FieldSpec:
     """One text field of a kind's answer entry (besides "evidence", which every kind has)."""
 
     key: str  # the answer's key: "title"
@@ -75,7 +75,8 @@ class FieldSpec(Struct, frozen=True):
     description: str = ""  # the JSON Schema's description (omp/data/omp.review.v1.schema.json)
 
 
-class KindSpec(Struct, frozen=True):
+@dataclass(frozen=True)
+class KindSpec:
     """Everything omp treats differently from one kind to another (module docstring)."""
 
     kind: ItemKind

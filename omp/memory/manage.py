@@ -11,22 +11,24 @@ Numbers are 1-based: pending items as `omp project-memory pending` lists them, d
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from msgspec import Struct, field
-
 from omp.errors import UsageError
 from omp.fsio import atomic_write
-from omp.memory import block, dedupe, directives as dirs, drafts as drafts_mod, legacy, notes as notes_mod
+from omp.memory import block, dedupe, legacy
+from omp.memory import directives as dirs
+from omp.memory import drafts as drafts_mod
+from omp.memory import notes as notes_mod
+from omp.memory.batch import Housekeeping, MemoryBatch
 from omp.memory.directives import Directive, PendingItem
 from omp.memory.drafts import Draft
+from omp.memory.items import ItemKind, ItemResult, NoteProposal, RejectionCode
 from omp.memory.journal import utc_now
 from omp.memory.neutralise import neutralise_directive, secret_reason
 from omp.memory.note_catalog import NoteSummary
 from omp.memory.notes import Note
-from omp.memory.items import ItemKind, ItemResult, NoteProposal, RejectionCode
-from omp.memory.batch import Housekeeping, MemoryBatch
 from omp.memory.promotion import PromoteOutcome, promote_items
 from omp.memory.store import memory_batch
 from omp.paths import GlobalPaths, ProjectPaths
@@ -35,7 +37,8 @@ from omp.project import global_lock
 Scope = Literal["project", "global"]
 
 
-class Change(Struct):
+@dataclass
+class Change:
     """The outcome of one command: per-item results, warnings, and what housekeeping happened."""
 
     results: list[ItemResult] = field(default_factory=list)
@@ -46,7 +49,8 @@ class Change(Struct):
     housekeeping: Housekeeping = field(default_factory=Housekeeping)
 
 
-class Overview(Struct, frozen=True):
+@dataclass(frozen=True)
+class Overview:
     directives: list[Directive]
     global_directives: list[Directive]
     pending: int

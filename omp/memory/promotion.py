@@ -8,11 +8,11 @@ Called when a human promotes (`omp.memory.manage.promote`) or ticks a box in the
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from msgspec import Struct, field
-
-from omp.memory import dedupe, directives as dirs
+from omp.memory import dedupe
+from omp.memory import directives as dirs
 from omp.memory.batch import MemoryBatch, Scope
 from omp.memory.directives import Directive, PendingItem
 from omp.memory.items import NoteProposal
@@ -20,7 +20,8 @@ from omp.memory.journal import utc_now
 from omp.memory.note_catalog import NoteSummary
 
 
-class PromoteOutcome(Struct, frozen=True):
+@dataclass(frozen=True)
+class PromoteOutcome:
     item: PendingItem
     outcome: Literal["promoted", "already-active", "forgotten", "nothing-matched", "noted", "refused"]
     removed: list[str] = field(default_factory=list)  # what a FORGET proposal removed, as labels

@@ -21,29 +21,38 @@ from __future__ import annotations
 
 import json
 import os
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-
-from msgspec import Struct, field
 
 from omp.core.settings import sha256_hex
 from omp.errors import OmpError, UsageError
 from omp.fsio import create_exclusive
-from omp.memory import dedupe, directives as dirs
-from omp.memory.journal import decode_prior, journal_path, load_journal, remove_empty_parents, save_journal, utc_now
+from omp.memory import dedupe
+from omp.memory import directives as dirs
 from omp.memory.batch import MemoryBatch
+from omp.memory.journal import (
+    decode_prior,
+    journal_path,
+    load_journal,
+    remove_empty_parents,
+    save_journal,
+    utc_now,
+)
 from omp.memory.store import memory_batch
 from omp.paths import ProjectPaths, check_session_id
 
 MIN_PREFIX = 7
 
 
-class Kept(Struct, frozen=True):
+@dataclass(frozen=True)
+class Kept:
     item: str  # "note <id>", "pending: <text>", "draft <slug>"
     why: str
 
 
-class UndoReport(Struct, frozen=True):
+@dataclass(frozen=True)
+class UndoReport:
     session: str
     removed: tuple[str, ...]  # items the review added, now taken out
     restored: tuple[str, ...]  # notes the review pruned, now back
@@ -52,7 +61,8 @@ class UndoReport(Struct, frozen=True):
     old_journal: bool = False  # a version 1 journal (queue items found by session)
 
 
-class _Plan(Struct):
+@dataclass
+class _Plan:
     created: dict[str, str] = field(default_factory=dict)  # rel path -> sha256 the review left
     pruned: dict[str, bytes] = field(default_factory=dict)  # rel path -> bytes before the prune
     pending: list[tuple[str, str]] = field(default_factory=list)  # (kind, text) the review queued

@@ -23,15 +23,14 @@ from __future__ import annotations
 
 import json
 import unicodedata
+from dataclasses import dataclass, field
 from typing import Any, Iterable, Literal, Protocol, Sequence
-
-from msgspec import Struct, field
 
 from omp.intents.messages import requests_anywhere
 from omp.intents.spoken import sentences, spoken_lines
 from omp.lazyre import lazy
 from omp.memory import kinds
-from omp.memory.items import ItemKind, RejectionCode, set_frozen_field
+from omp.memory.items import ItemKind, RejectionCode
 from omp.safety.injection import fold_for_matching, injection_reasons
 from omp.safety.secrets import redact
 from omp.sessions.lines import repair_lone_surrogates
@@ -59,7 +58,8 @@ class MessageLike(Protocol):
     def text(self) -> str: ...
 
 
-class Provenance(Struct, frozen=True):
+@dataclass(frozen=True)
+class Provenance:
     """Where a model note's evidence was found (`EvidenceIndex`): the note gate's input."""
 
     origins: tuple[str, ...] = ()  # "user", "tool", WEB, "assistant", PASTED
@@ -67,7 +67,8 @@ class Provenance(Struct, frozen=True):
     sentences: tuple[str, ...] = ()  # the user's sentences the quote was taken from
 
 
-class Proposal(Struct, frozen=True):
+@dataclass(frozen=True)
+class Proposal:
     """One item a review proposes, from the model or from the explicit pass."""
 
     kind: ItemKind
@@ -82,7 +83,7 @@ class Proposal(Struct, frozen=True):
     provenance: Provenance | None = None  # a model note's (see `_entry`)
 
     def __post_init__(self) -> None:
-        set_frozen_field(self, "kind", ItemKind(self.kind))  # "note" is ItemKind.NOTE
+        object.__setattr__(self, "kind", ItemKind(self.kind))  # "note" is ItemKind.NOTE
 
     def texts(self) -> dict[str, str]:
         """Every non-empty text field, by name (what the safety filter scans)."""
@@ -94,7 +95,8 @@ class Proposal(Struct, frozen=True):
         return str(getattr(self, self.kind.spec.subject))
 
 
-class Rejection(Struct, frozen=True):
+@dataclass(frozen=True)
+class Rejection:
     """An item refused, and why: `code` for the program, `reason` for a person."""
 
     where: str
@@ -109,12 +111,14 @@ class Rejection(Struct, frozen=True):
         return {"item": self.where, "kind": kind, "reason": self.reason, "source": self.source}
 
 
-class FoundAnswer(Struct, frozen=True):
+@dataclass(frozen=True)
+class FoundAnswer:
     obj: dict[str, Any] | None
     error: str | None
 
 
-class Validation(Struct):
+@dataclass
+class Validation:
     proposals: list[Proposal] = field(default_factory=list)
     rejected: list[Rejection] = field(default_factory=list)
 
@@ -143,7 +147,8 @@ class AnswerTooDeep(ValueError):
     """The text nests brackets deeper than MAX_DEPTH: refused before any decoding."""
 
 
-class _Scan(Struct):
+@dataclass
+class _Scan:
     answer: dict[str, Any] | None = None
     other_schema: str | None = None
     unclosed: list[int] = field(default_factory=list)  # where the objects left open at the end start

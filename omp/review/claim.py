@@ -45,14 +45,18 @@ import os
 import platform  # node(): the host name socket.gethostname() gives, without importing socket (~4 ms)
 import time
 import uuid
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any, Iterator, Literal
 
-from msgspec import Struct
-from msgspec.structs import asdict
-
 from omp.errors import OmpError
-from omp.fsio import atomic_write_json, create_exclusive, dump_json, file_lock, read_text
+from omp.fsio import (
+    atomic_write_json,
+    create_exclusive,
+    dump_json,
+    file_lock,
+    read_text,
+)
 from omp.paths import ProjectPaths, check_session_id
 from omp.process import OMP_ENTRY, command_line, end_run_leftovers, is_alive, start_time
 
@@ -67,7 +71,8 @@ REVIEW_CLAIM_ENV = "OMP_REVIEW_CLAIM"  # the claim token, in every reviewer proc
 State = Literal["running", "done"]
 
 
-class ClaimRecord(Struct, frozen=True):
+@dataclass(frozen=True)
+class ClaimRecord:
     token: str
     pid: int
     pid_started_at: float | None
@@ -137,7 +142,8 @@ def stale_after(record: ClaimRecord, timeout: float) -> float:
 Refusal = Literal["done", "running", "contended"]
 
 
-class Verdict(Struct, frozen=True):
+@dataclass(frozen=True)
+class Verdict:
     """What an existing claim means for a new review."""
 
     take: bool  # may this review claim the session?
@@ -148,7 +154,8 @@ class Verdict(Struct, frozen=True):
     refused: Refusal | None = None  # take=False: what holds the session ("done", "running", "contended")
 
 
-class Claim(Struct, frozen=True):
+@dataclass(frozen=True)
+class Claim:
     """A claim this process holds."""
 
     paths: ProjectPaths
@@ -354,7 +361,7 @@ def mark_done(claim: Claim, cursor: int) -> bool:
         record = _owned(claim)
         if record is None:
             return False
-        done = ClaimRecord(**{**asdict(record), "state": "done", "cursor": cursor, "done_at": time.time()})
+        done = replace(record, state="done", cursor=cursor, done_at=time.time())
         atomic_write_json(claim_path(claim.paths, claim.session_id), _record_json(done))
         return True
 
@@ -367,10 +374,7 @@ def release(claim: Claim) -> bool:
             return False
         path = claim_path(claim.paths, claim.session_id)
         if record.prior_cursor is not None:
-            restored = ClaimRecord(
-                **{**asdict(record), "state": "done", "cursor": record.prior_cursor,
-                   "prior_cursor": None, "done_at": time.time()}
-            )
+            restored = replace(record, state="done", cursor=record.prior_cursor, prior_cursor=None, done_at=time.time())
             atomic_write_json(path, _record_json(restored))
         else:
             with contextlib.suppress(FileNotFoundError):
@@ -386,7 +390,7 @@ def record_reviewer(claim: Claim, pid: int) -> bool:
             record = _owned(claim)
             if record is None:
                 return False
-            updated = ClaimRecord(**{**asdict(record), "reviewer_pid": pid, "reviewer_started_at": started})
+            updated = replace(record, reviewer_pid=pid, reviewer_started_at=started)
             atomic_write_json(claim_path(claim.paths, claim.session_id), _record_json(updated))
             return True
     except (OmpError, OSError):

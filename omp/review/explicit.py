@@ -35,23 +35,37 @@ from __future__ import annotations
 import bisect
 import collections
 import re
+from dataclasses import dataclass, field
 from typing import Iterable
-
-from msgspec import Struct, field
 
 from omp.intents.grammar import find_request
 from omp.intents.messages import (
-    FOREIGN_STEMS, dangles, offered, points_back, remembers_back, requests_in, requests_in_foreign, standalone_rule,
+    FOREIGN_STEMS,
+    dangles,
+    offered,
+    points_back,
+    remembers_back,
+    requests_in,
+    requests_in_foreign,
+    standalone_rule,
     stated_fact,
 )
 from omp.intents.request import Request
 from omp.lazyre import lazy
 from omp.memory.items import ItemKind, RejectionCode
 from omp.memory.neutralise import neutralise_line
-from omp.review.prompt import MAX_CANDIDATES
 from omp.review.answer import (
-    LIMITS, MAX_CHARS, MessageLike, Proposal, Rejection, fold_for_evidence, one_line, same_sentence, significant_words,
+    LIMITS,
+    MAX_CHARS,
+    MessageLike,
+    Proposal,
+    Rejection,
+    fold_for_evidence,
+    one_line,
+    same_sentence,
+    significant_words,
 )
+from omp.review.prompt import MAX_CANDIDATES
 from omp.safety.finding import SecretFinding
 from omp.safety.secrets import find_secrets, redact
 
@@ -64,7 +78,8 @@ SNIPPET_CHARS = 100
 CONTEXT_CHARS = 300  # of the message a pointing request may point at, shown to the model
 
 
-class Candidate(Struct, frozen=True):
+@dataclass(frozen=True)
+class Candidate:
     """A request the explicit pass is not sure of (docs/reviewer-answer-schema.md): the standing word only at the end,
     "every time I …", a request in a later clause, a "remember this" resolved to the message
     before it, or not resolved at all (`text` empty). The `offline` reviewer proposes those that
@@ -88,7 +103,8 @@ def _candidate(where: str, sentence: str, text: str, context: str) -> Candidate:
                      shown(context, CONTEXT_CHARS), proposed=text)
 
 
-class ExplicitScan(Struct):
+@dataclass
+class ExplicitScan:
     proposals: list[Proposal] = field(default_factory=list)
     uncertain: list[Candidate] = field(default_factory=list)
     rejected: list[Rejection] = field(default_factory=list)
@@ -345,7 +361,8 @@ def _clip(text: str, limit: int) -> str:
     return clipped.rstrip()
 
 
-class _Foreign(Struct, frozen=True):
+@dataclass(frozen=True)
+class _Foreign:
     """A rule request found outside the user's messages."""
 
     origin: str

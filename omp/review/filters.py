@@ -18,8 +18,7 @@ from __future__ import annotations
 
 import collections
 import re
-
-from msgspec import Struct, field
+from dataclasses import dataclass, field
 
 from omp.lazyre import lazy
 from omp.memory.items import RejectionCode
@@ -31,7 +30,8 @@ from omp.safety.secrets import find_secrets
 _REDACTED = lazy(r"\[REDACTED:([a-z0-9-]+)\]", re.I)
 
 
-class Screened(Struct):
+@dataclass
+class Screened:
     kept: list[Proposal] = field(default_factory=list)
     rejected: list[Rejection] = field(default_factory=list)
     secrets: collections.Counter[str] = field(default_factory=collections.Counter)

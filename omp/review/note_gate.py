@@ -33,9 +33,8 @@ from __future__ import annotations
 
 import enum
 import re
+from dataclasses import dataclass, field
 from typing import Iterator
-
-from msgspec import Struct, field
 
 from omp.intents.checks import imperative_cjk, is_one_off, is_question
 from omp.intents.messages import requests_anywhere
@@ -53,14 +52,16 @@ class Verdict(enum.Enum):
     REFUSE = "refuse"
 
 
-class Decision(Struct, frozen=True):
+@dataclass(frozen=True)
+class Decision:
     verdict: Verdict
     code: RejectionCode | None = None  # why it was refused
     reason: str = ""  # for a person: why refused, or where a proposed fact came from
     source: str = ""  # a proposed note's source, as `pending` shows it
 
 
-class Gated(Struct):
+@dataclass
+class Gated:
     applied: list[Proposal] = field(default_factory=list)  # every other item passes through here
     proposed: list[tuple[Proposal, str]] = field(default_factory=list)  # (note, its source)
     rejected: list[Rejection] = field(default_factory=list)

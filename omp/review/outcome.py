@@ -7,16 +7,16 @@ the enums' values are the words it has always written (tests/test_outcome_codes.
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Any
-
-from msgspec import Struct, field
 
 from omp.memory import kinds
 from omp.memory.items import Code, ItemKind, ItemResult
 from omp.review.answer import Rejection
 
 
-class ReviewRequest(Struct, frozen=True):
+@dataclass(frozen=True)
+class ReviewRequest:
     session: str = "latest"
     model: str | None = None
     reviewer: str | None = None
@@ -39,7 +39,8 @@ class SkipReason(Code):
     QUEUED_SESSION_GONE = "queued session gone"
 
 
-class ReviewSummary(Struct, frozen=True):
+@dataclass(frozen=True)
+class ReviewSummary:
     """What a review that ran wrote: counts by kind, and one `ItemResult` per proposal."""
 
     items: tuple[ItemResult, ...]
@@ -85,7 +86,8 @@ class ReviewSummary(Struct, frozen=True):
         return data
 
 
-class ReviewOutcome(Struct, frozen=True):
+@dataclass(frozen=True)
+class ReviewOutcome:
     """What one review did: ran, skipped (`skip` says why) or failed (`failed`, exit 1)."""
 
     ran: bool

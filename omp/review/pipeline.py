@@ -36,36 +36,48 @@ queue entries `omp.review.housekeeping`, taking a review back `omp.review.undo`.
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Sequence
-
-from msgspec import Struct, field, structs
 
 from omp import config, trust
 from omp.errors import OmpError, UsageError, storage_error
 from omp.fsio import OutsideProjectError, probe_write
 from omp.ledger import CallRecord, log_review, record_call
-from omp.paths import ProjectPaths
+from omp.memory.items import DirectiveProposal, DraftProposal, ItemResult, NoteProposal
 from omp.packet import SessionIndex, SessionIndexer, build_packet
+from omp.paths import ProjectPaths
 from omp.project import check_layout, ensure_state_dir
-from omp.review import backends
+from omp.review import backends, queue
 from omp.review import claim as claims
-from omp.review import queue
-from omp.review.answer import Proposal, Rejection, answer_complete, find_answer, validate
+from omp.review.answer import (
+    Proposal,
+    Rejection,
+    answer_complete,
+    find_answer,
+    validate,
+)
 from omp.review.explicit import Candidate, ExplicitScan, decide, merge, scan
 from omp.review.filters import screen
 from omp.review.note_gate import gate_notes
-from omp.memory.items import DirectiveProposal, DraftProposal, ItemResult, NoteProposal
 from omp.review.outcome import ReviewOutcome, ReviewRequest, ReviewSummary, SkipReason
 from omp.review.prompt import KnownForPrompt, build_frame, prompt_room_for_transcript
-from omp.review.reviewers import ANSWER_REFUSED, BACKENDS, ReviewerConfig, ReviewerReply, ReviewerUnavailable, call_reviewer
+from omp.review.reviewers import (
+    ANSWER_REFUSED,
+    BACKENDS,
+    ReviewerConfig,
+    ReviewerReply,
+    ReviewerUnavailable,
+    call_reviewer,
+)
 from omp.safety.secrets import redact
 from omp.sessions.discovery import find_session
 from omp.sessions.events import SessionReader
 from omp.tokens import get_counter
 
 
-class ReviewContext(Struct, frozen=True):
+@dataclass(frozen=True)
+class ReviewContext:
     paths: ProjectPaths
     settings: dict[str, Any]
     backend: str
@@ -287,7 +299,8 @@ def _known_for_prompt(paths: ProjectPaths) -> KnownForPrompt:
     })
 
 
-class _ModelPass(Struct):
+@dataclass
+class _ModelPass:
     proposals: list[Proposal] = field(default_factory=list)
     rejected: list[Rejection] = field(default_factory=list)
     tokens: dict[str, Any] = field(default_factory=dict)
@@ -332,7 +345,7 @@ def _run_claimed(ctx: ReviewContext, held: claims.Claim, events: Path, found: Ex
         reason="; ".join(r for r in (took_over, model_skipped) if r) or None,
         session=session_id,
         summary=summary,
-        rejected=tuple(structs.replace(r, reason=_safe(r.reason) or "") for r in rejected),
+        rejected=tuple(replace(r, reason=_safe(r.reason) or "") for r in rejected),
         tokens=model_pass.tokens,
     )
     _log(ctx.paths, outcome, backend=ctx.backend,

@@ -7,9 +7,8 @@ cursor, the one pass with the explicit pass (`scan_session`), the packet at the 
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
-
-from msgspec import Struct
 
 from omp.config import get_value
 from omp.packet import Packet, build_packet
@@ -20,7 +19,8 @@ from omp.sessions.discovery import find_session
 from omp.tokens import get_counter
 
 
-class Preview(Struct):
+@dataclass
+class Preview:
     session: Any  # omp.sessions.discovery.SessionInfo
     packet: Packet
     max_input_tokens: int

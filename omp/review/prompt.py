@@ -29,9 +29,8 @@ from __future__ import annotations
 
 import json
 import os
+from dataclasses import dataclass, field
 from typing import Mapping, Protocol, Sequence
-
-from msgspec import Struct, field
 
 from omp.memory import kinds
 from omp.memory.kinds import ItemKind, KindSpec
@@ -50,13 +49,15 @@ class TokenCounting(Protocol):
     def count(self, text: str) -> int: ...
 
 
-class KnownForPrompt(Struct, frozen=True):
+@dataclass(frozen=True)
+class KnownForPrompt:
     """What the project already holds, as short lines per section."""
 
     sections: dict[str, list[str]] = field(default_factory=dict)  # title -> items, newest first
 
 
-class PromptFrame(Struct, frozen=True):
+@dataclass(frozen=True)
+class PromptFrame:
     head: str
     tail: str
     tokens: int

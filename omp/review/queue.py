@@ -28,13 +28,17 @@ from __future__ import annotations
 
 import contextlib
 import time
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from msgspec import Struct
-from msgspec.structs import asdict
-
-from omp.core.pending import QueueSummary, is_due, is_failed, queue_session, queue_summary
+from omp.core.pending import (
+    QueueSummary,
+    is_due,
+    is_failed,
+    queue_session,
+    queue_summary,
+)
 from omp.fsio import CorruptFileError, atomic_write_json, read_json_object
 from omp.paths import ProjectPaths, check_session_id
 
@@ -44,7 +48,8 @@ MAX_ATTEMPTS = 5  # failed reviewer calls for one session before it is marked fa
 MAX_TEXT_CHARS = 500  # of last_error and of hint: a message with the reviewer's own line, and its fix
 
 
-class QueueEntry(Struct, frozen=True):
+@dataclass(frozen=True)
+class QueueEntry:
     session: str
     attempts: int
     next_try_at: float  # epoch seconds

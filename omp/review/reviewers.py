@@ -37,16 +37,21 @@ from __future__ import annotations
 
 import os
 import re
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable, Mapping
-
-from msgspec import Struct, field
 
 from omp.copilot import HINT_INSTALL, find_copilot
 from omp.copilot_history import Forgotten, use_reviewer_home
 from omp.errors import OmpError
 from omp.lazyre import lazy
-from omp.process import TERMINATE_GRACE_SECONDS, OutputReadError, read_env_file, reviewer_env_file, run_captured
+from omp.process import (
+    TERMINATE_GRACE_SECONDS,
+    OutputReadError,
+    read_env_file,
+    reviewer_env_file,
+    run_captured,
+)
 from omp.review import backends
 from omp.reviewer_folder import reviewer_folder
 
@@ -71,7 +76,8 @@ HINT_OFFLINE = "or review without a model: omp config set memory-reviewer offlin
 HINT_DOCTOR = "omp doctor --deep calls the reviewer as a hook-started review would"
 
 
-class ReviewerConfig(Struct, frozen=True):
+@dataclass(frozen=True)
+class ReviewerConfig:
     backend: str
     model: str
     command: str | None
@@ -81,7 +87,8 @@ class ReviewerConfig(Struct, frozen=True):
     url: str | None = None  # memory-reviewer-url, for the `openai` backend
 
 
-class ReviewerReply(Struct):
+@dataclass
+class ReviewerReply:
     text: str
     stderr: str
     returncode: int | None
@@ -238,7 +245,9 @@ def secret_values(env: Mapping[str, str]) -> list[str]:
 def one_line(text: str, secrets: Iterable[str] = ()) -> str:
     """Redacted, one line, at most DETAIL_CHARS: what a log line, a queue entry and `omp doctor`
     may hold of a reviewer's words. Known secret values go first, then omp's secret redaction."""
-    from omp.safety.secrets import redact  # the patterns load only when a reviewer failed
+    from omp.safety.secrets import (
+        redact,  # the patterns load only when a reviewer failed
+    )
 
     for secret in secrets:
         if secret:
@@ -263,7 +272,8 @@ def stated_error(*outputs: str) -> str:
     return ""
 
 
-class Fixes(Struct, frozen=True):
+@dataclass(frozen=True)
+class Fixes:
     """A backend's fix for each kind of failure (the hint). `variable` is formatted with the
     names the reviewer asked for."""
 

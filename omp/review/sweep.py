@@ -6,15 +6,14 @@ A queued session that failed for good (omp.review.queue.MAX_ATTEMPTS) is left ou
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
-from msgspec import Struct, field
-
 from omp import config
+from omp.core.memory_on import note_memory_on
 from omp.errors import OmpError
 from omp.fsio import CorruptFileError, OutsideProjectError
-from omp.core.memory_on import note_memory_on
 from omp.ledger import log_review
 from omp.paths import ProjectPaths
 from omp.project import check_layout, ensure_state_dir
@@ -22,11 +21,18 @@ from omp.review import claim as claims
 from omp.review import queue
 from omp.review.housekeeping import DAY, HOUSEKEEPING_DAYS, clean_old
 from omp.review.outcome import ReviewOutcome, ReviewRequest, SkipReason
-from omp.review.pipeline import ReviewContext, file_size, review_context, review_logging_errors, skipped_mode_off
+from omp.review.pipeline import (
+    ReviewContext,
+    file_size,
+    review_context,
+    review_logging_errors,
+    skipped_mode_off,
+)
 from omp.sessions.discovery import find_session, list_project_sessions
 
 
-class SweepResult(Struct):
+@dataclass
+class SweepResult:
     outcomes: list[ReviewOutcome] = field(default_factory=list)
     skipped: dict[SkipReason, int] = field(default_factory=dict)  # quiet skips by reason
     cleaned: dict[str, int] = field(default_factory=dict)

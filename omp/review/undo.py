@@ -6,10 +6,8 @@ managed block and logs the outcome.
 
 from __future__ import annotations
 
+from dataclasses import asdict, dataclass
 from typing import Any
-
-from msgspec import Struct
-from msgspec.structs import asdict
 
 from omp.ledger import log_review
 from omp.memory.undo import undo_review
@@ -18,7 +16,8 @@ from omp.project import project_lock
 from omp.review.pipeline import refresh_block
 
 
-class UndoOutcome(Struct, frozen=True):
+@dataclass(frozen=True)
+class UndoOutcome:
     session: str
     removed: list[str]
     restored: list[str]

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from msgspec import Struct
+from dataclasses import dataclass
 
 
-class SecretFinding(Struct, frozen=True):
+@dataclass(frozen=True)
+class SecretFinding:
     kind: str  # short label used in markers: "github-token", "aws-access-key", "private-key", …
     start: int  # offsets into the scanned text
     end: int

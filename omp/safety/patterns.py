@@ -28,16 +28,16 @@ from __future__ import annotations
 import base64
 import binascii
 import re
+from dataclasses import dataclass
 from typing import Callable, Iterator
-
-from msgspec import Struct
 
 from omp.lazyre import LazyPattern, lazy
 from omp.safety import vendors
 from omp.safety.finding import SecretFinding
 
 
-class _Pattern(Struct, frozen=True):
+@dataclass(frozen=True)
+class _Pattern:
     kind: str
     regex: LazyPattern
     triggers: tuple[str, ...]  # lower-case literals found in every match
