@@ -33,13 +33,18 @@ own: the review step subtracts its prompt frame from `memory-review-max-input-to
 from __future__ import annotations
 
 import collections
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
-from msgspec import Struct, field
-
 from omp.intents.checks import asks_to_keep, is_correction
-from omp.packet_bodies import MIN_KEEP_TOKENS, SEPARATOR_TOKENS, Builder, Candidate, Counter
+from omp.packet_bodies import (
+    MIN_KEEP_TOKENS,
+    SEPARATOR_TOKENS,
+    Builder,
+    Candidate,
+    Counter,
+)
 from omp.sessions.events import SessionReader, read_message_at
 from omp.sessions.messages import ORIGINS, Entry, Message, Origin
 from omp.sessions.streamed import StreamedMessage
@@ -62,7 +67,8 @@ CONTEXT_MIN_BUDGET = 2000
 TOOL_SHARE_OF_CONTEXT = 0.25
 
 
-class PacketStats(Struct):
+@dataclass
+class PacketStats:
     seen: collections.Counter[str] = field(default_factory=collections.Counter)
     kept: collections.Counter[str] = field(default_factory=collections.Counter)
     dropped: collections.Counter[str] = field(default_factory=collections.Counter)
@@ -88,7 +94,8 @@ class PacketStats(Struct):
         }
 
 
-class Packet(Struct):
+@dataclass
+class Packet:
     messages: list[Message]  # kept, redacted, possibly cut, in conversation order
     text: str  # the transcript the prompt embeds
     tokens: int
@@ -122,7 +129,8 @@ def header(kept: int, seen: int) -> str:
 # The first pass
 
 
-class SessionIndex(Struct):
+@dataclass
+class SessionIndex:
     """What the packet keeps of its first pass: where each message is, never its text."""
 
     entries: list[Entry]

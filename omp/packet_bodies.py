@@ -17,9 +17,8 @@ seen whole, or not shown). Their sizes are estimates, and the header and markers
 from __future__ import annotations
 
 import collections
+from dataclasses import dataclass
 from typing import IO, Any, Protocol
-
-from msgspec import Struct
 
 from omp.safety.secrets import find_secrets, redact, redaction_marker
 from omp.sessions.events import read_message_at
@@ -47,7 +46,8 @@ def label(origin: str, seq: int) -> str:
     return f"[{origin} #{seq}]"
 
 
-class Candidate(Struct):
+@dataclass
+class Candidate:
     entry: Entry
     text_tokens: int  # its redacted text, counted exactly
     tokens: int  # what its whole block costs: label, text and separator

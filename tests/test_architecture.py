@@ -236,14 +236,13 @@ def test_an_ordinary_review_makes_no_network_call(project: Path, tmp_path: Path)
     assert network.split() == []
 
 
-# What importing msgspec costs (≈ 10 ms a process here: datetime, decimal, uuid and platform come
-# with it) is a quarter of the sessionStart budget. The records of the memory library the hook's
-# cold render loads (paths, config, trust, notes, directives, the block) are NamedTuples, and
-# msgspec is left to where it decodes: sessions, answers, ledgers.
-NOT_ON_THE_COLD_RENDER = {"msgspec", "psutil", "click", "yaml", "tiktoken", "detect_secrets", "dataclasses"}
+# The sessionStart hook's cold render is the hook edge: the records of the memory library it
+# loads (paths, config, trust, notes, directives, the block) are NamedTuples, and it loads none of
+# the libraries the rest of omp uses (docs/performance.md, "Records and JSON").
+NOT_ON_THE_COLD_RENDER = {"psutil", "click", "yaml", "tiktoken", "detect_secrets", "dataclasses"}
 
 
-def test_the_session_start_hooks_cold_render_loads_no_msgspec(project: Path) -> None:
+def test_the_session_start_hooks_cold_render_loads_no_library(project: Path) -> None:
     """The sessionStart hook in `memory-inject=hook` mode with no cached context (the first session
     after memory changed by hand or by a `git pull`) renders the block in a real subprocess."""
     import json

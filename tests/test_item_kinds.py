@@ -4,12 +4,13 @@ module keeps a parallel table of kinds of its own."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import ast
 import json
 from dataclasses import dataclass
 from pathlib import Path
 
-import msgspec
 import pytest
 
 from omp.memory import kinds
@@ -56,7 +57,7 @@ def test_every_kind_has_exactly_one_consistent_entry() -> None:
     assert set(KINDS) == set(ItemKind) and all(spec.kind is kind for kind, spec in KINDS.items())
     assert len({spec.section for spec in KINDS.values()}) == len(KINDS)
     assert sorted(spec.summary_rank for spec in KINDS.values()) == list(range(len(KINDS)))
-    proposal_fields = set(Proposal.__struct_fields__)
+    proposal_fields = {f.name for f in dataclasses.fields(Proposal)}
     for spec in KINDS.values():
         assert {f.attr for f in spec.fields} <= proposal_fields, spec.kind
         assert spec.subject in {f.attr for f in spec.fields}, spec.kind
@@ -68,8 +69,8 @@ def test_every_kind_has_exactly_one_consistent_entry() -> None:
 
 def test_a_changed_entry_reaches_the_validator(monkeypatch: pytest.MonkeyPatch) -> None:
     note = KINDS[ItemKind.NOTE]
-    title = msgspec.structs.replace(note.fields[0], max_chars=20)
-    facts = msgspec.structs.replace(note, section="facts", limit=1, fields=(title, *note.fields[1:]))
+    title = dataclasses.replace(note.fields[0], max_chars=20)
+    facts = dataclasses.replace(note, section="facts", limit=1, fields=(title, *note.fields[1:]))
     monkeypatch.setattr(kinds, "KINDS", {**KINDS, ItemKind.NOTE: facts})
     session = [Msg("user", "the integration tests need the EXAMPLE_FIXTURES variable set first", 1)]
     entry = {"title": "Tests need fixtures", "body": "Set EXAMPLE_FIXTURES.",

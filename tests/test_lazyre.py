@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
-
-import msgspec
 
 from omp import lazyre
 from omp.intents import checks, grammar, messages, phrases, pl_ru, spoken, standing
@@ -23,9 +22,9 @@ def _all_patterns() -> list[lazyre.LazyPattern]:
         elif isinstance(value, dict):
             for item in value.values():
                 collect(item)
-        elif isinstance(value, msgspec.Struct):
-            for name in value.__struct_fields__:
-                collect(getattr(value, name))
+        elif dataclasses.is_dataclass(value) and not isinstance(value, type):
+            for item in dataclasses.fields(value):
+                collect(getattr(value, item.name))
 
     for module in (checks, grammar, messages, phrases, pl_ru, spoken, standing, injection, secrets, patterns, assignments,
                    detect_secrets_adapter, disguise):

@@ -1,7 +1,7 @@
 """omp's own Python processes start safely (docs/reviewers.md): a neutral working folder, the project
 off `sys.path`, and a scrubbed environment.
 
-A repository with a top-level `click.py`, `msgspec.py`, `psutil.py`, `filelock.py` (and `omp.py`) that leave a
+A repository with a top-level `click.py`, `json.py`, `psutil.py`, `filelock.py` (and `omp.py`) that leave a
 marker when imported: a hook-started review (and a sweep) runs to completion and imports none.
 """
 
@@ -21,7 +21,7 @@ from review_support import FakeReviewer, conversation, json_reply, log_lines, st
 
 from omp import detach, process
 
-HOSTILE = ("click", "msgspec", "psutil", "filelock", "omp")  # what a review imports, and omp itself
+HOSTILE = ("click", "json", "psutil", "filelock", "omp")  # what a review imports, and omp itself
 
 
 def plant_hostile_modules(project: Path, markers: Path) -> None:

@@ -104,8 +104,8 @@ def _singular(word: str) -> str:
 class DedupeIndex:
     """Known texts, each with a label saying where it lives ("active directive", "note x", ...)."""
 
-    # A plain class, not a msgspec Struct: the sessionStart hook's render loads this module, and
-    # msgspec's import would cost it ≈ 10 ms (README, "Dependencies").
+    # A plain class, not a dataclass: the sessionStart hook's render loads this module
+    # (docs/performance.md, "Records and JSON").
     __slots__ = ("entries", "lookups")
 
     def __init__(self, entries: list[tuple[str, str, frozenset[str]]] | None = None) -> None:

@@ -1,5 +1,4 @@
-"""Decoding one line of `events.jsonl` (docs/behaviour.md#sessions-and-the-packet): a conversation line by msgspec, typed to the
-fields read, and by json whenever msgspec refuses it or might read it otherwise than json would;
+"""Decoding one line of `events.jsonl` (docs/behaviour.md#sessions-and-the-packet): a conversation line by `json`;
 a `tool.execution_complete` line without its output string but for the string's ends.
 """
 
@@ -7,11 +6,8 @@ from __future__ import annotations
 
 import json
 import os
-import sys
-from typing import Any, Callable, Generic, TypeVar
+from typing import Any
 
-import msgspec
-from msgspec import Struct
 
 from omp.sessions import lines
 from omp.sessions.excerpt import TOOL_CLIP_BYTES, TOOL_HEAD_CHARS, TOOL_TAIL_CHARS
@@ -19,86 +15,6 @@ from omp.sessions.lines import decode_string, string_end
 from omp.sessions.skeleton import RawClip, Skeleton, restore
 
 TOOL_TYPE = b"tool.execution_complete"  # a tool output line: read by the ends of its output
-
-# --------------------------------------------------------------------------------------------
-# A conversation line, decoded by msgspec
-#
-# msgspec decodes a line in a third to a fifth of json's time. Its typed decoders read only the
-# fields `parse_event` reads (the rest of the line is checked for being JSON and skipped);
-# parse_event then reads a dict of those fields, in which an absent field is None, as
-# `dict.get` gives it.
-
-
-_Data = TypeVar("_Data")
-
-
-class _Event(Struct, Generic[_Data]):
-    type: str
-    data: _Data
-
-
-class _UserData(Struct):
-    content: Any = None
-
-
-class _ReplyData(Struct):
-    content: Any = None
-    toolRequests: Any = None
-
-
-class _ToolData(Struct):
-    toolCallId: Any = None
-    toolName: Any = None
-    success: Any = None
-    result: Any = None
-    error: Any = None
-
-
-_TYPED_DECODERS: dict[bytes, Callable[[bytes | bytearray], Any]] = {
-    b"user.message": msgspec.json.Decoder(_Event[_UserData]).decode,
-    b"assistant.message": msgspec.json.Decoder(_Event[_ReplyData]).decode,
-    TOOL_TYPE: msgspec.json.Decoder(_Event[_ToolData]).decode,
-}
-_decode_any: Callable[[bytes | bytearray], Any] = msgspec.json.Decoder().decode
-# The most digits `int()` takes (`sys.set_int_max_str_digits`, Python ≥ 3.10.7; 0: no limit).
-_int_max_str_digits: Callable[[], int] = getattr(sys, "get_int_max_str_digits", lambda: 0)
-# json decodes any line nested less deep than this (Python's recursion limit is 1,000 frames,
-# and the reader runs far from it); msgspec goes a few levels deeper than json does. A line
-# shorter than twice this cannot nest so deep: its opening brackets are not counted.
-_SHALLOW = 500
-
-
-def fast_event(line: bytes | bytearray, kind: bytes | None) -> Any:
-    """The event of a conversation line of type `kind` as `lines.json_loads(line)` gives it (of the fields
-    parse_event reads, when decoded typed), decoded by msgspec; None when `kind` has no typed
-    decoder (_TYPED_DECODERS), or msgspec refuses the line or cannot be trusted with it: the
-    caller then decodes it with json.
-
-    What msgspec accepts, json accepts and decodes to the same values (duplicate keys: the last
-    wins in both), but for what msgspec lets through and json does not, which is sent to json:
-    - a nesting deeper than json's recursion limit allows: a line with _SHALLOW brackets or more;
-    - in a field the typed decoders skip (checked for being JSON, not decoded): bytes that are
-      not UTF-8, and an integer of more digits than `int()` takes. Only an ASCII line shorter
-      than that many digits is decoded typed; another is decoded whole (every string is decoded
-      and checked, every integer made, as json does);
-    - a later "type" than the one the line starts with (`kind`), which json's dict would keep.
-    In what it decodes, msgspec refuses NaN and Infinity, lone surrogates (escaped, or as the
-    bytes `surrogatepass` reads) and numbers beyond a float's range, which json takes: those
-    lines go to json too.
-    """
-    decode = _TYPED_DECODERS.get(kind) if kind is not None else None
-    if decode is None or len(line) >= 2 * _SHALLOW and line.count(b"{") + line.count(b"[") >= _SHALLOW:
-        return None
-    try:
-        if not line.isascii() or len(line) > (_int_max_str_digits() or sys.maxsize):
-            return _decode_any(line)
-        event = decode(line)
-    except (msgspec.DecodeError, RecursionError):
-        return None
-    if event.type.encode() != kind:
-        return None
-    return {"type": event.type, "data": msgspec.structs.asdict(event.data)}
-
 
 def decode_line(line: bytes | bytearray) -> Any:
     """`json.loads(line.strip())` without copying the line first.
@@ -160,12 +76,10 @@ def tool_event_by_ends(buf: bytes | bytearray, start: int, stop: int) -> Any:
     else:
         after = buf[end + 1 : stop]
     outside = buf[start:first] + _OUTPUT_MARK_JSON + b'"' + after  # the line, its output a mark
-    event = fast_event(outside, TOOL_TYPE)
-    if event is None:
-        try:
-            event = lines.json_loads(outside)
-        except ValueError:
-            return None
+    try:
+        event = lines.json_loads(outside)
+    except ValueError:
+        return None
     data = event.get("data") if isinstance(event, dict) else None
     result = data.get("result") if isinstance(data, dict) else None
     if not isinstance(result, dict) or result.get("content") != _OUTPUT_MARK:

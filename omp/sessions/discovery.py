@@ -15,13 +15,13 @@ from __future__ import annotations
 
 import os
 import stat
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterator
 
-from msgspec import Struct
-
 from omp.errors import OmpError
-from omp.paths import ProjectPaths, check_session_id, copilot_home as default_copilot_home
+from omp.paths import ProjectPaths, check_session_id
+from omp.paths import copilot_home as default_copilot_home
 from omp.reviewer_folder import is_reviewer_folder
 from omp.sessions.events import is_regular_file, line_type, open_regular
 from omp.sessions.lines import json_loads
@@ -32,7 +32,8 @@ HEAD_SCAN_LINES = 20  # session.start is the first line; a few more in case some
 HEAD_SCAN_BYTES = 256 * 1024
 
 
-class SessionInfo(Struct):
+@dataclass
+class SessionInfo:
     id: str
     dir: Path
     events: Path

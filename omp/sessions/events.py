@@ -30,9 +30,8 @@ more than finding the line ends:
   estimate, and the excerpt's header says "about N chars" (exact when the output was decoded
   whole). A line in another layout is decoded whole, as before;
 - user and assistant lines are decoded whole: the explicit pass reads all of a user message;
-- a conversation line (or what is decoded of a tool output line) is decoded by msgspec, typed to
-  the fields read (`omp.sessions.decode.fast_event`), and by json whenever msgspec refuses it or
-  might read it otherwise than json would: what is read does not depend on which decoded it;
+- a conversation line (or what is decoded of a tool output line) is decoded by the standard
+  `json` module (bench/README.md, "Sessions decoded by json": what that costs a review);
 - no line longer than MAX_HELD_BYTES (8 MiB) is ever held or decoded whole. Such a line is
   streamed and rebuilt without its long strings (`omp.sessions.skeleton.Skeleton`); of each, its
   first and last 384 KiB are kept. A 60 MB paste is therefore a message of its head and tail
@@ -67,13 +66,23 @@ from typing import IO, Any, Iterator
 
 from omp.errors import OmpError
 from omp.sessions import lines
-from omp.sessions.decode import TOOL_TYPE, decode_line, fast_event, tool_event_by_ends
+from omp.sessions.decode import TOOL_TYPE, decode_line, tool_event_by_ends
 from omp.sessions.excerpt import message_text
-from omp.sessions.injected import MAX_REMEMBERED_CONTEXTS, inside_context, is_omp_context
+from omp.sessions.injected import (
+    MAX_REMEMBERED_CONTEXTS,
+    inside_context,
+    is_omp_context,
+)
 from omp.sessions.lines import LineSource, line_at, stream_range
 from omp.sessions.messages import Entry, Message, RawMessage
+from omp.sessions.parse import (
+    better_label,
+    is_reply,
+    parse_event,
+    remember_tool_names,
+    reply_has_text,
+)
 from omp.sessions.skeleton import Skeleton
-from omp.sessions.parse import better_label, is_reply, parse_event, remember_tool_names, reply_has_text
 from omp.sessions.streamed import StreamedMessage
 
 # Event types that never carry conversation: skipped without parsing the line.
@@ -272,13 +281,11 @@ class SessionReader:
                 event = tool_event_by_ends(buf, start, stop)
             if event is None:
                 line = buf[start:stop]
-                event = fast_event(line, kind)
-                if event is None:
-                    try:
-                        event = decode_line(line)
-                    except ValueError:
-                        self.bad_lines += 1
-                        return None
+                try:
+                    event = decode_line(line)
+                except ValueError:
+                    self.bad_lines += 1
+                    return None
                 if defer_replies and is_reply(event):
                     # What parse_event does with it, but for making its text: no string of a
                     # line decoded whole is a RawClip, so making it later raises nothing (a

@@ -32,15 +32,12 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import dataclass
 from typing import IO, Any, Callable, Iterator
 
-import msgspec
-from msgspec import Struct
 
 # The json module's own string decoder (what json.loads uses for every string; not in typeshed).
 _scanstring: Callable[[str, int, bool], tuple[str, int]] = json.decoder.scanstring  # type: ignore[attr-defined]
-
-_decode_json_string: Callable[[bytes], str] = msgspec.json.Decoder(str).decode
 
 BLOCK_BYTES = 1024 * 1024  # read at a time
 # An over-long line is streamed in smaller pieces: two of them are alive while the next is read
@@ -56,7 +53,8 @@ _BACKSLASH = 0x5C
 _HEX = frozenset(b"0123456789abcdefABCDEF")
 
 
-class Clip(Struct, frozen=True):
+@dataclass(frozen=True)
+class Clip:
     """A string too long to decode whole: its first and last characters, and its length."""
 
     head: str
@@ -171,16 +169,8 @@ def safe_after(raw: bytes | bytearray, p: int, hi: int) -> int:
 def decode_raw(raw: bytes | bytearray) -> str:
     """The text of a JSON string's raw bytes (escapes and all, without its quotes), decoded as
     `json.loads` decodes it. Raises ValueError if it is not one string (an unescaped quote, a bad
-    escape, a control character, bytes that are not UTF-8).
-
-    msgspec decodes it first (less than half `scanstring`'s cost): a string it accepts is valid JSON
-    and valid UTF-8 and decodes to the same text. What it refuses goes to json's own `scanstring`,
-    which also takes what msgspec does not: lone surrogates, as `\\ud800` or as the bytes
-    `surrogatepass` decodes."""
-    try:
-        return _decode_json_string(b'"' + raw + b'"')
-    except msgspec.DecodeError:
-        pass
+    escape, a control character, bytes that are not UTF-8). json's own `scanstring` takes lone
+    surrogates too, as `\\ud800` or as the bytes `surrogatepass` decodes."""
     text = raw.decode("utf-8", "surrogatepass") + '"'
     value, end = _scanstring(text, 0, True)
     if end != len(text):
@@ -369,7 +359,7 @@ def json_loads(text: str | bytes | bytearray) -> Any:
 # A lone surrogate: JSON's "\ud800" (or UTF-8 bytes read with `surrogatepass`) decodes to one,
 # and UTF-8 has no form for it, so a text holding one can be neither sent to a reviewer, nor
 # written to a file, nor printed. (A pair, "\ud83d\ude00", decodes to the one character it
-# stands for.) msgspec refuses such lines; json, which the reader falls back to, takes them.
+# stands for.) json takes them.
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 _SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
 _SURROGATE_ESCAPE_TEXT = re.compile(r"\\u[dD][89a-fA-F]")

@@ -5,9 +5,8 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Literal
-
-from msgspec import Struct
 
 from omp.sessions.lines import Clip
 
@@ -15,13 +14,15 @@ Origin = Literal["user", "assistant", "tool"]
 ORIGINS: tuple[Origin, ...] = ("user", "assistant", "tool")
 
 
-class Message(Struct, frozen=True):
+@dataclass(frozen=True)
+class Message:
     origin: Origin
     text: str
     seq: int  # 0-based position in the conversation, counting only messages (from the cursor)
 
 
-class RawMessage(Struct, frozen=True):
+@dataclass(frozen=True)
+class RawMessage:
     """A message as found in one line, before excerpting: tool output is still whole, or, read
     by its ends, a Clip (`clip`; `text` is then its head and tail around an omission marker)."""
 
@@ -32,7 +33,8 @@ class RawMessage(Struct, frozen=True):
     clip: Clip | None = None
 
 
-class Entry(Struct, frozen=True):
+@dataclass(frozen=True)
+class Entry:
     """Where one message is, without its text: what the packet's first pass keeps per message."""
 
     seq: int

@@ -12,9 +12,8 @@ placeholders are put back (`restore`) as `RawClip`s, decoded only by whoever rea
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 from typing import Any
-
-from msgspec import Struct
 
 from omp.sessions.lines import (
     Clip,
@@ -32,7 +31,8 @@ KEEP_WHOLE_BYTES = 64 * 1024  # a string in an over-long line up to this size st
 SKELETON_LIMIT_BYTES = 4 * 1024 * 1024  # an over-long line whose structure alone is larger: unreadable
 
 
-class RawClip(Struct, frozen=True):
+@dataclass(frozen=True)
+class RawClip:
     """A long string of an over-long line, as found in the file: its first and last raw bytes
     (escapes and all) and its size. `whole` when it was short enough to keep all of it."""
 
