@@ -47,7 +47,12 @@ def fold(text: str) -> str:
 
 
 def tokens(text: str) -> frozenset[str]:
-    words = fold(text).split()
+    return folded_tokens(fold(text))
+
+
+def folded_tokens(folded: str) -> frozenset[str]:
+    """The word set of a text already folded (`fold`): what `tokens` gives, without folding twice."""
+    words = folded.split()
     kept = frozenset(w for w in words if w not in _IGNORED_WORDS)
     return kept or frozenset(words)
 
@@ -115,7 +120,8 @@ class DedupeIndex:
         self.lookups: list[tuple[int, Callable[[str], str | None]]] = []
 
     def add(self, label: str, text: str) -> None:
-        self.entries.append((label, fold(text), tokens(text)))
+        folded = fold(text)
+        self.entries.append((label, folded, folded_tokens(folded)))
 
     def add_lookup(self, find: Callable[[str], str | None]) -> None:
         """Ask `find(text)` (a label, or None) after the entries added so far, before later ones."""
@@ -123,7 +129,8 @@ class DedupeIndex:
 
     def find(self, text: str) -> str | None:
         """`label: text-ish` of the first known item `text` duplicates, or None."""
-        folded, words = fold(text), tokens(text)
+        folded = fold(text)
+        words = folded_tokens(folded)
         lookups = iter(self.lookups)
         pending = next(lookups, None)
         for position, (label, known_fold, known_words) in enumerate(self.entries):
