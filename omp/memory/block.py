@@ -28,7 +28,7 @@ import contextlib
 import json
 import os
 from pathlib import Path
-from typing import Any, Mapping, NamedTuple
+from typing import Any, Callable, Mapping, NamedTuple
 
 
 from omp import config, trust
@@ -40,7 +40,7 @@ from omp.errors import OmpError
 from omp.fsio import atomic_write, confine, read_text
 from omp.memory import directives as dirs, notes as notes_mod
 from omp.memory.neutralise import neutralise_line
-from omp.memory.note_catalog import NoteSummary, open_index
+from omp.memory.note_catalog import NoteIndex, NoteSummary, open_index
 from omp.paths import GlobalPaths, ProjectPaths
 from omp.project import global_lock, project_lock
 from omp.safety.injection import injection_reasons
@@ -82,7 +82,7 @@ def _settings(paths: ProjectPaths | None, global_paths: GlobalPaths | None = Non
 
 
 def _directive_selection(paths: ProjectPaths, global_paths: GlobalPaths, settings: dict[str, Any],
-                         with_global: bool = False) -> Selection:
+                         with_global: bool, screened_clean: Callable[[str], bool]) -> Selection:
     """The project's active directives as the block shows them; global ones too only when asked
     (see `_globals_in_hook`).
 
@@ -110,7 +110,7 @@ def _directive_selection(paths: ProjectPaths, global_paths: GlobalPaths, setting
         considered += 1
         neutral = neutralise_line(raw)
         text = neutral + suffix
-        if not neutral or injection_reasons(text):
+        if not neutral or not screened_clean(text):
             continue
         passed += 1
         if used + len(text) <= char_cap:
@@ -149,29 +149,29 @@ def _selections(
     """`project_selections`, and the notes whose lines the note selection shows."""
     settings = settings or _settings(paths, global_paths)
     global_paths = global_paths or GlobalPaths.current()
-    directive_sel = _directive_selection(paths, global_paths, settings, with_global)
-    note_sel, shown = _note_selection(paths, settings["memory-note-cap"], settings["memory-note-char-cap"])
+    with open_index(paths.root) as index:
+        directive_sel = _directive_selection(paths, global_paths, settings, with_global, index.screened_clean)
+        note_sel, shown = _note_selection(index, settings["memory-note-cap"], settings["memory-note-char-cap"])
     return directive_sel, note_sel, shown
 
 
-def _note_selection(paths: ProjectPaths, cap: int, char_cap: int) -> tuple[Selection, list[NoteSummary]]:
+def _note_selection(index: NoteIndex, cap: int, char_cap: int) -> tuple[Selection, list[NoteSummary]]:
     """`select` over the notes' lines, newest first, reading no more of the index than it shows:
     it stops when the cap is reached or no line is short enough for the characters left. Each
     shown note is checked on disk (omp.memory.note_catalog), so what the block shows is what the
     note says now."""
     shown: list[NoteSummary] = []
     used = 0
-    with open_index(paths.root) as index:
-        shortest = index.shortest_line()
-        for listed in index.newest(with_lines=True):
-            if len(shown) >= cap or char_cap - used < shortest:
-                break
-            note = index.checked(listed)
-            if note is None or note.line is None or used + len(note.line) > char_cap:
-                continue
-            shown.append(note)
-            used += len(note.line)
-        with_lines = index.count_with_lines()
+    shortest = index.shortest_line()
+    for listed in index.newest(with_lines=True):
+        if len(shown) >= cap or char_cap - used < shortest:
+            break
+        note = index.checked(listed)
+        if note is None or note.line is None or used + len(note.line) > char_cap:
+            continue
+        shown.append(note)
+        used += len(note.line)
+    with_lines = index.count_with_lines()
     lines = [note.line for note in shown if note.line is not None]
     return Selection(lines, max(0, with_lines - len(lines))), shown
 
