@@ -195,9 +195,10 @@ def about_the_thing_in_hand(rule: str) -> bool:
     """Is the rule only a fact about the work in hand ("it is a brief presentation")?"""
     return _THING_IN_HAND.match(rule) is not None
 
+
 # "I'll always use the latest version from now on", "from now on I will just test": what the user
 # will do, told; an order is to the assistant or the team, a statement about the speaker is not.
-_SPEAKER_WILL = lazy(r"^(?:(?:ok|okay|so|well|and|but|then|also)[\s,]+)*i(?:'ll|’ll| will| shall| am going to|'m going to|'m going to|'m gonna| am gonna)\b", re.I)
+_SPEAKER_WILL = lazy(r"^(?:(?:ok|okay|so|well|and|but|then|also)[\s,]+)*i(?:'ll|’ll| will| shall| am going to|'m going to|'m gonna| am gonna)\b", re.I)
 
 
 def speaker_will(rule: str) -> bool:
