@@ -273,13 +273,12 @@ def _beyond_grammar(sentence: str) -> Request | None:
         # on its own, holds for the replies that follow, not for one answer
         return Request("directive", _capitalise(_tidy(_strip_fillers(_strip_courtesy(sentence)))), _evidence(sentence),
                        certain=False)
-    occasion = _EACH_OCCASION.search(masked)
-    act = _strip_fillers(asked_text[asked.end():] if asked is not None else sentence)
-    if occasion is not None and _imperative(act) and not (act.isascii() and _DOES.match(act)) and _rule_like(act) \
-            and not _ONE_TIME_ACT.match(act):
+    if _EACH_OCCASION.search(masked) is not None:
         # "run the tests before every commit", "tenés que correr los tests antes de cada commit":
         # an act tied to each unit of the work is a habit, whatever the verb
-        return Request("directive", _capitalise(_tidy(act)), _evidence(sentence), certain=False)
+        act = _strip_fillers(asked_text[asked.end():] if asked is not None else sentence)
+        if _imperative(act) and not (act.isascii() and _DOES.match(act)) and _rule_like(act) and not _ONE_TIME_ACT.match(act):
+            return Request("directive", _capitalise(_tidy(act)), _evidence(sentence), certain=False)
     every = _EVERY_TIME_I.match(sentence)
     if every is not None and _imperative(every.group("act")) and not _REPORTED_OCCASION.match(sentence) \
             and not _ONE_TIME_ACT.match(every.group("act")):

@@ -92,7 +92,6 @@ TRIGGER_STEMS: tuple[str, ...] = (
     "記", "從現在", "從今", "永遠", "絕對", "絕不", "決不", "別再", "總是", "始終", "務必", "從不", "從來不", "將來",
     "覚え", "忘れ", "メモ", "心に留め", "今後", "これから", "次回", "以後", "以降", "常に", "いつも", "必ず", "絶対", "決して",
     "二度と", "毎回",
-    # a convention as a condition and an imperative (`_IF_YOU_DO`): "if you add a dependency, pin it"
     # the language to talk in (`_REPLY_LANGUAGE`): "please answer in English", "请用中文说话"
     "in english", "in chinese", "in mandarin", "in spanish", "in portuguese", "in french", "in german", "in japanese",
     "in korean", "in russian", "in polish", "in italian", "in dutch", "in turkish", "in ukrainian", "in vietnamese",
@@ -101,6 +100,7 @@ TRIGGER_STEMS: tuple[str, ...] = (
     "西班牙语",
     "before every", "after every", "before each", "after each", "on every", "on each", "with every", "with each",
     "de cada", "tras cada", "vor jedem", "nach jedem", "bei jedem", "avant chaque", "après chaque",
+    # a convention as a condition and an imperative (`_IF_YOU_DO`): "if you add a dependency, pin it"
     "if you ", "when you ", "once you ", "before you ", "after you ", "if we ", "when we ", "cuando ", "antes de ", "después de ",
     "quando ", "depois de ", "si tu ", "si vous ", "quand tu ", "quand vous ", "lorsque ", "dès que ", "wenn du ", "wenn ihr ",
     "wenn wir ", "falls du ", "sobald du ", "如果你", "如果我们", "要是你", "当你", "每当你",
@@ -228,15 +228,25 @@ def points_back(text: str) -> bool:
     return _points_back(said[0]) or standing.save_rule(_strip_courtesy(said[0])) == ""
 
 
-def standalone_rule(text: str) -> str | None:
-    """The rule a short user message states on its own ("use pnpm instead of npm for installs"),
-    which a later "remember this" points at: one sentence, an imperative or a team's practice,
-    not a question nor a one-off. None when it is not that clear."""
+def _lone_sentence(text: str) -> str | None:
+    """The one sentence (at most 300 characters) of a short user message that a later "remember
+    this" may point at, unless it asks, is a one-off or holds only for this task or document."""
     said = [s for line in spoken_lines(text) for s in sentences(line)]
     if len(said) != 1 or len(said[0]) > 300:
         return None
     sentence = said[0]
-    if _asks(sentence) or _ONE_OFF.search(_mask(sentence)) or standing.scoped(_mask(sentence)):
+    masked = _mask(sentence)
+    if _asks(sentence) or _ONE_OFF.search(masked) or standing.scoped(masked):
+        return None
+    return sentence
+
+
+def standalone_rule(text: str) -> str | None:
+    """The rule a short user message states on its own ("use pnpm instead of npm for installs"),
+    which a later "remember this" points at: one sentence, an imperative or a team's practice,
+    not a question nor a one-off. None when it is not that clear."""
+    sentence = _lone_sentence(text)
+    if sentence is None:
         return None
     text = _tidy(_strip_fillers(sentence))
     if _has_cjk(text):  # Chinese has no imperative mark: a sentence that does not ask nor complain
@@ -273,12 +283,8 @@ def stated_fact(text: str) -> str | None:
     """The one fact a short user message states ("The API base URL is /api/v2"), which a later
     "remember that" asks to keep: one sentence, neither a question, a complaint, this task's
     context nor a one-off. None when it is not that clear."""
-    said = [s for line in spoken_lines(text) for s in sentences(line)]
-    if len(said) != 1 or len(said[0]) > 300:
-        return None
-    sentence = said[0]
-    masked = _mask(sentence)
-    if _asks(sentence) or _QUESTION_END.search(masked.rstrip(" .!")) or _ONE_OFF.search(masked) or standing.scoped(masked):
+    sentence = _lone_sentence(text)
+    if sentence is None or _QUESTION_END.search(_mask(sentence).rstrip(" .!")):
         return None
     text = _tidy(_strip_fillers(sentence))
     if not _rule_like(text) or standing.task_context(text) or standing.speaker_will(text) or standing.fragment(text) \
