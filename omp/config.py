@@ -22,7 +22,6 @@ resolve those with that module and come here only for a value it cannot judge.
 from __future__ import annotations
 
 import os
-import shlex
 from pathlib import Path
 from typing import Any, Callable, Literal, NamedTuple
 
@@ -64,17 +63,15 @@ def _choice(*choices: str) -> tuple[Callable[[str], Any], Callable[[Any], bool]]
 MAX_DAYS = 36500
 MAX_SECONDS = 86400
 MAX_TOKENS = 2_000_000
-MAX_CAP = 1000
-MAX_CHAR_CAP = 100_000
+MAX_CAP = core_settings.MAX_CAP
+MAX_CHAR_CAP = core_settings.MAX_CHAR_CAP
 MAX_MESSAGES = 1000
-# Longer input is refused before int() sees it: a 5000-digit number is no setting.
-_MAX_NUMBER_TEXT = 40
 
 
 def _integer(minimum: int, maximum: int) -> tuple[Callable[[str], Any], Callable[[Any], bool]]:
     def parse(raw: str) -> int:
         text = raw.strip()
-        if len(text) > _MAX_NUMBER_TEXT:
+        if len(text) > core_settings.MAX_NUMBER_TEXT:
             raise ValueError("too long")
         return int(text, 10)
 
@@ -87,7 +84,7 @@ def _integer(minimum: int, maximum: int) -> tuple[Callable[[str], Any], Callable
 def _seconds(minimum: float, maximum: float) -> tuple[Callable[[str], Any], Callable[[Any], bool]]:
     def parse(raw: str) -> int | float:
         text = raw.strip()
-        if len(text) > _MAX_NUMBER_TEXT:
+        if len(text) > core_settings.MAX_NUMBER_TEXT:
             raise ValueError("too long")
         number = float(text)
         return int(number) if number.is_integer() else number
@@ -111,6 +108,8 @@ def _command() -> tuple[Callable[[str], Any], Callable[[Any], bool]]:
     def check(value: Any) -> bool:
         if not isinstance(value, str) or not value.strip():
             return False
+        import shlex  # here, not at the top: the sessionStart hook's cold render imports omp.config
+
         try:
             argv = shlex.split(value)
         except ValueError:
@@ -156,11 +155,8 @@ KEYS: dict[str, Key] = {
              "900 for openai and command)", _seconds(1, MAX_SECONDS)),
         _key("memory-review-max-input-tokens", 24000, f"an integer from 1000 to {MAX_TOKENS}",
              _integer(1000, MAX_TOKENS)),
-        _key("memory-note-cap", 12, f"an integer from 1 to {MAX_CAP}", _integer(1, MAX_CAP)),
-        _key("memory-note-char-cap", 1200, f"an integer from 1 to {MAX_CHAR_CAP}", _integer(1, MAX_CHAR_CAP)),
-        _key("memory-directive-cap", 12, f"an integer from 1 to {MAX_CAP}", _integer(1, MAX_CAP)),
-        _key("memory-directive-char-cap", 1200, f"an integer from 1 to {MAX_CHAR_CAP}",
-             _integer(1, MAX_CHAR_CAP)),
+        *(_key(name, default, f"an integer from 1 to {maximum}", _integer(1, maximum))
+          for name, (default, maximum) in core_settings.BLOCK_CAPS.items()),
         _key("memory-note-auto-keep", 0, f"an integer from 0 to {MAX_CAP} (0 = never prune)", _integer(0, MAX_CAP)),
         _key("memory-pending-retention-days", 30, f"an integer from 0 to {MAX_DAYS} (0 = never expire)",
              _integer(0, MAX_DAYS)),
@@ -170,9 +166,7 @@ KEYS: dict[str, Key] = {
 }
 
 # Keys whose change alters what the managed block shows.
-BLOCK_KEYS = frozenset(
-    {"memory-note-cap", "memory-note-char-cap", "memory-directive-cap", "memory-directive-char-cap", "memory-inject"}
-)
+BLOCK_KEYS = frozenset({*core_settings.BLOCK_CAPS, "memory-inject"})
 
 
 class Setting(NamedTuple):

@@ -60,7 +60,8 @@ from omp.install import (
     plugin_dir,
     run_management_command,
 )
-from omp.memory.block import held_back_items, untrusted_directives
+from omp.memory.block import held_back_items
+from omp.memory.render import untrusted_directives
 from omp.paths import GlobalPaths, ProjectPaths
 
 

@@ -45,7 +45,7 @@ from omp.project import global_lock, project_lock
 
 TRUST_FILE = layout.TRUST_FILE
 TRUST_VERSION = 1
-FIX = "omp trust"  # the command every "ignored" message names
+FIX = core_settings.TRUST_FIX  # the command every "ignored" message names
 DIRECTIVES_DIGEST = core_settings.DIRECTIVES_DIGEST
 
 State = Literal["absent", "trusted", "untrusted"]
@@ -236,17 +236,6 @@ def record_queued(project: ProjectPaths, keys: list[tuple[str, str]], global_pat
     _update_entry(project, lambda entry: {**entry, QUEUED_DIGESTS: wanted}, global_paths, held)
 
 
-class DirectivesTrust(NamedTuple):
-    """An active directives file omp did not write on this machine, and what it holds."""
-
-    path: Path
-    held: int  # directives it holds, none of them shown
-
-    def notice(self) -> str:
-        return (f"{self.held} directive(s) in {self.path.name} are not shown: omp did not write that file on this "
-                f"machine (committed, pulled or edited by hand) — review it, then run: {FIX}")
-
-
 def directives_verdict(project: ProjectPaths, raw: bytes | None, global_paths: GlobalPaths | None = None) -> bool:
     """Are these bytes of the directives file ones omp wrote, or the user approved, here? (An
     absent file is trusted: it holds nothing.)"""
@@ -387,7 +376,6 @@ def approve_directives(project: ProjectPaths, raw: bytes) -> None:
 __all__ = [
     "DIRECTIVES_DIGEST",
     "DirectivesNotTrusted",
-    "DirectivesTrust",
     "FIX",
     "LayerTrust",
     "ProjectLayer",

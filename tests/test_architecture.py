@@ -240,6 +240,9 @@ def test_an_ordinary_review_makes_no_network_call(project: Path, tmp_path: Path)
 # loads (paths, config, trust, notes, directives, the block) are NamedTuples, and it loads none of
 # the libraries the rest of omp uses (docs/performance.md, "Records and JSON").
 NOT_ON_THE_COLD_RENDER = {"psutil", "click", "yaml", "tiktoken", "detect_secrets", "dataclasses"}
+# Nor the config table, the trust file's writer or the reviewer registry: omp.memory.render reads
+# the caps and the directives' trust with omp.core.settings (tests/test_block_settings.py).
+OMP_OFF_THE_COLD_RENDER = {"omp.config", "omp.trust", "omp.review", "omp.memory.block"}
 
 
 def test_the_session_start_hooks_cold_render_loads_no_library(project: Path) -> None:
@@ -266,9 +269,11 @@ def test_the_session_start_hooks_cold_render_loads_no_library(project: Path) -> 
     assert proc.returncode == 0, proc.stderr
     context = json.loads(proc.stdout)["additionalContext"]
     assert "Use pnpm, not npm" in context and "Deploys go through tools/deploy.sh" in context
-    loaded = {name.split(".")[0] for name in proc.stderr.rsplit("LOADED ", 1)[1].split()}
-    assert "omp" in loaded and "re" in loaded  # the check sees what the render imported
+    modules = set(proc.stderr.rsplit("LOADED ", 1)[1].split())
+    loaded = {name.split(".")[0] for name in modules}
+    assert "omp" in loaded and "re" in loaded and "omp.memory.render" in modules  # it sees what the render imported
     assert loaded & NOT_ON_THE_COLD_RENDER == set()
+    assert modules & OMP_OFF_THE_COLD_RENDER == set()
 
 
 # ---------------------------------------------------------------------------------------------

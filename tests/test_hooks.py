@@ -20,7 +20,7 @@ from omp import config, trust
 from omp.core import jsonlite, layout
 from omp.core.pending import count_open
 from omp.detach import prune_run_logs
-from omp.memory.block import refresh_hook_context
+from omp.memory.render import refresh_hook_context
 from omp.process import read_env_file, review_environment, spawn_detached
 from omp.memory.items import DirectiveProposal, NoteProposal
 from omp.memory.store import add_notes, propose_directives
@@ -221,7 +221,7 @@ def test_hook_mode_context_matches_the_block_renderer(project: Path) -> None:
     paths = enable(project, memory_inject="hook")
     add_directive(paths, "Prefer small commits")
     add_notes(paths, [NoteProposal(f"Fact number {i}", "", "s1", "e") for i in range(15)])
-    from omp.memory.block import hook_context
+    from omp.memory.render import hook_context
 
     for _ in range(2):  # rendered once, then served from the cache: the same text both times
         context = run_hook("session-start", start_payload(project)).json()["additionalContext"]

@@ -10,7 +10,8 @@ import pytest
 from helpers import run_omp
 from memory_support import END, START, block_of, outside_block, pm
 
-from omp.memory.block import hook_context, select, sync_block
+from omp.memory.block import sync_block
+from omp.memory.render import hook_context, select
 from omp.memory.manage import add_directive
 from omp.paths import ProjectPaths
 
@@ -222,7 +223,7 @@ def test_another_projects_directive_write_leaves_this_projects_cached_context_va
 def test_notes_are_shown_as_quoted_data_under_a_heading_that_says_they_are_not_instructions(project: Path) -> None:
     """docs/secrets-and-poisoning.md#planted-rules, docs/behaviour.md#project-memory-and-the-managed-block: a note is written without a human, so the block presents it as a recorded
     fact: its own heading, its title quoted so no character of the title can end the quote."""
-    from omp.memory.block import NOTES_HEADING
+    from omp.memory.render import NOTES_HEADING
     from omp.memory.items import NoteProposal
     from omp.memory.store import add_notes
 

@@ -18,7 +18,8 @@ from memory_support import enable
 
 from omp.core import layout
 from omp.memory import note_catalog as note_lines_mod, notes as notes_mod
-from omp.memory.block import hook_context, refresh_hook_context, render_block_lines
+from omp.memory.block import render_block_lines
+from omp.memory.render import hook_context, refresh_hook_context
 from omp.memory.items import NoteProposal
 from omp.memory.store import add_notes
 from omp.paths import ProjectPaths
@@ -213,7 +214,7 @@ def test_the_hooks_cached_context_looks_only_at_the_notes_it_shows(
     """With memory that grew, the sessionStart hook's check costs what the context shows, not
     what the project holds; a shown note edited where it lies, or a note added, still renders anew."""
     from omp.core import context_cache
-    from omp.memory.block import refresh_hook_context
+    from omp.memory.render import refresh_hook_context
 
     paths = _project_with_notes(project, 2)
     _many_notes(paths, 400)

@@ -16,7 +16,7 @@ import click
 from omp import errors
 from omp.cli.options import COUNT, INDEX, days_type, json_option, project_paths, root_option
 from omp.cli.render import echo_json, short_session
-from omp.memory import block, manage
+from omp.memory import block, manage, render
 from omp.memory.items import RejectionCode
 from omp.memory.batch import Housekeeping
 from omp.paths import ProjectPaths
@@ -125,7 +125,7 @@ def read_cmd(note_id: str | None, as_json: bool, root: Path | None) -> None:
             }
         )
         return
-    untrusted = block.untrusted_directives(paths)
+    untrusted = render.untrusted_directives(paths)
     _print_directives("Directives" if untrusted is None else
                       f"Directives (not shown to Copilot: omp did not write {paths.directives.name} on this machine; "
                       "read them, then run omp trust)", view.directives)

@@ -1,10 +1,10 @@
 """The sessionStart context of `memory-inject=hook`, cached (docs/behaviour.md#copilot-integration, docs/performance.md#where-speed-matters).
 
-Rendering the managed block's content (omp.memory.block.hook_context, which re-sanitises every
+Rendering the managed block's content (omp.memory.render.hook_context, which re-sanitises every
 text) imports most of the memory library: several times the hook's budget. So the rendered
 text is kept in `R/.omp/state/hook-context.txt` after the fingerprint of everything it was
 rendered from (a header line, the names of the notes it shows, the fingerprint line, then the
-text). The hook reads it when the fingerprint still matches; omp.memory.block renders and
+text). The hook reads it when the fingerprint still matches; omp.memory.render renders and
 stores it when it does not, and after every change of memory in hook mode.
 """
 
@@ -20,10 +20,10 @@ if TYPE_CHECKING:  # annotations only: importing typing costs the hook start-up 
     from typing import Any, Mapping
 
 HEADER = "omp hook context v3"  # v3: the shown notes named on line 2; v2: notes under "Recorded facts"
-# The renderer is part of what the text depends on: a new omp renders anew. The block, each
+# The renderer is part of what the text depends on: a new omp renders anew. The block's render, each
 # note's line and the neutralising that both re-apply (a stat each: microseconds).
 _MEMORY = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "memory")
-_RENDERERS = tuple(os.path.join(_MEMORY, name) for name in ("block.py", "note_catalog.py", "neutralise.py"))
+_RENDERERS = tuple(os.path.join(_MEMORY, name) for name in ("render.py", "note_catalog.py", "neutralise.py"))
 
 
 def _stat_key(path: str) -> list[Any]:

@@ -25,6 +25,17 @@ if TYPE_CHECKING:  # annotations only: importing typing costs the hook start-up 
 # The two settings the hook reads, with their choices and defaults (omp.config.KEYS uses these).
 CHOICES = {"memory-mode": ("on", "off"), "memory-inject": ("block", "hook")}
 DEFAULTS = {"memory-mode": "off", "memory-inject": "block"}
+# The managed block's caps, read by the hook's render of it (omp.config.KEYS uses these): each is
+# an integer from 1 to its maximum; (default, maximum).
+MAX_CAP = 1000
+MAX_CHAR_CAP = 100_000
+BLOCK_CAPS = {
+    "memory-note-cap": (12, MAX_CAP),
+    "memory-note-char-cap": (1200, MAX_CHAR_CAP),
+    "memory-directive-cap": (12, MAX_CAP),
+    "memory-directive-char-cap": (1200, MAX_CHAR_CAP),
+}
+MAX_NUMBER_TEXT = 40  # longer text is refused before int() sees it: a 5000-digit number is no setting
 
 IGNORED = "project-config-ignored"  # hook_settings' flag: an untrusted project config was left out
 DEFAULTED = "left-to-default"  # hook_settings' list: the keys no layer sets (only the default applies)
@@ -116,6 +127,7 @@ def trust_verdict(projects: Mapping[str, Any], root: str | os.PathLike[str], fou
 
 
 DIRECTIVES_DIGEST = "directives_sha256"  # the entry's digest of R/.omp/project-memory.json
+TRUST_FIX = "omp trust"  # the command every "ignored" message names
 
 
 def directives_trusted(projects: Mapping[str, Any], root: str | os.PathLike[str], raw: bytes | None) -> bool:
@@ -127,6 +139,18 @@ def directives_trusted(projects: Mapping[str, Any], root: str | os.PathLike[str]
     return isinstance(entry, dict) and entry.get(DIRECTIVES_DIGEST) == sha256_hex(raw)
 
 
+def directives_trusted_now(root: str | os.PathLike[str], raw: bytes | None) -> bool:
+    """`directives_trusted` against G/trust.json as it is now: a trust file that cannot be read
+    trusts nothing (an absent file holds nothing, and is trusted)."""
+    if raw is None:
+        return True
+    try:
+        projects = trusted_projects()
+    except (OSError, ValueError, RecursionError):
+        return False
+    return directives_trusted(projects, root, raw)
+
+
 def directives_held_back(root: str) -> int:
     """For the sessionStart nudge: how many directives the project holds that omp will not show
     (the file is not one omp wrote here; a trust file that cannot be read trusts nothing)."""
@@ -134,13 +158,8 @@ def directives_held_back(root: str) -> int:
         raw = read_regular(os.path.join(root, layout.DIRECTIVES))
     except OSError:
         return 0  # not a regular file: the library says so when it renders
-    if raw is None:
+    if raw is None or directives_trusted_now(root, raw):
         return 0
-    try:
-        if directives_trusted(trusted_projects(), root, raw):
-            return 0
-    except (OSError, ValueError, RecursionError):
-        pass
     try:
         data = jsonlite.loads(raw.decode("utf-8"))
     except (ValueError, RecursionError):
@@ -196,6 +215,38 @@ def global_layer() -> dict[str, Any]:
     except OSError:
         raise Unsure(path) from None
     return {} if raw is None else _object(path, raw)
+
+
+def block_settings(root: str | None, env: Mapping[str, str]) -> dict[str, Any]:
+    """The block's caps (`BLOCK_CAPS`) and `memory-inject` for `root` (None: no project, the
+    global layers alone), as omp.config.resolve gives them, read with nothing but this package:
+    the hook's render of the block (omp.memory.render) needs no more. Raises Unsure for
+    anything only the library can judge and word (a value that is not a plain number or choice in
+    range, a file that does not parse), whose reader then asks omp.config."""
+    layers = [project_layer(root)[0] if root is not None else {}, global_layer()]
+    values: dict[str, Any] = {}
+    for name, (default, maximum) in BLOCK_CAPS.items():
+        found = first_setting(name, env, layers)
+        if found is None:
+            values[name] = default
+            continue
+        value = found[1]
+        if found[0] == ENV:
+            text = value.strip()
+            if not (text.isascii() and text.isdigit() and len(text) <= MAX_NUMBER_TEXT):
+                raise Unsure(name)
+            value = int(text)
+        if type(value) is not int or not 1 <= value <= maximum:
+            raise Unsure(name)
+        values[name] = value
+    found = first_setting("memory-inject", env, layers)
+    if found is None:
+        values["memory-inject"] = DEFAULTS["memory-inject"]
+    elif isinstance(found[1], str) and normalise_choice(found[1]) in CHOICES["memory-inject"]:
+        values["memory-inject"] = normalise_choice(found[1])
+    else:
+        raise Unsure("memory-inject")
+    return values
 
 
 def hook_settings(root: str, env: Mapping[str, str]) -> dict[str, Any]:

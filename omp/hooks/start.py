@@ -82,7 +82,7 @@ def memory_context(root: str, env: Mapping[str, str]) -> str:
         # No memory here yet, and a hook creates no `.omp/` just to cache that (docs/trust.md#hooks-create-nothing-outside-a-git-project).
         return ""
     try:
-        from omp.memory.block import refresh_hook_context  # the cache missed: render (heavy)
+        from omp.memory.render import refresh_hook_context  # the cache missed: render (heavy)
 
         return refresh_hook_context(root, env)
     except Exception as exc:
