@@ -8,8 +8,11 @@ import `omp.cli`, or the library would print and the layers would knot. Read fro
 from __future__ import annotations
 
 import ast
+import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 OMP = ROOT / "omp"
@@ -555,3 +558,17 @@ def test_the_code_cites_only_the_projects_own_docs() -> None:
               for path in (ROOT / folder).rglob("*.py")
               if "SPEC §" in path.read_text(encoding="utf-8") and path.name != "test_architecture.py"]
     assert citing == []
+
+
+# ---------------------------------------------------------------------------------------------
+# nothing a merge or an editor leaves behind is committed
+
+_LEFTOVER_SUFFIXES = (".orig", ".rej", ".bak", ".swp", "~")
+
+
+def test_no_merge_or_editor_leftover_is_tracked() -> None:
+    listed = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, timeout=60)
+    if listed.returncode != 0:
+        pytest.skip("not a git checkout")
+    leftovers = [name for name in listed.stdout.decode("utf-8", "replace").split("\0") if name.endswith(_LEFTOVER_SUFFIXES)]
+    assert leftovers == []
