@@ -138,8 +138,8 @@ def test_the_cheap_first_look_never_misses_a_request_of_the_corpus() -> None:
 def test_importing_the_grammar_compiles_none_of_it() -> None:
     """docs/performance.md#where-speed-matters: the review's start-up. The grammar's patterns compile on first use."""
     program = ("import omp.lazyre as lazyre\n"
-               "from omp.intents import checks, grammar, messages, phrases, pl_ru, spoken, standing\n"
-               "modules = (checks, grammar, messages, phrases, pl_ru, spoken, standing)\n"
+               "from omp.intents import checks, grammar, messages, phrases, pl_ru, spoken, standing, wording\n"
+               "modules = (checks, grammar, messages, phrases, pl_ru, spoken, standing, wording)\n"
                "patterns = [v for m in modules for v in vars(m).values() if isinstance(v, lazyre.LazyPattern)]\n"
                "print(len(patterns), sum(p._compiled is not None for p in patterns))")
     out = python_output(program).split()

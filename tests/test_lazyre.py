@@ -6,7 +6,7 @@ import dataclasses
 import re
 
 from omp import lazyre
-from omp.intents import checks, grammar, messages, phrases, pl_ru, spoken, standing
+from omp.intents import checks, grammar, messages, phrases, pl_ru, spoken, standing, wording
 from omp.safety import assignments, detect_secrets_adapter, disguise, injection, patterns, secrets
 
 
@@ -26,7 +26,7 @@ def _all_patterns() -> list[lazyre.LazyPattern]:
             for item in dataclasses.fields(value):
                 collect(getattr(value, item.name))
 
-    for module in (checks, grammar, messages, phrases, pl_ru, spoken, standing, injection, secrets, patterns, assignments,
+    for module in (checks, grammar, messages, phrases, pl_ru, spoken, standing, wording, injection, secrets, patterns, assignments,
                    detect_secrets_adapter, disguise):
         for value in vars(module).values():
             collect(value)

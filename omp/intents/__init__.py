@@ -39,6 +39,10 @@ The package, one job a module, each importing only those above it:
 - `phrases`: the phrase tables, per language (fillers, polite asks, conditions, the trigger
   families, questions, one-off scope, jokes, reported speech);
 - `spoken`: what the user said (step 1), the sentences (step 2), lists the user introduces;
+- `wording`: the small text operations the others share (a rule's text tidied, courtesy cut,
+  rule-like, imperative, question);
+- `conventions`: a convention stated without a standing word ("for commit messages use …"),
+  an uncertain reading the grammar asks when it finds no trigger;
 - `grammar`: one sentence → its request (step 3, and the two filters), the rule's text cut;
 - `messages`: a whole message → its requests (the first look, a huge message's head and tail,
   requests pointing back at an earlier sentence);

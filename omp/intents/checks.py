@@ -6,7 +6,8 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from omp.intents.grammar import _asks, _polite_question
+from omp.intents.grammar import _polite_question
+from omp.intents.wording import _asks
 from omp.intents.messages import requests_in
 from omp.intents.phrases import _CJK_IMPERATIVE, _FILLERS, _ONE_OFF, _has_cjk
 from omp.intents.spoken import _FENCE, _QUOTE_LINE, _mask

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from omp.intents import pl_ru, standing
+from omp.intents import conventions, pl_ru, standing
 from omp.intents.phrases import (
     _ALWAYS_NEXT_BAD,
     _ALWAYS_TRIGGER,
@@ -59,7 +59,22 @@ from omp.intents.phrases import (
     _names_a_thing,
     family_kind,
 )
-from omp.intents.request import MIN_RULE_CHARS, Request
+from omp.intents.request import Request
+from omp.intents.wording import (
+    _IMPERATIVE_START,
+    _ONLY_FILLERS_RE,
+    _POLITE_START,
+    _TRAILING,
+    _capitalise,
+    _drop_polite,
+    _evidence,
+    _imperative,
+    _rule_like,
+    _strip_courtesy,
+    _strip_fillers,
+    _strip_fillers_span,
+    _tidy,
+)
 from omp.intents.spoken import _mask
 from omp.lazyre import lazy
 
@@ -90,8 +105,8 @@ def _judged(request: Request, scope: bool = True) -> Request | None:
     text = _COURTESY_AFTER.sub("", request.text)  # "utilise toujours des f-strings, stp"
     if text != request.text:
         request = Request(request.kind, text, request.sentence, request.certain)
-    if _has_cjk(text) and _CJK_POINTER.match(text):
-        return None  # "以后都这样做": points back (`_points_back`)
+    if _has_cjk(text) and (_CJK_POINTER.match(text) or _CJK_DONE_THIS_WAY.search(text)):
+        return None  # "以后都这样做", "每次刷新后都要这样展示": points back (`_points_back`)
     if not _has_cjk(text) and (standing.fragment(text) or standing.only_points(text)):
         return None
     if _WANT_COUNT.match(text):
@@ -154,13 +169,15 @@ def _saved_rule(sentence: str) -> Request | None:
 
 _COURTESY_AFTER = lazy(r"(?:[,;]\s*|\s+)(?:pls|please|plz|thx|thanks|thank you|por favor|porfa|gracias|bitte|danke|merci|stp|svp"
                        r"|s'il te plaît|s'il vous plaît|obrigad[oa]|valeu)[\s.!。！]*$|[，,]?\s*谢谢[。！!]*$", re.I)
+# "…都要这样展示": what is to be done is "this way", what the user pointed at
+_CJK_DONE_THIS_WAY = lazy(r"都(?:要|得|需要|必须)?(?:这样|這樣|这么|這麼|那样|那樣)")
 _CJK_POINTER = lazy(r"^(?:都|也|就)?(?:要)?(?:这样|这么)(?:做|写|办|弄)?(?:吧|哦|啊)?$|^(?:も|は)?(?:そう|こう)(?:して|する)(?:ね|ください|下さい)?$")
 # "can you use pnpm from now on?", "… from now on thx": a polite ask or thanks around the trigger.
 _COURTESY_ONLY = lazy(standing.COURTESY_TAIL.replace("(?:[", "^(?:[", 1), re.I)
 _CJK_POLITE_MODAL = lazy(r"(?:你)?(?:能不能|能否|可不可以|可以不可以)(?:帮我)?|(?:好吗|好不好|行吗|行不行|吗|呢|么)?[？?]*$")
 # "revisa o código, e lembre-se que …": a request in the clause after a conjunction.
-_NEXT_CLAUSE = lazy(r"[,;，；]\s*(?:(?:and|also|but|then|plus|e|y|et|und|aber|pero|mas|mais|também|también|aussi|还有|另外)\s+)?"
-                    r"|\s(?:and|also|then|plus|e|y|et|und|pero|mas|mais)\s+", re.I)
+_NEXT_CLAUSE = lazy(r"(?:[,;，；]|\s[—–-]+)\s*(?:(?:and|also|but|then|plus|e|y|et|und|aber|pero|mas|mais|também|también|aussi|还有|另外)\s+)?"
+                    r"(?:still\s+)?|\s(?:and|also|then|plus|e|y|et|und|pero|mas|mais)\s+", re.I)
 # "now maybe also …": this moment, hedged; "… what to expect in the future": the trigger tells
 # when of the verb right before it, not that the sentence is to hold.
 _HEDGED = lazy(r"^(?:(?:now|so|ok|okay|and|also)\s+)*(?:maybe|perhaps|possibly|probably)\b", re.I)
@@ -246,11 +263,19 @@ def _conditional_convention(sentence: str) -> Request | None:
     return Request("directive", _capitalise(rule), _evidence(sentence), certain=False) if _rule_like(rule) else None
 
 
+# "I think we should …", "we need to …": the team's obligation, told as the speaker's view.
+_TEAM_SHOULD = lazy(r"^(?P<hedge>(?:i think|i guess|i believe|i feel like|imo)[\s,]+)?(?:we|you)\s+(?:should|must|need to|have to|ought to)\s+", re.I)
+
+
 def _beyond_grammar(sentence: str) -> Request | None:
     masked = _mask(sentence)
     question = bool(_QUESTION_END.search(masked.rstrip(" .!"))) and not _polite_question(masked)
-    if question or _JOKING.search(masked) or _ONE_OFF.search(masked):
+    if question or _JOKING.search(masked):
         return None
+    if _ONE_OFF.search(masked):
+        # "we have a lot of code right now, but still keep in mind the architecture": a later
+        # clause may hold a request of its own
+        return _later_clause(sentence)
     asked_text = _strip_courtesy(sentence)
     asked = _POLITE_START.match(asked_text)
     standing_word = _ALWAYS_TRIGGER.search(_mask(asked_text), asked.end()) if asked is not None else None
@@ -273,17 +298,27 @@ def _beyond_grammar(sentence: str) -> Request | None:
         # on its own, holds for the replies that follow, not for one answer
         return Request("directive", _capitalise(_tidy(_strip_fillers(_strip_courtesy(sentence)))), _evidence(sentence),
                        certain=False)
-    if _EACH_OCCASION.search(masked) is not None:
+    occasion = _EACH_OCCASION.search(masked)
+    if occasion is not None:
         # "run the tests before every commit", "tenés que correr los tests antes de cada commit":
         # an act tied to each unit of the work is a habit, whatever the verb
-        act = _strip_fillers(asked_text[asked.end():] if asked is not None else sentence)
-        if _imperative(act) and not (act.isascii() and _DOES.match(act)) and _rule_like(act) and not _ONE_TIME_ACT.match(act):
-            return Request("directive", _capitalise(_tidy(act)), _evidence(sentence), certain=False)
+        if _has_cjk(occasion.group()):
+            # "…，我们完成每个里程碑之后都需要…": the clause that holds it, its 都需要 the obligation
+            clause = sentence[max(sentence.rfind(mark, 0, occasion.start()) for mark in "，,；;：:") + 1:]
+            if not _rule_like(clause) or _CJK_DONE_THIS_WAY.search(clause):
+                return None  # "每次刷新后都要这样展示": points at what was shown, the thing built
+            return Request("directive", _tidy(clause), _evidence(sentence), certain=False)
+        team = _TEAM_SHOULD.match(sentence)  # "I think we should bump the version each time we make changes"
+        act = _strip_fillers(asked_text[asked.end():] if asked is not None else sentence[team.end():] if team else sentence)
+        if (team is not None or _imperative(act)) and not (act.isascii() and _DOES.match(act)) and _rule_like(act) \
+                and not _ONE_TIME_ACT.match(act):
+            return Request("directive", _capitalise(_tidy(sentence[len(team.group("hedge") or ""):] if team else act)),
+                           _evidence(sentence), certain=False)
     every = _EVERY_TIME_I.match(sentence)
     if every is not None and _imperative(every.group("act")) and not _REPORTED_OCCASION.match(sentence) \
             and not _ONE_TIME_ACT.match(every.group("act")):
         return Request("directive", _capitalise(_tidy(_strip_fillers(sentence))), _evidence(sentence), certain=False)
-    conditional = _conditional_convention(sentence)
+    conditional = _conditional_convention(sentence) or conventions.convention(sentence)
     if conditional is not None:
         return conditional
     tail = standing.standing_tail(sentence)
@@ -302,20 +337,29 @@ def _beyond_grammar(sentence: str) -> Request | None:
                 text = _strip_fillers(sentence)  # "…（以后都是）", "…，以后也是": the user's sentence whole
             text = _tidy(text)
             return Request("directive", text if _has_cjk(text) else _capitalise(text), _evidence(sentence), certain=False)
-    # "now write the migration, remember that the table is huge": context for the step at hand
-    clauses = () if _NEXT_STEP.match(sentence) else _NEXT_CLAUSE.finditer(sentence)
-    for clause in clauses:
-        after = sentence[clause.end():]
-        lead = _strip_fillers_span(after)
-        if _REMEMBER_TRIGGER.match(after, len(lead)) or _FROM_NOW_TRIGGER.match(after, len(lead)):
-            request = _grammar_request(after)
-            if request is not None:
-                return Request(request.kind, request.text, _evidence(sentence), certain=False)
+    later = _later_clause(sentence)
+    if later is not None:
+        return later
     reason = _REASON_CLAUSE.search(sentence)
     if reason is not None:
         request = _grammar_request(sentence[reason.end():])
         if request is not None:
             return Request(request.kind, request.text, _evidence(sentence), certain=False)
+    return None
+
+
+def _later_clause(sentence: str) -> Request | None:
+    """A remember or from-now request that opens a later clause ("…, but keep in mind …")."""
+    # "now write the migration, remember that the table is huge": context for the step at hand
+    clauses = () if _NEXT_STEP.match(sentence) else _NEXT_CLAUSE.finditer(sentence)
+    for clause in clauses:
+        after = sentence[clause.end():]
+        lead = _strip_fillers_span(after)
+        if (_REMEMBER_TRIGGER.match(after, len(lead)) or _FROM_NOW_TRIGGER.match(after, len(lead))) \
+                and not _ONE_OFF.search(_mask(after)):
+            request = _grammar_request(after)
+            if request is not None:
+                return Request(request.kind, request.text, _evidence(sentence), certain=False)
     return None
 
 
@@ -505,54 +549,6 @@ def _at(sentence: str, masked: str, family: str, match: re.Match[str]) -> Reques
     return Request("directive", _capitalise(text), _evidence(sentence))
 
 
-_TRAILING = " .!?;,:。！？；，：、"
-
-
-def _tidy(text: str) -> str:
-    return " ".join(text.split()).rstrip(_TRAILING)
-
-
-_FILLERS_RE = lazy(rf"^{_FILLERS}{_LABEL}{_FILLERS}", _FLAGS)
-_ONLY_FILLERS_RE = lazy(rf"^{_FILLERS}", _FLAGS)
-_POLITE_START = lazy(rf"^(?:{_POLITE})+", _FLAGS)
-_POLITE_RE = lazy(rf"(?:{_POLITE})+", _FLAGS)
-
-
-def _strip_fillers_span(before: str) -> str:
-    match = _FILLERS_RE.match(before)
-    return match.group(0) if match else ""
-
-
-def _strip_courtesy(text: str) -> str:
-    """`text` without the courtesy before it ("ok so", "please"), a label kept ("create a rule: …")."""
-    match = _ONLY_FILLERS_RE.match(text)
-    return text[match.end():].strip() if match else text.strip()
-
-
-def _strip_fillers(text: str) -> str:
-    return text[len(_strip_fillers_span(text)):].strip()
-
-
-def _drop_polite(lead: str) -> str:
-    return _POLITE_RE.sub("", lead)
-
-
-def _evidence(sentence: str) -> str:
-    return " ".join(sentence.split())
-
-
-def _capitalise(text: str) -> str:
-    return text[:1].upper() + text[1:]
-
-
-def _rule_like(text: str) -> bool:
-    """Enough to be a rule: two words, or a CJK phrase of a few characters."""
-    text = text.strip(_TRAILING)
-    if _has_cjk(text):
-        return len(text) >= 4
-    return len(text.split()) >= 2 and len(text) >= MIN_RULE_CHARS
-
-
 # The polite ask a pointing request opens with ("Could you please …", "¿Puedes …"): the grammar's own.
 _POLITE_LEAD = lazy(rf"^\s*¿?(?:{_POLITE})", _FLAGS)
 # A clause, then a comma and the standing word (`_at`).
@@ -562,24 +558,3 @@ _PREPOSITION_NEXT = lazy(
     r"|con|sin|en|por|para|antes|después|avec|sans|dans|sur|par|pour|avant|après|com|sem|em|no|na|pelo|pela)\b", re.I)
 _PRACTICE_CLAUSE = lazy(r"^(?:we|our team|the team|everyone|everybody|wir|nosotros|nous|on|nós|a gente)\s", re.I)
 _ENGLISH_THIRD_PERSON = lazy(r"^(?:always|never)\s+[a-z]+[^s\W]s\b", re.I)
-# How an imperative starts: a verb (not a pronoun, an article or a name of what happened), or
-# "don't"; in Chinese and Japanese, a request or prohibition form (`_CJK_IMPERATIVE`).
-_IMPERATIVE_START = lazy(
-    rf"^{_FILLERS}(?:please\s+|bitte\s+|por favor,?\s+)?(?:don'?t\b|do not\b|(?!(?:it|its|it's|i|i'm|we|they|he|she|there|this|that|these|those"
-    r"|the|a|an|my|our|your|his|her|their|es|ich|wir|das|der|die|ein|eine|il|elle|je|on|nous|ça|c'est|le|la|les|un|une"
-    r"|yo|eso|esto|el|los|las|ele|ela|eu|isso|isto|o|os|as|um|uma)\b)[^\W\d_]{2,}\b(?!'s)"
-    # "Tests are flaky", "CI was red": a subject and its verb
-    r"(?!\s+(?:are|is|was|were|has|have|had|seem|seems|will|would|can|could|might|may|sind|ist|war|waren|hat|haben"
-    r"|son|es|está|están|fue|sont|est|était|são|é|estão|foi)\b))", _FLAGS)
-
-
-def _imperative(sentence: str) -> bool:
-    if _has_cjk(sentence):
-        return bool(_CJK_IMPERATIVE.search(sentence.strip()))
-    return bool(_IMPERATIVE_START.match(sentence.strip())) and not _asks(sentence)
-
-
-def _asks(text: str) -> bool:
-    """Is this a question ("Should we pin Node?"), which no list of rules holds as a rule?"""
-    masked = _mask(text)
-    return bool(_QUESTION_END.search(masked.rstrip(" .!")) or _QUESTION_START.match(masked))

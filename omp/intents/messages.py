@@ -10,21 +10,7 @@ import re
 from typing import Iterator
 
 from omp.intents import pl_ru, standing
-from omp.intents.grammar import (
-    _POLITE_LEAD,
-    _PRACTICE_CLAUSE,
-    _asks,
-    _capitalise,
-    _evidence,
-    _imperative,
-    _judged,
-    _polite_question,
-    _rule_like,
-    _strip_courtesy,
-    _strip_fillers,
-    _tidy,
-    find_request,
-)
+from omp.intents.grammar import _POLITE_LEAD, _PRACTICE_CLAUSE, _judged, _polite_question, find_request
 from omp.intents.phrases import (
     _ALWAYS_TRIGGER,
     _CJK_COMPLAINT_END,
@@ -38,6 +24,16 @@ from omp.intents.phrases import (
     _has_cjk,
 )
 from omp.intents.request import Request
+from omp.intents.wording import (
+    _asks,
+    _capitalise,
+    _evidence,
+    _imperative,
+    _rule_like,
+    _strip_courtesy,
+    _strip_fillers,
+    _tidy,
+)
 from omp.intents.spoken import (
     _LIST_MARK,
     _introduces_a_list,
@@ -104,6 +100,10 @@ TRIGGER_STEMS: tuple[str, ...] = (
     "if you ", "when you ", "once you ", "before you ", "after you ", "if we ", "when we ", "cuando ", "antes de ", "después de ",
     "quando ", "depois de ", "si tu ", "si vous ", "quand tu ", "quand vous ", "lorsque ", "dès que ", "wenn du ", "wenn ihr ",
     "wenn wir ", "falls du ", "sobald du ", "如果你", "如果我们", "要是你", "当你", "每当你",
+    # a convention without a standing word (omp.intents.conventions): "for commit messages use …",
+    # "to build, run …", "stick to …", "no print statements whatsoever", "I don't want any … in …"
+    " use ", " follow ", " run ", "stick with", "stay with", "rely on", "adhere to", "soever", " at all",
+    "anywhere", "want any", "want no", " be no ", "not be any", "使用", "请用", "請用", "运行", "執行", "执行",
 ) + pl_ru.STEMS
 
 
@@ -395,7 +395,10 @@ _DANGLING = lazy(
     # "we never use it": the team's practice, with its standing word ("we deploy it with helm" is a fact told)
     r"[\s,]+)*(?:(?:we|you)\s+(?:(?:should|must)\s+)?(?:always|never)\s+)?(?:(?:don'?t|dont|do not|not)\s+)?"
     r"(?!(?:make|keep|take|let|get)\b)[a-z]{2,}\s+"
-    r"(?:(?:them|it)(?![\w'’])|(?:this|that|these|those)(?=\s*(?:again|anymore|too|either|first|[.!,]|$)))", re.I)
+    r"(?:(?:them|it)(?![\w'’])|(?:this|that|these|those)(?=\s*(?:again|anymore|too|either|first|[.!,]|$))"
+    # "use this approach in the future as well": a way of doing things the sentence before shows
+    r"|(?:this|that|these|those|the same)\s+(?:ap+roa?ch|way|pattern|method|style|format|structure|convention|technique"
+    r"|solution|logic|practice|setup|layout)(?:e?s)?(?=\s*(?:again|anymore|too|as well|also|[.!,]|$)))", re.I)
 
 
 def dangling(text: str) -> bool:

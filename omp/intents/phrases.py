@@ -369,7 +369,11 @@ _WORK_UNITS = (r"commits?|push(?:es)?|changes?|code changes?|edits?|answers?|res
 _EACH_OCCASION = lazy(
     rf"\b(?:before|after|on|with|at the end of|at the start of|when (?:you )?finish(?:ing)?) (?:every|each|any) (?:single )?(?:new )?"
     rf"(?:{_WORK_UNITS})\b"
-    r"|\b(?:antes de|después de|despues de|tras|depois de|vor|nach|bei|avant|après) (?:cada|jedem|jeder|chaque) \w+", re.I)
+    r"|\b(?:antes de|después de|despues de|tras|depois de|vor|nach|bei|avant|après) (?:cada|jedem|jeder|chaque) \w+"
+    # "… each time we make changes", "every time you open a PR": the unit of work after "each time we/you"
+    rf"|\b(?:each|every) (?:single )?time (?:we|you) (?:\w+ ){{0,2}}?(?:{_WORK_UNITS})\b"
+    # "我们完成每个里程碑之后都需要…": after each unit, (we) need to
+    r"|每(?:个|個|一个|次|一次)[^，,。！？!?]{1,20}?(?:之后|之後|以后|以後|之前|前|后|後)都?(?:要|得|必须|需要)", re.I)
 _LANGUAGES = (r"english|chinese|mandarin|spanish|portuguese|french|german|japanese|korean|russian|polish|italian|dutch"
               r"|turkish|ukrainian|vietnamese|indonesian|hindi|arabic|hebrew|swedish|czech")
 _REPLY_LANGUAGE = lazy(

@@ -306,6 +306,7 @@ _STANDING_TAIL = lazy(
     r"|de ahora en adelante|a partir de ahora|de ahora en más|daqui (?:pra|para) frente|a partir de agora|de agora em diante"
     r"|toujours|plus jamais|désormais|à l'avenir|sempre|para sempre"
     r"|(?:以后|今后|往后)(?:都|也)(?:是|这样|要这样)?|每次都(?:这样|是)?|毎回|いつも|今後(?:も|ずっと)?|これからも(?:ずっと)?)"
+    r"(?:\s+(?:as well|too|also))?"  # "please use this approach in the future as well"
     + COURTESY_TAIL, re.I | re.S)
 
 

@@ -1,0 +1,89 @@
+"""A convention stated without a standing word (docs/explicit-requests-and-eval.md): how a kind of
+work is done here, a principle to stick to, a kind of code ruled out.
+
+Real standing requests are often told as the project's way of working, with no "always" or
+"from now on" in them: "for commit msg use the 50/72 rule", "to build, use scripts/build.sh",
+"要构建请在 WSL 中使用脚本 build_wsl.sh", "I'd like to stick to a data-agnostic frontend",
+"there must be no direct print statements whatsoever", "I don't want any dataframe operations
+in player_service". What makes them standing is their structure, not a word:
+
+- **a kind of work, then how**: "for / in / with" a kind of thing (bare, or "all", "any", "every",
+  "new": never "this", "the", "my"), or "to" a recurring operation (build, test, deploy, …),
+  then "use", "follow", "stick to" …;
+- **a principle to keep**: "stick to" / "stay with" something that is not the task in hand ("the
+  plan", "the topic") nor a pronoun;
+- **a kind ruled out**: "there must be no …", "no … whatsoever / at all / anywhere", or "I don't
+  want any …" in a place of the code (a module name, "the backend", "the services").
+
+Each is a reading, so an uncertain candidate: a model reviewer decides when one runs
+(omp.review.explicit), and the caller has already refused questions, jokes and one-off scope.
+"""
+
+from __future__ import annotations
+
+from omp.intents.phrases import _FILLERS, _FLAGS, _has_cjk
+from omp.intents.request import Request
+from omp.intents.wording import _asks, _capitalise, _evidence, _rule_like, _strip_fillers, _tidy
+from omp.lazyre import lazy
+
+# What is not a kind of work: one thing of this task, a pronoun, an idiom ("for example", "for now").
+_NOT_A_KIND = (r"(?:the|a|an|this|that|these|those|it|its|them|my|your|his|her|their|me|you|us|him|now|today|tonight|once"
+               r"|example|instance|a moment|a while|sure|real|free|good|instance|one|some|more|less|both|either|each other)\b")
+_HOW = r"(?:please\s+|always\s+|just\s+)?(?:use|follow|stick to|stick with|apply|prefer|go with|adhere to|keep to|rely on)\s+"
+_FOR_A_KIND = lazy(
+    rf"^{_FILLERS}(?:for|in|with|when writing|when making)\s+(?!{_NOT_A_KIND})"
+    # a kind, not one thing of the code ("in test_cmd_add use …", "for getUser use …")
+    r"(?P<kind>(?:(?:all|any|every|new)\s+)?(?![\w.-]*(?:_|(?-i:[a-z][A-Z])|\())[^\W\d_][\w./-]*(?:\s+(?!use\b|follow\b)[\w./-]+){0,2}?)"
+    rf"\s*[,:]?\s+{_HOW}(?P<what>\S.*)$", _FLAGS)
+# "To build, use scripts/build.sh", "to run the tests use make test": a recurring operation.
+_OPERATIONS = (r"build|rebuild|run|test|deploy|release|publish|format|lint|install|start|launch|debug|compile|package"
+               r"|migrate|serve|check|bump|commit|push|ship|bundle|typecheck|type-check|regenerate|generate")
+_TO_DO = lazy(
+    rf"^{_FILLERS}(?:in order\s+)?to\s+(?:{_OPERATIONS})\b(?P<object>(?:\s+(?!{_NOT_A_KIND}|use\b|run\b)[\w./-]+){{0,3}}?|\s+the\s+\w+s)"
+    r"\s*[,:]?\s+(?:please\s+|always\s+)?(?:use|run|call|execute|invoke|go through|type)\s+(?P<what>\S.*)$", _FLAGS)
+_TO_DO_CJK = lazy(r"^(?:要|需要|想要?)?(?:构建|構建|编译|編譯|运行|運行|测试|測試|部署|发布|發布|打包|启动|啟動|调试|調試|安装|安裝|提交)"
+                  r"(?:项目|項目)?(?:时|時|的时候|的時候)?[，,]?\s*(?:请|請|都|就)[^，,。？?]{0,30}?(?:使用|用|运行|運行|执行|執行|跑)\s*\S")
+_STICK_TO = lazy(
+    # framed as the speaker's or the team's way ("Stick to the limitations for sheet …" alone is this task's)
+    rf"^{_FILLERS}(?:i(?:'?d| would) (?:like|prefer|want) to|i want to|i'?d rather|let'?s|we(?: should| must| need to| will)?"
+    r"|always|you should|please always)\s+(?:stick|stay) (?:to|with)\s+"
+    r"(?!(?:it|this|that|them|these|those|the (?:plan|task|topic|question|point|subject|scope|brief|script|outline|original|request"
+    r"|instructions?|prompt|question)s?)\b)(?P<what>\S.*)$", _FLAGS)
+# A place in the code: an identifier (player_service, api/v1, UserController) or a layer of it.
+_CODE_PLACE = (r"(?:e\.g\.\s+)?(?:[\w.-]*[_/.][\w./-]*|[a-z]+[A-Z]\w*|(?:the |our |any |all )?(?:code|codebase|code base|repo|repository"
+               r"|backend|back end|frontend|front end|services?|components?|modules?|controllers?|views?|models?|tests?|handlers?"
+               r"|routes?|templates?|business logic|data layer|data access layer|api layer|ui layer|domain layer)\b)")
+_KIND_RULED_OUT = lazy(
+    rf"^{_FILLERS}(?:(?:therefore|therfore|therfor|so|hence|thus)[\s,]+)?(?:"
+    r"there\s+(?:must|should|shall|may|can)\s+(?:be\s+no|not\s+be\s+any|never\s+be(?:\s+any)?)\s+(?P<none>[^\W\d_][^,;]*?)"
+    r"\s+(?:\w*soever|at all|anywhere|ever)\b"  # "whatsoever", and as typed ("whantsoever")
+    r"|no\s+(?P<no>[^\W\d_][^,;]*?)\s+(?:\w*soever|at all|anywhere)\b"
+    r"|(?:i|we)\s+(?:don'?t|dont|do not)\s+want\s+(?:any|no)\s+(?P<any>[^\W\d_][^,;]*?)\s+(?:in|inside|within)\s+"
+    rf"{_CODE_PLACE})", _FLAGS)
+
+
+_SO = lazy(r"^(?:therefore|therfore|therfor|so|hence|thus)[\s,]+", _FLAGS)
+
+
+def convention(sentence: str) -> Request | None:
+    """The convention `sentence` states without a standing word, as an uncertain candidate, or None."""
+    if _asks(sentence):
+        return None
+    if _has_cjk(sentence):
+        if _TO_DO_CJK.match(_strip_fillers(sentence)):
+            return _candidate(_strip_fillers(sentence), sentence)
+        return None
+    for reading in (_FOR_A_KIND, _TO_DO, _STICK_TO):
+        match = reading.match(sentence)
+        if match is not None and len(match.group("what").strip(" .!")) >= 2:
+            return _candidate(_strip_fillers(sentence), sentence)
+    if _KIND_RULED_OUT.match(sentence):
+        return _candidate(_SO.sub("", _strip_fillers(sentence)), sentence)
+    return None
+
+
+def _candidate(text: str, sentence: str) -> Request | None:
+    text = _tidy(text)
+    if not _rule_like(text):
+        return None
+    return Request("directive", text if _has_cjk(text) else _capitalise(text), _evidence(sentence), certain=False)

@@ -1,0 +1,86 @@
+"""The explicit pass, fourth round (issue 35): a standing request told as the project's way of
+working, without a standing word (omp.intents.conventions), a habit the team states ("we should …
+each time we make changes"), a standing word followed by "as well", a way of doing things pointed
+back at ("use this approach in the future as well"), and "keep in mind" in a later clause after
+a remark about the present.
+
+Each proposed case failed before this change; the cases that must stay unproposed are the forms
+the new readings must not take for a rule (one thing of the code, the task in hand, a question).
+They are phrasings of the failure kinds found on real conversations, not cases copied from the
+corpus.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from explicit_support import Msg, rule_texts
+from omp.review.explicit import scan
+
+
+@pytest.mark.parametrize(("message", "rule"), [
+    # a kind of work, then how
+    ("for commit messages use the conventional commits format",
+     "For commit messages use the conventional commits format"),
+    ("For tests, use pytest.", "For tests, use pytest"),
+    ("for styling use the design tokens, not raw hex values", "For styling use the design tokens, not raw hex values"),
+    ("To build, use scripts/build.sh.", "To build, use scripts/build.sh"),
+    ("to run the tests use make test", "To run the tests use make test"),
+    ("要部署请使用 deploy.sh 脚本", "要部署请使用 deploy.sh 脚本"),
+    # a principle to stick to, framed as the speaker's or the team's
+    ("also I'd like to stick to plain CSS modules", "I'd like to stick to plain CSS modules"),
+    ("we should stick with server-side rendering", "We should stick with server-side rendering"),
+    # a kind ruled out
+    ("there must be no hardcoded credentials whatsoever", "There must be no hardcoded credentials whatsoever"),
+    ("so I don't want any SQL queries in the controllers", "I don't want any SQL queries in the controllers"),
+    ("I don't want any network calls in ui_helpers", "I don't want any network calls in ui_helpers"),
+])
+def test_a_convention_without_a_standing_word_is_proposed(message: str, rule: str) -> None:
+    assert rule_texts(message) == [rule]
+
+
+@pytest.mark.parametrize("message", [
+    "For this bug use the debugger.",  # one thing of this task
+    "for the next step use the old api",
+    "In test_cmd_add_read_only_file use os.path.samefile in the assert",  # one function of the code
+    "For example use a dict here.",
+    "Stick to the limitations of the sheet and derive a parser from what you see",  # this task's, not framed as a way
+    "let's stick to the plan",
+    "Should we use pytest for tests?",  # a question
+    "There is no error at all",  # what happens
+    "I don't want any borders",  # no place in the code
+    "To fix this, use the debugger.",  # "this": the task in hand
+])
+def test_one_thing_of_the_task_a_question_or_what_happens_is_no_convention(message: str) -> None:
+    assert rule_texts(message) == []
+
+
+@pytest.mark.parametrize(("message", "rule"), [
+    ("I think we should bump the version number each time we make changes",
+     "We should bump the version number each time we make changes"),
+    ("我们完成每个里程碑之后都需要跑一遍代码检查", "我们完成每个里程碑之后都需要跑一遍代码检查"),
+    ("please use pnpm in the future as well.", "Use pnpm"),
+    ("The tests are slow right now, but still keep in mind the hexagonal ports-and-adapters architecture",
+     "The hexagonal ports-and-adapters architecture"),
+])
+def test_a_habit_the_team_states_and_a_standing_word_said_late_are_proposed(message: str, rule: str) -> None:
+    assert rule_texts(message) == [rule]
+
+
+@pytest.mark.parametrize("message", [
+    "the build breaks each time we make changes",  # what happens
+    "每次刷新后都要这样展示",  # points at what was shown: the thing built
+])
+def test_what_happens_each_time_and_a_pointer_are_no_habit(message: str) -> None:
+    assert rule_texts(message) == []
+
+
+def test_this_approach_is_resolved_to_the_sentence_that_shows_it() -> None:
+    message = "I changed get_users to read the column definitions. Please use this approach in the future as well."
+    assert rule_texts(message) == [
+        "I changed get_users to read the column definitions. Use this approach"]
+
+
+def test_this_approach_with_nothing_before_it_is_not_proposed_alone() -> None:
+    messages = [Msg("user", "Use this approach from now on.", 0)]
+    assert [p.text for p in scan(messages).proposals] != ["Use this approach"]
