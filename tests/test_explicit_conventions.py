@@ -84,3 +84,30 @@ def test_this_approach_is_resolved_to_the_sentence_that_shows_it() -> None:
 def test_this_approach_with_nothing_before_it_is_not_proposed_alone() -> None:
     messages = [Msg("user", "Use this approach from now on.", 0)]
     assert [p.text for p in scan(messages).proposals] != ["Use this approach"]
+
+
+@pytest.mark.parametrize(("message", "rule"), [
+    # a prohibition that protects something kept: the user's or the team's, or with its reason
+    ("so don't change my eslint config.", "Don't change my eslint config"),
+    ("Do not reset the database, we don't want to lose the seed data",
+     "Do not reset the database, we don't want to lose the seed data"),
+    ("I tuned the retry delays in backoff.py, make sure to not overwrite them.",
+     "I tuned the retry delays in backoff.py, make sure to not overwrite them"),
+    ("do not come up with solutions that change the public API", "Do not come up with solutions that change the public API"),
+    # what "you" must be aware of, in Chinese
+    ("你必须认识到我们的端口都是固定的", "我们的端口都是固定的"),
+])
+def test_a_protected_thing_and_what_to_be_aware_of_are_proposed(message: str, rule: str) -> None:
+    assert rule_texts(message) == [rule]
+
+
+@pytest.mark.parametrize("message", [
+    "don't change the test, it's correct",  # this task's test, no reason beyond it
+    "don't delete that file",
+    "Don't touch the CSS.",
+    "Don't change anything else.",
+    "do not change the function signature",
+    "我知道端口是固定的",  # what the user knows
+])
+def test_a_one_off_prohibition_is_no_protection(message: str) -> None:
+    assert rule_texts(message) == []

@@ -13,13 +13,20 @@ in player_service". What makes them standing is their structure, not a word:
 - **a principle to keep**: "stick to" / "stay with" something that is not the task in hand ("the
   plan", "the topic") nor a pronoun;
 - **a kind ruled out**: "there must be no …", "no … whatsoever / at all / anywhere", or "I don't
-  want any …" in a place of the code (a module name, "the backend", "the services").
+  want any …" in a place of the code (a module name, "the backend", "the services"), and "do not
+  come up with solutions that …";
+- **something kept, protected**: "don't change / overwrite / reset …" when the thing is the
+  user's or the team's ("my git config"), the sentence says why ("we don't want to lose the
+  history"), or what the user changed is named before it ("i tweaked the numbers, make sure to
+  not overwrite them"). "Don't touch the CSS" alone is this task's.
 
 Each is a reading, so an uncertain candidate: a model reviewer decides when one runs
 (omp.review.explicit), and the caller has already refused questions, jokes and one-off scope.
 """
 
 from __future__ import annotations
+
+import re
 
 from omp.intents.phrases import _FILLERS, _FLAGS, _has_cjk
 from omp.intents.request import Request
@@ -62,6 +69,24 @@ _KIND_RULED_OUT = lazy(
     rf"{_CODE_PLACE})", _FLAGS)
 
 
+# A prohibition that protects something kept: "don't change my git config", "Do not reinit
+# task-master, we don't want to lose the history", "i tweaked some numbers, make sure to not
+# overwrite them" — the object is the user's or the team's ("my", "our"), or the sentence says why
+# (a reason, a consequence), or what was changed is named before it; and "do not come up with
+# solutions that change the import structure": a constraint on every solution, not on one.
+_DESTROY = (r"change|modify|touch|overwrite|override|reset|re-?init\w*|reinstall|delete|remove|rewrite|alter|mess with|revert"
+            r"|rename|downgrade|upgrade|bump")
+_PROTECTS = lazy(
+    rf"^{_FILLERS}(?:so|and|but|also|thus|hence)?[\s,]*(?:please\s+)?(?:do not|don'?t|dont|never|make sure(?: to| you)? (?:do not|don'?t|not)(?: to)?"
+    rf"|be careful not to)\s+(?:ever\s+)?(?:{_DESTROY})\s+(?P<object>\S.*?)\s*$", _FLAGS)
+_KEPT = lazy(r"^(?:my|our)\s", re.I)
+_WHY = lazy(r"[,;]\s*(?:we|i)\s+(?:don'?t|dont|do not)\s+want\b|\b(?:because|since|otherwise|or else|so that)\b"
+            r"|\bif you\b.*\b(?:i'?ll|we'?ll|it'?ll|i will|we will|it will|breaks?|fails?)\b", re.I)
+_BEFORE_IT = lazy(r"^(?:i|we)\s+(?:\w+\s+)?(?:tweaked|changed|adjusted|tuned|set|configured|edited|modified|fixed|wrote|added)\b"
+                  r"[^,;]*[,;]\s*", re.I)
+_NO_SOLUTIONS = lazy(
+    rf"^{_FILLERS}(?:please\s+)?(?:do not|don'?t|dont|never)\s+(?:come up with|suggest|propose|offer|give me|write)\s+"
+    r"(?:any\s+)?(?:solutions?|changes|approaches|fixes|code)\s+(?:that|which|th[a-z]{1,3})\s+\S", _FLAGS)  # as typed: "thant"
 _SO = lazy(r"^(?:therefore|therfore|therfor|so|hence|thus)[\s,]+", _FLAGS)
 
 
@@ -77,9 +102,20 @@ def convention(sentence: str) -> Request | None:
         match = reading.match(sentence)
         if match is not None and len(match.group("what").strip(" .!")) >= 2:
             return _candidate(_strip_fillers(sentence), sentence)
-    if _KIND_RULED_OUT.match(sentence):
+    if _KIND_RULED_OUT.match(sentence) or _NO_SOLUTIONS.match(sentence):
         return _candidate(_SO.sub("", _strip_fillers(sentence)), sentence)
-    return None
+    return _protects(sentence)
+
+
+def _protects(sentence: str) -> Request | None:
+    before = _BEFORE_IT.match(sentence)  # "i tweaked some numbers, make sure to not overwrite them"
+    own = sentence[before.end():] if before is not None else sentence
+    clause = own.split(",")[0] if before is None else own
+    match = _PROTECTS.match(clause.strip())
+    if match is None:
+        return None
+    kept = _KEPT.match(match.group("object")) is not None or _WHY.search(own) is not None or before is not None
+    return _candidate(_SO.sub("", _strip_fillers(sentence)), sentence) if kept else None
 
 
 def _candidate(text: str, sentence: str) -> Request | None:
