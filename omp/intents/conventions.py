@@ -64,7 +64,9 @@ _KIND_RULED_OUT = lazy(
     rf"^{_FILLERS}(?:(?:therefore|therfore|therfor|so|hence|thus)[\s,]+)?(?:"
     r"there\s+(?:must|should|shall|may|can)\s+(?:be\s+no|not\s+be\s+any|never\s+be(?:\s+any)?)\s+(?P<none>[^\W\d_][^,;]*?)"
     r"\s+(?:\w*soever|at all|anywhere|ever)\b"  # "whatsoever", and as typed ("whantsoever")
-    r"|no\s+(?P<no>[^\W\d_][^,;]*?)\s+(?:\w*soever|at all|anywhere)\b"
+    # ("no need to handle it in admin at all" says what this task leaves out)
+    r"|no\s+(?!(?:need|reason|way|problem|worries|idea|doubt|matter|change|changes|issue|issues|error|errors)\b)"
+    r"(?P<no>[^\W\d_][^,;]*?)\s+(?:\w*soever|at all|anywhere)\b"
     r"|(?:i|we)\s+(?:don'?t|dont|do not)\s+want\s+(?:any|no)\s+(?P<any>[^\W\d_][^,;]*?)\s+(?:in|inside|within)\s+"
     rf"{_CODE_PLACE})", _FLAGS)
 

@@ -114,6 +114,8 @@ def _judged(request: Request, scope: bool = True) -> Request | None:
     if standing.spec_like(text) and not _REMEMBER_TRIGGER.search(_mask(request.sentence)) \
             and not _ABOUT_REPLIES.match(request.sentence):  # "every response should …" is about the replies
         return None  # "the function must always return a list": what is being built
+    if _CONFIG_VALUE.search(_mask(request.sentence)):
+        return None  # "On a forcé trailingSlash: always dans Astro": a setting's value, not an order
     if _REPORTED_OCCASION.match(request.sentence):
         return None  # "Each time you've spawned a new cli it has bumped the port": what happened
     if standing.about_the_thing_in_hand(text) and not _ALWAYS_TRIGGER.search(_mask(text)):
@@ -169,6 +171,9 @@ def _saved_rule(sentence: str) -> Request | None:
 
 _COURTESY_AFTER = lazy(r"(?:[,;]\s*|\s+)(?:pls|please|plz|thx|thanks|thank you|por favor|porfa|gracias|bitte|danke|merci|stp|svp"
                        r"|s'il te plaît|s'il vous plaît|obrigad[oa]|valeu)[\s.!。！]*$|[，,]?\s*谢谢[。！!]*$", re.I)
+# "trailingSlash: always", "strict = true, always": a standing word as a setting's value, after an
+# identifier (camelCase, snake_case, dotted) and a colon or an equals sign.
+_CONFIG_VALUE = lazy(r"\b(?:[a-z]+[A-Z]\w*|\w+_\w+|\w+\.\w+)\s*[:=]\s*[\"']?(?:always|never)\b")
 # "…都要这样展示": what is to be done is "this way", what the user pointed at
 _CJK_DONE_THIS_WAY = lazy(r"都(?:要|得|需要|必须)?(?:这样|這樣|这么|這麼|那样|那樣)")
 _CJK_POINTER = lazy(r"^(?:都|也|就)?(?:要)?(?:这样|这么)(?:做|写|办|弄)?(?:吧|哦|啊)?$|^(?:も|は)?(?:そう|こう)(?:して|する)(?:ね|ください|下さい)?$")

@@ -314,9 +314,26 @@ def requests_in(text: str) -> Iterator[Request]:
     own = standing.own_words(_bounded(text))
     if standing.is_setup(_mask(own)):
         return iter(())
-    if _orders_a_piece(own):
+    if _orders_a_piece(own) or _answers_questions(own):
         return (request for request in _find_requests(own) if _reaches_past_the_piece(request))
     return _find_requests(own)
+
+
+# "1. yes, everything like you wrote\n2. just list orders\n3. yes, always show the guest": the
+# user answers the assistant's numbered questions about the thing being built, item by item; an
+# "always" in an answer is that thing's spec, unless it reaches past it (a from-now word, "we").
+_ANSWER_ITEM = lazy(r"^\s*(?:\d{1,2}[.)-]|[-*•])\s*(?:"
+                    # a yes or a no on its own ("yes, …", "no.", "yes do not touch …"), not "NO hardcoded colors"
+                    r"(?:yes|yeah|yep|no|nope|nah|ok|okay|sure|correct|right|exactly|agreed|same|both|none|neither|either"
+                    r"|sí|si|não|nein|ja|oui|non)(?:[,.!;:]|\s*$|\s+(?:do|just|and|but|please|everything|that|as|like|for|to|it)\b)"
+                    r"|(?:just|only|as you (?:said|wrote|suggested)|like you (?:said|wrote))\b|(?:是的|对|不用|不需要|都可以|只|はい|いいえ))", re.I)
+_LIST_ITEM = lazy(r"^\s*(?:\d{1,2}[.)-]|[-*•])\s+\S")
+
+
+def _answers_questions(text: str) -> bool:
+    items = [line for line in text.splitlines() if _LIST_ITEM.match(line)]
+    answers = sum(1 for line in items if _ANSWER_ITEM.match(line))
+    return len(items) >= 3 and answers >= 2 and all(len(line) <= 200 for line in items)
 
 
 # "Write me a cover letter. Remember to mention my 5 years …", "Generate 10 interview questions.

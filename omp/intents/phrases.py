@@ -180,7 +180,7 @@ _TAG_QUESTION = lazy(
     r"|beleza|entendeu|certo|combinado|记住了吗|记住了没|好吗|好不好|可以吗|行吗|懂了吗|明白吗|知道了吗|わかった|分かった|いい|覚えた|了解)"
     r"\s*[?？]\s*$", re.I)
 _V2_TRIGGER = lazy(r"^(?:ab jetzt|ab sofort|von nun an|von jetzt an|künftig|zukünftig|in zukunft|für die zukunft|fortan|ab heute)$", re.I)
-_CJK_NOT_A_RULE = lazy(r"^(?:忘|出错|失败|报错|崩溃|不行|没有|搞不|失敗|エラー|落ちる|壊れ)")
+_CJK_NOT_A_RULE = lazy(r"^(?:忘|出错|失败|报错|崩溃|不行|没有|没|無|无|搞不|失敗|エラー|落ちる|壊れ|可能|也许|或许|大概)")  # "一直无输出": what happens; "可能…": a guess
 # "いつも CI で失敗する", "总是在 CI 上失败": it fails, what happens (unless asked not to let it).
 _CJK_COMPLAINT_END = lazy(
     r"(?:失败|失敗|报错|出错|崩溃|挂掉|挂了|超时|落ちる|落ちた|落ちます|落ちました|壊れる|壊れた|壊れます|エラーになる|エラーが出る"

@@ -63,11 +63,39 @@ _OURS = lazy(r"^(?:our|my|team|house|unsere?|meine?|nuestras?|nuestros?|mis|nos|
 _SEPARATOR = lazy(r"^\s*(?:-{3,}|\*{3,}|={3,}|_{3,})\s*$")
 _FILE_LABEL = lazy(r"^\s*(?:[-=]{3,}\s*)?[\w./-]+\.(?:md|txt|rst|py|js|ts|json|ya?ml|toml|html?|sh|cfg|ini)\s*(?:[-=]{3,})?\s*:?\s*$", re.I)
 
+# What an agent's transcript wraps in tags ("<bash-input>", "<teammate-message …>", "<command-name>"):
+# a tool's or another agent's text, not typed by the user. Lower-case names only: "<Image />" is
+# the user naming a component.
+_TAG_OPEN = lazy(r"^\s*<(?P<tag>[a-z][a-z0-9]*(?:[-_][a-z0-9]+)+|[a-z]+-?[a-z]*)(?:\s[^>]*)?>")
+# A merge conflict ("<<<<<<< Updated upstream"): the rest is a file's text.
+_CONFLICT_MARK = lazy(r"^(?:<{7}|={7}|>{7})(?:\s|$)")
+# A shell prompt ("❯ cat …", "➜ ~ git status", "PS C:\\Users\\me> netstat …"): a terminal session pasted.
+_SHELL_PROMPT = lazy(r"^\s*(?:❯|➜|λ|PS [A-Za-z]:\\[^>\n]*>|[\w.-]+@[\w.-]+:[^$\n]*\$)\s*\S")
+# An assistant's answer pasted back: it opens in the assistant's voice ("Short answer: yes —",
+# "I can't run commands in your environment, but here's …", "Change summary:", "为了帮你…我将…").
+_ASSISTANT_VOICE = lazy(
+    r"^\W*(?:short answer|long answer|tl;?dr|change summary|summary of (?:the )?changes|what (?:i|we) changed"
+    r"|i (?:can(?:no|'|’)?t|am unable to|(?:'|’)m unable to) (?:run|access|execute|see|open|browse)\b[^\n]{0,60}\bbut\b"
+    r"|here(?:'s| is) (?:exactly )?(?:how you can|what you can|how to|a (?:quick|short|step-by-step) (?:guide|summary|overview))"
+    r"|looking at [^,\n]{1,60}, (?:the|i|it|this|there)\b"
+    r"|(?:great|good|excellent) question\b|you'?re (?:absolutely )?right\b[^\n]{0,40}\b(?:i|let me)\b"
+    r"|(?:为了)?(?:帮你|帮助你|为你)[^\n]{0,30}(?:我将|我会|我来)|我(?:可以|来|将)(?:帮你|为你))", re.I)
+# A structured task prompt's section label in capitals ("SCÉNARIO À TESTER :", "MISSION:"): what
+# follows is the task's content, as after a Markdown heading.
+# The same, after the user's own first words on the line ("please update with this change too Short answer: yes — …").
+_VOICE_INSIDE = lazy(r"\b(?:Short answer|Long answer|TL;DR|Change summary)\s*[:：]", re.I)
+# A command line typed into a shell, with its options ("python3 -c \"…\"", "sed -i '' 's/…/'"): what the user ran.
+_COMMAND_LINE = lazy(r"^\s*(?:sudo\s+)?(?:python3?|node|bash|sh|zsh|sed|awk|cat|echo|git|npm|npx|pnpm|yarn|pip3?|uv|docker|kubectl"
+                     r"|curl|wget|make|cargo|go|dotnet|mvn|gradle|adb)\s+(?:-{1,2}[\w-]+|<<)")
+_CAPS_LABEL = lazy(r"^\s*(?:\d+[.)]\s*)?[A-ZÀ-ÖØ-Þ][A-ZÀ-ÖØ-Þ0-9 '’/&-]{3,40}\s*[:：]\s*$")
 _BOLD_POINT = lazy(r"^\s*(?:[-*•+]\s+|\d{1,3}[.)]\s+)?\*\*[^*\n]{1,60}\*\*")
 # "the report must cover at least these:", "make sure the parser handles the following:": what
 # the thing of this task must do, item by item (a list of the user's rules names them: `_LIST_WORDS`).
 _CONTENT_INTRO = lazy(
     r"\b(?:at least|at minimum|the following)\b[^:：]{0,30}[:：]\s*$"
+    # "Verify:", "Expected behaviour:", "Acceptance criteria:": what the thing of this task must do
+    r"|^\W*(?:verify|check|test|expected(?: (?:result|behaviou?r|output)s?)?|acceptance criteria|requirements?|scenarios?"
+    r"|test cases?|steps to reproduce)\b[^:：]{0,30}[:：]\s*$"
     r"|\b(?:must|should|needs? to|has to|have to|will|handles?|covers?|supports?|includes?|contains?)\s+(?:\w+\s+){0,3}?"
     r"(?:cover|handle|support|include|contain|these|this|the following)\b[^:：]{0,60}[:：]\s*$", re.I)
 _INLINE_CODE = lazy(r"`[^`\n]+`")
@@ -87,7 +115,31 @@ def spoken_lines(text: str) -> list[str]:
     # analysis pasted, not typed into a chat. One such line may be the user's; two are a paste.
     bold_points = sum(1 for line in raw_lines if _BOLD_POINT.match(line)) >= 2
     enumerating = False  # after "… must cover at least these:": the items are the task's thing, not rules
-    for line in raw_lines:
+    tag: str | None = None  # inside an agent transcript's tag, until it closes
+    terminal = False  # after a shell prompt or a command line: its output
+    for number, line in enumerate(raw_lines):
+        if tag is not None:
+            if f"</{tag}>" in line:
+                tag = None
+            continue
+        opened = _TAG_OPEN.match(line)
+        if opened is not None:
+            if f"</{opened.group('tag')}>" not in line:
+                tag = opened.group("tag")
+            continue
+        if _CONFLICT_MARK.match(line):
+            break  # a merge conflict: the rest is a file's text
+        if number == 0 or not lines:
+            if _ASSISTANT_VOICE.match(line.strip()):
+                break  # an assistant's answer pasted back: nothing after its first words is the user's
+            inside = _VOICE_INSIDE.search(line)
+            if inside is not None:
+                lines.append(line[:inside.start()])
+                break
+        if terminal:
+            if line.strip():
+                continue  # a command's output, up to the next blank line
+            terminal = False
         fence_match = _FENCE.match(line)
         if fence is not None:
             if fence_match and fence_match.group(1) == fence:
@@ -117,8 +169,12 @@ def spoken_lines(text: str) -> list[str]:
         if _HEADING.match(line) and len(raw_lines) > 1:
             pasted = True  # a Markdown document: people do not type headings into a chat
             continue
-        if _FILE_LABEL.match(line) or stripped.startswith("Traceback (most recent call last)"):
+        if _FILE_LABEL.match(line) or stripped.startswith("Traceback (most recent call last)") \
+                or (_CAPS_LABEL.match(line) and len(raw_lines) > 1):
             pasted = True
+            continue
+        if _SHELL_PROMPT.match(line) or _COMMAND_LINE.match(line):
+            terminal = True
             continue
         if indented or _QUOTE_LINE.match(line) or _COMMENT_LINE.match(line) or _LOG_LINE.match(line) or _CODE_LINE.search(line):
             continue
@@ -195,7 +251,8 @@ _LIST_WORDS = (
     r"|regeln?|konventionen|richtlinien|reglas?|normas|convenciones|règles?|regras?|convenções|规范|规则|约定|守则"
     r"|ルール|規約|規則|決まり)"
 )
-_LIST_INTRO = lazy(_LIST_WORDS + r"[^:：]{0,40}[:：]\s*$", re.I)
+# (a whole word: "a Rulesync setup focused on:" names no rules)
+_LIST_INTRO = lazy(r"(?<![A-Za-z])" + _LIST_WORDS + r"(?![A-Za-z])[^:：]{0,40}[:：]\s*$", re.I)
 
 
 # What follows an intro's trigger: a few words, then the colon that ends the line.

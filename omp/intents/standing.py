@@ -206,9 +206,20 @@ def speaker_will(rule: str) -> bool:
     return _SPEAKER_WILL.match(rule) is not None
 
 
+# "Always show all available options based on the current selection", "always freeze the first and
+# the last one", "Always only show one table": what the product shows, told as an imperative — the
+# spec of the thing built. Shown to the user ("always show me the diff", "… in your answers"), it is
+# how the assistant is to answer.
+_SHOWS = lazy(
+    r"^(?:(?:always|never|only|just|please|also|and)[\s,]+)*(?:always\s+)?(?:only\s+)?(?:show|display|render|list|freeze|highlight|hide"
+    r"|sort|expand|collapse|refresh|pre-?select|select|disable|enable|grey out|gray out)\b"
+    r"(?!\s+(?:me|us|the user|them|him|her)\b)(?![^.]*\b(?:your|you|reply|replies|answers?|responses?|output|chat|summary)\b)",
+    re.I)
+
+
 def spec_like(rule: str) -> bool:
     """Does the rule state how a thing behaves (a spec), rather than how to work?"""
-    return _SPEC.match(rule) is not None
+    return _SPEC.match(rule) is not None or _SHOWS.match(rule) is not None
 
 
 # "remember to use the function I gave you above": a thing of this conversation, named as such

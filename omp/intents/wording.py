@@ -70,6 +70,10 @@ def _rule_like(text: str) -> bool:
 _IMPERATIVE_START = lazy(
     rf"^{_FILLERS}(?:please\s+|bitte\s+|por favor,?\s+)?(?:don'?t\b|do not\b|(?!(?:it|its|it's|i|i'm|we|they|he|she|there|this|that|these|those"
     r"|the|a|an|my|our|your|his|her|their|es|ich|wir|das|der|die|ein|eine|il|elle|je|on|nous|ça|c'est|le|la|les|un|une"
+    # "Currently when I ran the build I keep getting …": when it happens, then what happens
+    r"|currently|recently|yesterday|today|sometimes|apparently|suddenly|somehow|still|usually|lately"
+    # "now I have this error": "now" and a subject, what happens
+    r"|now(?=\s+(?:i|we|it|there|the|this|that|they|you|he|she)\b)"
     r"|yo|eso|esto|el|los|las|ele|ela|eu|isso|isto|o|os|as|um|uma)\b)[^\W\d_]{2,}\b(?!'s)"
     # "Tests are flaky", "CI was red": a subject and its verb
     r"(?!\s+(?:are|is|was|were|has|have|had|seem|seems|will|would|can|could|might|may|sind|ist|war|waren|hat|haben"
