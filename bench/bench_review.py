@@ -102,7 +102,7 @@ sys.stdout.buffer.write(answer)
 _LAST_USER_MESSAGE = r"""
 import json, re, sys
 explicit = re.compile(r"remember|from now on|always|never|forget", re.I)
-last, count = None, 0
+last, fact, count = None, None, 0
 with open(sys.argv[1], "rb") as handle:
     for line in handle:
         if b'"user.message"' in line[:40]:
@@ -110,7 +110,9 @@ with open(sys.argv[1], "rb") as handle:
             count += 1
             if not explicit.search(content.splitlines()[0]):
                 last = content
-print(json.dumps({"last": last, "users": count}))
+            if content.startswith("The ") and ";" in content.splitlines()[0]:
+                fact = content.splitlines()[0].split(";")[0]  # "The CI job times out after 9 minutes": a fact told
+print(json.dumps({"last": last, "fact": fact or last, "users": count}))
 """
 
 _PROFILE_SUMMARY = r"""
@@ -269,11 +271,13 @@ def generate_session(fixture: Fixture, mb: float, seed: int, session_id: str, us
     return folder / "events.jsonl"
 
 
-def last_user_message(events: Path) -> tuple[str, int]:
-    """In a child: the parent stays small (its peak RSS would leak into the children's)."""
+def last_user_message(events: Path) -> tuple[str, str, int]:
+    """The last ordinary user message, the last fact a user told (the note's evidence: the note gate
+    refuses a note whose evidence is an order) and the count. In a child: the parent stays small
+    (its peak RSS would leak into the children's)."""
     out = subprocess.run([sys.executable, "-c", _LAST_USER_MESSAGE, str(events)], capture_output=True, check=True)
     found = json.loads(out.stdout)
-    return found["last"], found["users"]
+    return found["last"], found["fact"], found["users"]
 
 
 def quote_of(message: str, limit: int = 120) -> str:
@@ -284,15 +288,17 @@ def quote_of(message: str, limit: int = 120) -> str:
     return line
 
 
-def write_answer(path: Path, evidence: str, tag: str) -> Path:
+def write_answer(path: Path, evidence: str, fact: str, tag: str) -> Path:
     # A directive and a note must share words with their quote (omp checks that), so both use them.
     words = [w for w in re.findall(r"[A-Za-z]{4,}", evidence)][:3] or ["this"]
+    told = [w for w in re.findall(r"[A-Za-z]{4,}", fact)][:3] or ["this"]
     answer = {
         "schema": "omp.review.v1",
         "directives": [{"text": f"Keep {' '.join(words)} documented in the changelog", "evidence": evidence}],
         "notes": [{"title": f"The {tag} service streams its session logs",
-                   "body": f"Session logs of {tag} are read line by line, never whole: {' '.join(words)}.",
-                   "evidence": evidence}],
+                   # a fact, as the note gate wants one ("never whole" read as a standing rule, and was refused)
+                   "body": f"Session logs of {tag} are read line by line, so memory stays flat: {' '.join(told)}.",
+                   "evidence": fact}],
         "skill_drafts": [],
         "forget": [],
     }
@@ -346,8 +352,8 @@ def measure_size(fixture: Fixture, mb: float, rounds: int, seed: int, profile: b
     session_id = f"bench-review-{mb:g}mb-seed{seed}" + (f"-{big}-{BIG_MESSAGE_MB}mb" if big else "")
     extra = [f"--big-{'tool-output' if big == 'tool' else 'user-message'}-kb", str(BIG_MESSAGE_MB * 1024)] if big else []
     events = generate_session(fixture, mb, seed, session_id, extra=extra)
-    message, users = last_user_message(events)
-    answer = write_answer(fixture.root / f"answer-{session_id}.json", quote_of(message), "ingest")
+    message, fact, users = last_user_message(events)
+    answer = write_answer(fixture.root / f"answer-{session_id}.json", quote_of(message), quote_of(fact), "ingest")
     set_reviewer_command(fixture, fixture.reviewer_command(answer))
     label = f"one {BIG_MESSAGE_MB} MB {'tool output' if big == 'tool' else 'user message'}" if big else ""
     result = SizeResult(events.stat().st_size / 2**20, users, label)
