@@ -111,3 +111,24 @@ def test_a_protected_thing_and_what_to_be_aware_of_are_proposed(message: str, ru
 ])
 def test_a_one_off_prohibition_is_no_protection(message: str) -> None:
     assert rule_texts(message) == []
+
+
+@pytest.mark.parametrize(("message", "rule"), [
+    # a request to change the agent's own instruction file is a rule to save
+    ("yo, edit my CLAUDE.md to never use em dashes in prose", "Never use em dashes in prose"),
+    ("please update the rules file so you always run the linter first", "Always run the linter first"),
+    # a from-now word before a rule told about the work's files: the work's rule, not a spec
+    ("delete the snapshot test and also make sure in future the snapshot tests should never be committed",
+     "The snapshot tests should never be committed"),
+])
+def test_a_change_to_the_instruction_file_and_a_rule_said_for_the_future_are_proposed(message: str, rule: str) -> None:
+    assert rule_texts(message) == [rule]
+
+
+@pytest.mark.parametrize("message", [
+    "update the readme to say we use pnpm",  # a file of the project, not the agent's instructions
+    "yes add purchase prices. That will be helpful in the future.",  # the from-now word modifies "helpful"
+    "the function must always return a list",
+])
+def test_a_project_file_and_a_trailing_future_are_no_rule(message: str) -> None:
+    assert rule_texts(message) == []

@@ -111,7 +111,7 @@ def _judged(request: Request, scope: bool = True) -> Request | None:
         return None
     if _WANT_COUNT.match(text):
         return None  # "we always want to use 4 robots": how many of a thing the product has, a spec line
-    if standing.spec_like(text) and not _REMEMBER_TRIGGER.search(_mask(request.sentence)) \
+    if standing.spec_like(text) and not _REMEMBER_TRIGGER.search(_mask(request.sentence)) and not _said_from_now_on(request) \
             and not _ABOUT_REPLIES.match(request.sentence):  # "every response should …" is about the replies
         return None  # "the function must always return a list": what is being built
     if _CONFIG_VALUE.search(_mask(request.sentence)):
@@ -127,6 +127,21 @@ def _judged(request: Request, scope: bool = True) -> Request | None:
     if _ASKS_ABOUT.match(text) or _TEXT_TASK.match(_mask(request.sentence)):
         return None  # "can you explain why we should never use eval?", "Translate to French: always …"
     return request
+
+
+def _said_from_now_on(request: Request) -> bool:
+    """Is the rule a prohibition that a from-now word opens or precedes ("make sure in future too
+    the test file should never be created")? Then it is the work's rule, not the spec of the thing
+    built. (A trailing one modifies its verb: "that will be helpful in the future"; and "from now on
+    the user will ask questions about the document" still tells how the thing built is used.)"""
+    if not _PROHIBITION.search(request.text):
+        return False
+    start = request.sentence.lower().rfind(request.text[:12].lower())
+    before = request.sentence[:start] if start >= 0 else ""
+    return bool(_FROM_NOW_TRIGGER.match(_mask(request.text)) or _FROM_NOW_TRIGGER.search(_mask(before)))
+
+
+_PROHIBITION = lazy(r"\b(?:should|must|shall|may)\s+(?:never|not)\b|\b(?:shouldn'?t|mustn'?t)\b", re.I)
 
 
 # A sentence whose subject is every reply of the assistant's ("your answers", "every response"), then a
@@ -360,9 +375,10 @@ def _later_clause(sentence: str) -> Request | None:
     for clause in clauses:
         after = sentence[clause.end():]
         lead = _strip_fillers_span(after)
-        if (_REMEMBER_TRIGGER.match(after, len(lead)) or _FROM_NOW_TRIGGER.match(after, len(lead))) \
-                and not _ONE_OFF.search(_mask(after)):
-            request = _grammar_request(after)
+        asked = _POLITE_START.match(after[len(lead):])  # "…, and also make sure in future …"
+        at = len(lead) + (asked.end() if asked is not None else 0)
+        if (_REMEMBER_TRIGGER.match(after, at) or _FROM_NOW_TRIGGER.match(after, at)) and not _ONE_OFF.search(_mask(after)):
+            request = _grammar_request(after) or (_beyond_grammar(after) if asked is not None else None)
             if request is not None:
                 return Request(request.kind, request.text, _evidence(sentence), certain=False)
     return None

@@ -264,7 +264,7 @@ def only_points(rule: str) -> bool:
 # "Add a rule that …", "make this a global rule: …", "save this as a rule: …", "add to your
 # instructions that …", "update the rule so you always …": a request to keep what follows.
 _SAVE_RULE = lazy(
-    r"^(?:(?:please|pls|plz|ok|okay|also|and|can you|could you|would you|i want you to|you should|then)[,\s]+)*"
+    r"^(?:(?:please|pls|plz|ok|okay|also|and|so|yo|hey|hi|can you|could you|would you|i want you to|you should|then)[,\s]+)*"
     r"(?:(?:add|create|make|write|save|put|set|store|record|keep)(?: up)?(?: (?:this|that|it|a|an|the|one|new|another|as|into))*"
     r"(?: (?:global|general|permanent|project|new|standing|custom|team|repo|repository))?"
     r" (?:rule|instruction|guideline|preference|memory|convention|policy)s?"
@@ -276,6 +276,9 @@ _SAVE_RULE = lazy(
     r"|(?:save|keep|store|remember) (?:this|that|it) as (?:a |an |the )?(?:\w+ )?(?:rule|instruction|guideline|preference|convention)"
     r"|(?:update|change|edit|modify|amend|rewrite|fix) (?:the|this|that|your|my|our) (?:\w+ )?"
     r"(?:rule|instruction|guideline|preference|convention)s?(?: (?:about|on|for) [^,:]{1,40}?)?"
+    # "edit my CLAUDE.md to never …", "update the rules file so you always …": the agent's instruction file changed
+    r"|(?:tell |please |pls )*(?:edit|update|change|modify|amend|fix|adjust) (?:my|the|our|your) (?:claude|agents|gemini|copilot-instructions"
+    r"|\.?cursorrules|cursor rules|rules?|instructions?|system prompt|prompt|memory)(?:\.md)?(?: files?)?(?= (?:to|so)\b)"
     r"|(?:agrega|añade|agregá|crea|guarda) (?:una |esta |la )?regla|(?:adicione|adiciona|crie|cria|salve|salva) (?:uma |essa |esta )?regra"
     r"|(?:ajoute|crée|enregistre) (?:une |cette )?règle|(?:füge|leg|speichere)(?: eine| diese)? regel"
     r"|(?:加|添加|新增|保存)(?:一条|这条)?(?:规则|规定)|ルールに(?:追加|して))"
