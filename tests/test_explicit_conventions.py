@@ -49,6 +49,7 @@ def test_a_convention_without_a_standing_word_is_proposed(message: str, rule: st
     "Should we use pytest for tests?",  # a question
     "There is no error at all",  # what happens
     "I don't want any borders",  # no place in the code
+    "I don't want any borders in the table",  # a thing of the product, not a place in the code
     "To fix this, use the debugger.",  # "this": the task in hand
 ])
 def test_one_thing_of_the_task_a_question_or_what_happens_is_no_convention(message: str) -> None:

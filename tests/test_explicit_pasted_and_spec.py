@@ -31,6 +31,9 @@ from explicit_support import rule_texts
     "please add this too. Short answer: yes — always wait a second before deleting the message.",
     "I can’t run commands in your environment, but here’s how you can run it:\n- If you hit any errors, always "
     "paste the full output here.",
+    # a prompt pasted to be used ("Prompt: …")
+    "Talk me through each step. Prompt: IMPORTANT INFORMATION:\n- This is a large Python project.\n"
+    "- Always use Python from the activated venv.",
     # the user's answers to the assistant's numbered questions: the spec of the thing built
     "1. yes, everything like you wrote\n2. just list orders with guest names\n3. yes, always show the explicit guest",
     # what the thing built must do, item by item

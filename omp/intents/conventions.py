@@ -35,7 +35,7 @@ from omp.lazyre import lazy
 
 # What is not a kind of work: one thing of this task, a pronoun, an idiom ("for example", "for now").
 _NOT_A_KIND = (r"(?:the|a|an|this|that|these|those|it|its|them|my|your|his|her|their|me|you|us|him|now|today|tonight|once"
-               r"|example|instance|a moment|a while|sure|real|free|good|instance|one|some|more|less|both|either|each other)\b")
+               r"|example|instance|a moment|a while|sure|real|free|good|one|some|more|less|both|either|each other)\b")
 _HOW = r"(?:please\s+|always\s+|just\s+)?(?:use|follow|stick to|stick with|apply|prefer|go with|adhere to|keep to|rely on)\s+"
 _FOR_A_KIND = lazy(
     rf"^{_FILLERS}(?:for|in|with|when writing|when making)\s+(?!{_NOT_A_KIND})"
@@ -57,7 +57,7 @@ _STICK_TO = lazy(
     r"(?!(?:it|this|that|them|these|those|the (?:plan|task|topic|question|point|subject|scope|brief|script|outline|original|request"
     r"|instructions?|prompt|question)s?)\b)(?P<what>\S.*)$", _FLAGS)
 # A place in the code: an identifier (player_service, api/v1, UserController) or a layer of it.
-_CODE_PLACE = (r"(?:e\.g\.\s+)?(?:[\w.-]*[_/.][\w./-]*|[a-z]+[A-Z]\w*|(?:the |our |any |all )?(?:code|codebase|code base|repo|repository"
+_CODE_PLACE = (r"(?:e\.g\.\s+)?(?:[\w.-]*[_/.][\w./-]*|(?-i:[a-z]+[A-Z]\w*)|(?:the |our |any |all )?(?:code|codebase|code base|repo|repository"
                r"|backend|back end|frontend|front end|services?|components?|modules?|controllers?|views?|models?|tests?|handlers?"
                r"|routes?|templates?|business logic|data layer|data access layer|api layer|ui layer|domain layer)\b)")
 _KIND_RULED_OUT = lazy(

@@ -43,6 +43,7 @@ _PASTE_INTRO = lazy(
     r"(?:translate|rewrite|rephrase|paraphrase|reword|summari[sz]e|proofread|correct|polish|shorten|simplify|improve|edit)\b[^\n]{0,80}[:：]\s*$"
     r"|\b(?:e-?mail|mail|message|page|docs?|file|log|output|text|snippet|article|post|comment|issue|ticket|thread|readme"
     r"|wiki|transcript|excerpt|section|content|trace|traceback|diff|patch|config|datei|seite|nachricht|correo|página"
+    r"|prompt|system prompt|промпт|提示词|プロンプト"  # "Prompt: IMPORTANT INFORMATION: …": a prompt pasted to be used
     r"|archivo|mensaje|fichier|courriel|arquivo|página|mensagem|trecho|文档|内容|邮件|日志|ファイル|メール|ログ"
     r"|documento|documentos|document|documents|dokument|dokumentation|documentation|documentação|documentación)\b[^\n]{0,80}[:：]\s*$",
     re.I,
