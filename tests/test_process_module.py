@@ -159,7 +159,7 @@ def test_timeout_ends_the_whole_tree_grandchild_included(tmp_path: Path, own_gro
     pids_file = tmp_path / "pids"
     started: list[int] = []
     finished = process.run_captured(
-        [sys.executable, "-c", PARENT_OF_SLEEPER, str(pids_file)], timeout=3, grace=1, own_group=own_group,
+        [sys.executable, "-c", PARENT_OF_SLEEPER, str(pids_file)], timeout=1.5, grace=0.5, own_group=own_group,
         on_start=started.append,
     )
     child, grandchild = _read_pids(pids_file, 2)
