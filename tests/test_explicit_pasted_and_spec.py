@@ -40,6 +40,16 @@ from explicit_support import rule_texts
     "Limit recent searches to 3 items.\n\nVerify:\n- never more than 3 shown\n- newest appears first",
     "The forms are broken on the live site.\n\nSCENARIO TO TEST:\n1. Always use the mock URL if needed",
     "I want a minimal Rulesync setup focused on:\n1. Product discovery\n2. PRD generation\n3. Test-plan generation",
+    # a prompt written for another agent, a project brief pasted after its label
+    "You are executing Phase 2 of the docs migration. CONSTRAINTS: Never delete existing files.",
+    "Add the admin page like the brief says.\n\nProject Overview:\nThe app always emails new users.\nRules:\n- Full Name",
+    # a list of this task's corrections; a file ordered after a first step (Claude Code's /init)
+    "Wait, a small technical correction:\n1. Use the modern import.\n2. Don't forget to always keep the webp format for each image.",
+    "Please analyze this codebase and create a CLAUDE.md file.\n\nWhat to add:\n1. If there's already a CLAUDE.md, "
+    "always suggest improvements to it.",
+    # answers that are fragments ("2. to all", "4. more detailed")
+    "1. Custom modal with matching styling\n2. to all\n3. keep it open with zero items\n4. more detailed\n"
+    "5. Just let the user delete each and ask every time",
     # a setting's value, what happens, what the product shows
     "We set trailingSlash: always in Astro, but the redirect URLs may lack the slash.",
     "So currently when I run the build I keep getting more and more icons each time.",
@@ -59,6 +69,10 @@ def test_what_the_user_did_not_type_or_the_things_spec_proposes_nothing(message:
     ("do not update seeds, never update seeds please", ["Do not update seeds, never update seeds"]),
     ("Always show me the diff before applying it", ["Always show me the diff before applying it"]),
     ("Please remember the following:\n- Use pnpm, not npm.\n- Squash merge every PR.", ["Use pnpm, not npm", "Squash merge every PR"]),
+    ("Please remember the following:\n1. Use pnpm\n2. No semicolons\n3. Tabs only", ["Use pnpm", "No semicolons", "Tabs only"]),
+    # a pointer that says where to keep what it points at: the sentence before it
+    ("We will set up the git remote when version 1.0 is done. Please remember that for your instructions.",
+     ["We will set up the git remote when version 1.0 is done"]),
 ])
 def test_the_users_own_rules_still_stand(message: str, rules: list[str]) -> None:
     assert rule_texts(message) == rules

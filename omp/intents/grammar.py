@@ -8,6 +8,7 @@ import re
 
 from omp.intents import conventions, pl_ru, standing
 from omp.intents.phrases import (
+    WHERE_TO_KEEP,
     _ALWAYS_NEXT_BAD,
     _ALWAYS_TRIGGER,
     _CANNOT_BE_POLITE,
@@ -105,6 +106,8 @@ def _judged(request: Request, scope: bool = True) -> Request | None:
     text = _COURTESY_AFTER.sub("", request.text)  # "utilise toujours des f-strings, stp"
     if text != request.text:
         request = Request(request.kind, text, request.sentence, request.certain)
+    if _WHERE_TO_KEEP_ONLY.match(text):
+        return None  # "remember that for your instructions": points back (`_points_back`)
     if _has_cjk(text) and (_CJK_POINTER.match(text) or _CJK_DONE_THIS_WAY.search(text)):
         return None  # "以后都这样做", "每次刷新后都要这样展示": points back (`_points_back`)
     if not _has_cjk(text) and (standing.fragment(text) or standing.only_points(text)):
@@ -189,6 +192,7 @@ _COURTESY_AFTER = lazy(r"(?:[,;]\s*|\s+)(?:pls|please|plz|thx|thanks|thank you|p
 # "trailingSlash: always", "strict = true, always": a standing word as a setting's value, after an
 # identifier (camelCase, snake_case, dotted) and a colon or an equals sign.
 _CONFIG_VALUE = lazy(r"\b(?:[a-z]+[A-Z]\w*|\w+_\w+|\w+\.\w+)\s*[:=]\s*[\"']?(?:always|never)\b")
+_WHERE_TO_KEEP_ONLY = lazy(rf"^{WHERE_TO_KEEP}\W*$", re.I)
 # "…都要这样展示": what is to be done is "this way", what the user pointed at
 _CJK_DONE_THIS_WAY = lazy(r"都(?:要|得|需要|必须)?(?:这样|這樣|这么|這麼|那样|那樣)")
 _CJK_POINTER = lazy(r"^(?:都|也|就)?(?:要)?(?:这样|这么)(?:做|写|办|弄)?(?:吧|哦|啊)?$|^(?:も|は)?(?:そう|こう)(?:して|する)(?:ね|ください|下さい)?$")

@@ -12,6 +12,7 @@ from typing import Iterator
 from omp.intents import pl_ru, standing
 from omp.intents.grammar import _POLITE_LEAD, _PRACTICE_CLAUSE, _judged, _polite_question, find_request
 from omp.intents.phrases import (
+    WHERE_TO_KEEP,
     _ALWAYS_TRIGGER,
     _CJK_COMPLAINT_END,
     _FILLERS,
@@ -198,13 +199,17 @@ def _points_back(sentence: str) -> bool:
         if not _polite_question(masked):
             return False
         untagged = _POLITE_LEAD.sub("", untagged, count=1)
-    bare = _strip_fillers(untagged).strip(" .!?。！？ね:：")
+    bare = _KEEP_IT_FOR.sub("", _strip_fillers(untagged).strip(" .!?。！？ね:：")).strip(" ,")
     if _positive_pointer(bare):
         return True  # "do that from now on", "keep doing it like this"
     if _has_cjk(bare):
         bare = _JA_POLITE_SUFFIX.sub("", bare)
         return bool(_BARE_REMEMBER_CJK.match(bare))
     return bool(_BARE_REMEMBER_WORDS.match(bare))
+
+
+# "remember that for your instructions", "… for future reference": where to keep what it points at.
+_KEEP_IT_FOR = lazy(rf"[\s,]+{WHERE_TO_KEEP}$", re.I)
 
 
 # "never do that", "don't do it like this again": a pointer that forbids what it points at; the
@@ -314,8 +319,11 @@ def requests_in(text: str) -> Iterator[Request]:
     own = standing.own_words(_bounded(text))
     if standing.is_setup(_mask(own)):
         return iter(())
-    if _orders_a_piece(own) or _answers_questions(own):
+    if _orders_a_piece(own):
         return (request for request in _find_requests(own) if _reaches_past_the_piece(request))
+    if _answers_questions(own):  # "… 5. just let the user delete each and ask every time": still the spec
+        return (request for request in _find_requests(own)
+                if request.kind == "forget" or _FROM_NOW_TRIGGER.search(_mask(request.sentence)))
     return _find_requests(own)
 
 
@@ -331,9 +339,17 @@ _LIST_ITEM = lazy(r"^\s*(?:\d{1,2}[.)-]|[-*•])\s+\S")
 
 
 def _answers_questions(text: str) -> bool:
-    items = [line for line in text.splitlines() if _LIST_ITEM.match(line)]
+    """Answers, item by item: two yes/no items, or two fragments of at most three words ("2. to
+    all", "4. more detailed"). Never a list the user introduces as rules ("Remember the following:")."""
+    lines = text.splitlines()
+    items = [line for line in lines if _LIST_ITEM.match(line)]
+    if len(items) < 3 or any(len(line) > 200 for line in items) \
+            or any(_introduces_a_list(_mask(line.strip())) for line in lines if not _LIST_ITEM.match(line)):
+        return False
     answers = sum(1 for line in items if _ANSWER_ITEM.match(line))
-    return len(items) >= 3 and answers >= 2 and all(len(line) <= 200 for line in items)
+    fragments = sum(1 for line in items if len(_LIST_MARK.sub("", line.strip()).split()) <= 3
+                    and not _ALWAYS_TRIGGER.search(line))
+    return answers >= 2 or fragments >= 2
 
 
 # "Write me a cover letter. Remember to mention my 5 years …", "Generate 10 interview questions.
@@ -341,7 +357,9 @@ def _answers_questions(text: str) -> bool:
 # work; its "always" and "remember to" are that piece's spec, unless a sentence reaches past it
 # (a from-now word, "every time", the team's practice). A rule or a note ordered is the user's.
 _ORDERS_A_PIECE = lazy(
-    rf"^{_FILLERS}(?:(?:please|pls|can you|could you|would you|now)\s+)*(?:write|generate|create|compose|draft|produce|give me"
+    # ("Please analyze this codebase and create a CLAUDE.md file, …": the piece ordered after a first step)
+    rf"^{_FILLERS}(?:(?:please|pls|can you|could you|would you|now)\s+)*(?:(?:analy[sz]e|read|review|check|scan|look at)\s+[^,.]{{1,40}}?\s+and\s+(?:then\s+)?)?"
+    r"(?:write|generate|create|compose|draft|produce|give me"
     r"|list|suggest|come up with|prepare|design)\s+(?:me\s+|us\s+)?(?:a|an|some|\d+|two|three|four|five|six|seven|eight|nine|ten"
     r"|several|a few)\s+(?!(?:[\w-]+\s+)?(?:rules?|notes?|memor\w*|instructions?|guidelines?|conventions?|polic(?:y|ies))\b)", _FLAGS)
 _REACHES_PAST = lazy(r"\b(?:every time|each time|whenever|we|our|in (?:all )?(?:future|later)|for (?:all )?future)\b", re.I)

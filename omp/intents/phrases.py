@@ -368,6 +368,8 @@ _NO_LONGER_APPLIES = lazy(
 _WORK_UNITS = (r"commits?|push(?:es)?|changes?|code changes?|edits?|answers?|responses?|replies|reply|releases?"
                r"|deploy(?:ment)?s?|prs?|pull requests?|merges?|sessions?|tasks?|steps?|milestones?|features?|fix(?:es)?"
                r"|refactors?|modifications?|updates?|iterations?|sprints?|file you (?:create|edit|change|touch)")
+# Where to keep what a pointer points at ("remember that for your instructions"): no rule of its own.
+WHERE_TO_KEEP = r"(?:for|in|into) (?:your (?:instructions|rules|memory|notes)|future reference|the future|later|next time)"
 _EACH_OCCASION = lazy(
     rf"\b(?:before|after|on|with|at the end of|at the start of|when (?:you )?finish(?:ing)?) (?:every|each|any) (?:single )?(?:new )?"
     rf"(?:{_WORK_UNITS})\b"

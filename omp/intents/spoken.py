@@ -44,6 +44,7 @@ _PASTE_INTRO = lazy(
     r"|\b(?:e-?mail|mail|message|page|docs?|file|log|output|text|snippet|article|post|comment|issue|ticket|thread|readme"
     r"|wiki|transcript|excerpt|section|content|trace|traceback|diff|patch|config|datei|seite|nachricht|correo|página"
     r"|prompt|system prompt|промпт|提示词|プロンプト"  # "Prompt: IMPORTANT INFORMATION: …": a prompt pasted to be used
+    r"|overview|brief|specification|spec|prd|proposal"  # "Project Overview:", "PRD:": a document pasted
     r"|archivo|mensaje|fichier|courriel|arquivo|página|mensagem|trecho|文档|内容|邮件|日志|ファイル|メール|ログ"
     r"|documento|documentos|document|documents|dokument|dokumentation|documentation|documentação|documentación)\b[^\n]{0,80}[:：]\s*$",
     re.I,
@@ -97,6 +98,9 @@ _CONTENT_INTRO = lazy(
     # "Verify:", "Expected behaviour:", "Acceptance criteria:": what the thing of this task must do
     r"|^\W*(?:verify|check|test|expected(?: (?:result|behaviou?r|output)s?)?|acceptance criteria|requirements?|scenarios?"
     r"|test cases?|steps to reproduce)\b[^:：]{0,30}[:：]\s*$"
+    # "Attends, petite correction technique :", "A few fixes:": what to change in this task, item by item
+    r"|^\W*(?:[\w'’-]+[\s,]+){0,4}(?:corrections?|fix(?:es)?|changes|tasks?|to-?dos?|todo list|corrección|correcciones|correção"
+    r"|correções|korrekturen?|änderungen)\b[^:：]{0,20}[:：]\s*$"
     r"|\b(?:must|should|needs? to|has to|have to|will|handles?|covers?|supports?|includes?|contains?)\s+(?:\w+\s+){0,3}?"
     r"(?:cover|handle|support|include|contain|these|this|the following)\b[^:：]{0,60}[:：]\s*$", re.I)
 _INLINE_CODE = lazy(r"`[^`\n]+`")

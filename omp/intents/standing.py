@@ -80,6 +80,8 @@ _SETUP = lazy(
     # "act as …", "pretend …": told to the assistant (a sentence's start, after "please", "I want you to")
     r"|(?:^|[.!?\n]\s*|please\s+|you to\s+|(?:from now on|now)[,\s]+)(?:act(?:ing)? as\b|pretend(?:ing)? (?:to be|you(?:'re| are)"
     r"|that you)|imagine you(?:'re| are)|behave like|talk like a|speak like a|answer as\b|respond as\b)"
+    # a prompt written for another agent: "You are executing Phase 1 of …", "You are tasked with …"
+    r"|^\W*you(?:'re| are) (?:now )?(?:executing|implementing|working on|tasked with|responsible for|a sub-?agent|an? (?:\w+ )?agent\b)"
     r"|\b(?:role-?play|let'?s play|play a game|stay in character|in character"
     r"|eres un|actúa como|finge que|haz de|tu es un|joue le rôle|agis comme|você é um|aja como|finja que|du bist ein|spiel(?:e)? die rolle"
     r")|你是一[个只位名]|扮演|假装你|角色扮演|猫娘|あなたは.{1,20}です|として振る舞|ロールプレイ"
