@@ -133,3 +133,20 @@ def test_a_change_to_the_instruction_file_and_a_rule_said_for_the_future_are_pro
 ])
 def test_a_project_file_and_a_trailing_future_are_no_rule(message: str) -> None:
     assert rule_texts(message) == []
+
+
+@pytest.mark.parametrize(("message", "rule"), [
+    # an obligation tied to an act of the work named by its verb ("before pushing")
+    ("tenés que correr los tests antes de pushear", "Correr los tests antes de pushear"),
+    ("you have to run the linter before committing", "Run the linter before committing"),
+])
+def test_an_obligation_before_each_act_of_the_work_is_a_habit(message: str, rule: str) -> None:
+    assert rule_texts(message) == [rule]
+
+
+@pytest.mark.parametrize("message", [
+    "run the tests before pushing",  # may be this change's step: no obligation told
+    "could you run the tests before pushing",  # a favour asked, once
+])
+def test_a_step_before_pushing_asked_once_is_no_habit(message: str) -> None:
+    assert rule_texts(message) == []

@@ -17,6 +17,7 @@ from omp.intents.phrases import (
     _CJK_NOT_A_RULE,
     _CJK_PREFIX_OK,
     _DETERMINER,
+    _BEFORE_THE_ACT,
     _EACH_OCCASION,
     _ECHO_FORGET,
     _FILLERS,
@@ -288,6 +289,9 @@ def _conditional_convention(sentence: str) -> Request | None:
 
 
 # "I think we should …", "we need to …": the team's obligation, told as the speaker's view.
+# An ask that obliges ("you have to", "tenés que", "du musst"), not one that asks a favour ("could you").
+_OBLIGES = lazy(r"^(?:you (?:must|have to|need to|should|always have to|gotta)|(?:tenés|tenes|tienes|debes|hay) que|deberías|debés"
+                r"|(?:você )?(?:tem|precisa) (?:que|de)|deve|du musst|ihr müsst|tu dois|vous devez|il faut)\b", re.I)
 _TEAM_SHOULD = lazy(r"^(?P<hedge>(?:i think|i guess|i believe|i feel like|imo)[\s,]+)?(?:we|you)\s+(?:should|must|need to|have to|ought to)\s+", re.I)
 
 
@@ -338,6 +342,11 @@ def _beyond_grammar(sentence: str) -> Request | None:
                 and not _ONE_TIME_ACT.match(act):
             return Request("directive", _capitalise(_tidy(sentence[len(team.group("hedge") or ""):] if team else act)),
                            _evidence(sentence), certain=False)
+    if asked is not None and _OBLIGES.match(asked.group()) and _BEFORE_THE_ACT.search(masked):
+        # "tenés que correr los tests antes de pushear", "you have to run the linter before committing"
+        act = _strip_fillers(asked_text[asked.end():])
+        if _rule_like(act) and not _ONE_TIME_ACT.match(act):
+            return Request("directive", _capitalise(_tidy(act)), _evidence(sentence), certain=False)
     every = _EVERY_TIME_I.match(sentence)
     if every is not None and _imperative(every.group("act")) and not _REPORTED_OCCASION.match(sentence) \
             and not _ONE_TIME_ACT.match(every.group("act")):

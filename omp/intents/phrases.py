@@ -368,6 +368,16 @@ _NO_LONGER_APPLIES = lazy(
 _WORK_UNITS = (r"commits?|push(?:es)?|changes?|code changes?|edits?|answers?|responses?|replies|reply|releases?"
                r"|deploy(?:ment)?s?|prs?|pull requests?|merges?|sessions?|tasks?|steps?|milestones?|features?|fix(?:es)?"
                r"|refactors?|modifications?|updates?|iterations?|sprints?|file you (?:create|edit|change|touch)")
+# "before pushing", "antes de pushear", "vor dem Commit": a unit of the work named by its act, which
+# makes a habit only when the sentence is an obligation ("you have to …", "tenés que …", "we must …"):
+# "run the tests before pushing" alone may be this change's step.
+_BEFORE_THE_ACT = lazy(
+    r"\b(?:before|after|prior to) (?:pushing|committing|merging|deploying|releasing|publishing|tagging|opening (?:a|the) (?:pr|pull request)"
+    r"|you push|you commit|you merge|you deploy|we push|we commit|we merge|we deploy)\b"
+    r"|\b(?:antes de|después de|despues de|depois de) (?:pushear|hacer (?:un )?push|dar push|fazer (?:o )?push|commitear|commitar"
+    r"|hacer (?:un )?commit|fazer (?:um |o )?commit|mergear|hacer (?:el )?merge|fazer (?:o )?merge|desplegar|publicar|subir)\b"
+    r"|\b(?:vor|nach) dem (?:push|pushen|commit|committen|merge|mergen|deploy)\b|\b(?:avant|après) (?:de )?(?:pusher|commiter|merger|déployer)\b",
+    re.I)
 # Where to keep what a pointer points at ("remember that for your instructions"): no rule of its own.
 WHERE_TO_KEEP = r"(?:for|in|into) (?:your (?:instructions|rules|memory|notes)|future reference|the future|later|next time)"
 _EACH_OCCASION = lazy(
