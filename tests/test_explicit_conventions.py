@@ -150,3 +150,24 @@ def test_an_obligation_before_each_act_of_the_work_is_a_habit(message: str, rule
 ])
 def test_a_step_before_pushing_asked_once_is_no_habit(message: str) -> None:
     assert rule_texts(message) == []
+
+
+@pytest.mark.parametrize(("message", "rule"), [
+    # every reply: "in your responses" (a plural), "to every answer", "when I ask for …"
+    ("Please don't use emojis in your responses.", "Don't use emojis in your responses"),
+    ("Can you stop adding disclaimers to every answer?", "Stop adding disclaimers to every answer"),
+    ("When I ask for code, only give me the code without explanations.",
+     "When I ask for code, only give me the code without explanations"),
+])
+def test_how_every_reply_is_to_be_is_proposed(message: str, rule: str) -> None:
+    assert rule_texts(message) == [rule]
+
+
+@pytest.mark.parametrize("message", [
+    "Please don't use emojis in your response.",  # this one reply
+    "Add a log line to every request.",  # what the code does on each request
+    "When I open the page, the button is missing.",  # what happens
+    "When I ask you to fix something you break something else.",  # a complaint
+])
+def test_one_reply_the_code_or_what_happens_is_no_reply_rule(message: str) -> None:
+    assert rule_texts(message) == []

@@ -20,6 +20,9 @@ in player_service". What makes them standing is their structure, not a word:
   history"), or what the user changed is named before it ("i tweaked the numbers, make sure to
   not overwrite them"). "Don't touch the CSS" alone is this task's.
 
+And **a condition, then an imperative** (`conditional`): "if you add a dependency, pin its
+version", "cuando agregues una dependencia, fija la versión" — the assistant doing a kind of work.
+
 Each is a reading, so an uncertain candidate: a model reviewer decides when one runs
 (omp.review.explicit), and the caller has already refused questions, jokes and one-off scope.
 """
@@ -28,9 +31,9 @@ from __future__ import annotations
 
 import re
 
-from omp.intents.phrases import _FILLERS, _FLAGS, _has_cjk
+from omp.intents.phrases import _CJK_COMPLAINT_END, _FILLERS, _FLAGS, _ONE_OFF_NOUNS, _QUESTION_END, _has_cjk
 from omp.intents.request import Request
-from omp.intents.wording import _asks, _capitalise, _evidence, _rule_like, _strip_fillers, _tidy
+from omp.intents.wording import _asks, _capitalise, _evidence, _imperative, _rule_like, _strip_fillers, _tidy
 from omp.lazyre import lazy
 
 # What is not a kind of work: one thing of this task, a pronoun, an idiom ("for example", "for now").
@@ -125,3 +128,59 @@ def _candidate(text: str, sentence: str) -> Request | None:
     if not _rule_like(text):
         return None
     return Request("directive", text if _has_cjk(text) else _capitalise(text), _evidence(sentence), certain=False)
+
+
+# "if you add a dependency, pin its version", "cuando agregues una dependencia, fija la versión":
+# the assistant ("you", "we") doing a kind of work, then an imperative — how to work each time.
+# Not a condition on what happens ("if it fails"), on this task's end or on a need or ability.
+_IF_YOU_DO = lazy(
+    rf"^{_FILLERS}(?P<cond>(?:"
+    r"(?:if|when|once|before|after)\s+(?:you|we)\s+(?!(?:are|were|need|want|can|could|like|think|see|know|have|get|don'?t|do not"
+    r"|finish|finished|fail|failed|feel|mean|prefer|wish)\b)[a-z]{2,}"
+    r"|(?:si|cuando|antes de|después de)\s+(?!(?:falla|fallan|termines|terminas|acabes|acabas|puedes|necesitas|quieres|tienes|es|está"
+    r"|hay|lo|la|le|el|los|las|no)\b)[a-záéíóúñ]{3,}(?:es|as|ar|er|ir)"
+    r"|(?:se|quando|antes de|depois de)\s+(?:você\s+|vocês\s+)?(?!(?:terminar|acabar|precisar|quiser|puder|der|for|tiver)\b)[a-zà-ú]{3,}(?:ar|er|ir)"
+    r"|(?:si|quand|lorsque|dès que)\s+(?:tu|vous)\s+(?!(?:as|avez|es|êtes|peux|pouvez|veux|voulez|dois)\b)[a-zà-ÿ]{3,}"
+    r"|(?:wenn|falls|sobald)\s+(?:du|ihr|wir)\s+(?![^,]*\b(?:fertig|brauchst|willst|kannst|magst|musst|bist)\b)[^,]{2,80}?\s+[a-zäöüß]+(?:st|t|en)"
+    r")\b[^,;:?]{0,100}?)(?:\s*,\s*|\s+(?:pls|please|plz|then|bitte)\s+)(?P<act>[^\W\d_]{2,}\s+\S.*)$", _FLAGS)
+_IF_YOU_DO_CJK = lazy(r"^(?:如果|要是|当|每当)(?:你|我们)(?:要|需要)?(?P<cond>[^，,。？?]{2,40})[，,]\s*(?P<act>\S.*)$")
+_REPLY_THING = lazy(rf"\b(?:a|an|the|your|any)\s+(?:{_ONE_OFF_NOUNS})\b", re.I)
+_CONDITION_ONE_OFF = lazy(r"\b(?:it|this|that|them|lo|la|le|isso|ça|es|das)\b|失败|出错|报错|完成|做完|写完|好了|有空|不确定|什么", re.I)
+
+
+_COND_LEAD = lazy(r"^(?:if|when|once|before|after|si|cuando|quand|lorsque|dès que|se|quando|wenn|falls|sobald|antes de|después de|depois de)\s+"
+                  r"(?:(?:you|we|tu|vous|du|ihr|wir|você|vocês)\s+)?", re.I)
+_DEFINITE = lazy(r"^(?:the|this|that|these|those|my|your|our|his|her|its|el|la|los|las|este|esta|ese|esa|mi|tu|o|a|os|as|esse|essa"
+                 r"|meu|minha|seu|sua|le|les|ce|cet|cette|ces|mon|ma|ton|ta|der|die|das|den|dem|diese[nmrs]?|deine[nmrs]?|meine[nmrs]?)$", re.I)
+
+
+def _names_a_kind(cond: str) -> bool:
+    """Does the condition's object name a kind of thing ("a dependency", "tests", "any db model",
+    "una dependencia") rather than one thing of this task ("the file", "el archivo", "die Datei")?
+    German puts the object before the verb; the other languages after it."""
+    lead = _COND_LEAD.match(cond)
+    words = cond[lead.end():].split() if lead else cond.split()
+    german = cond.lower().startswith(("wenn", "falls", "sobald"))
+    objects = words if german else words[1:]
+    if objects and objects[0].lower() == "a" and re.match(r"(?:if|when|once|before|after)\s", cond, re.I):
+        return True  # English "a" (Portuguese "a" is "the")
+    return bool(objects) and not _DEFINITE.match(objects[0])
+
+
+def conditional(sentence: str) -> Request | None:
+    """A convention told as a condition and an imperative, without a standing word: a reading,
+    so an uncertain candidate (a model decides when one runs)."""
+    text = _strip_fillers(sentence) if _has_cjk(sentence) else sentence
+    match = (_IF_YOU_DO_CJK if _has_cjk(sentence) else _IF_YOU_DO).match(text)
+    if match is None or _CONDITION_ONE_OFF.search(match.group("cond")) or _REPLY_THING.search(match.group("cond")):
+        return None  # "when you run it, …", "if you propose a fix, …": a thing of this task, the reply to it
+    if not _has_cjk(sentence) and (len(match.group("cond").split()) < 4 or not _names_a_kind(match.group("cond"))):
+        return None  # "before you begin, …", "when you open the file, …": no kind of work, a thing of this task
+    act = match.group("act")
+    if _has_cjk(act):
+        if _CJK_COMPLAINT_END.search(act) or _QUESTION_END.search(act):
+            return None
+    elif not _imperative(act):
+        return None
+    rule = _tidy(_strip_fillers(sentence))
+    return Request("directive", _capitalise(rule), _evidence(sentence), certain=False) if _rule_like(rule) else None

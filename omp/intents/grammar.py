@@ -31,7 +31,6 @@ from omp.intents.phrases import (
     _NO_LONGER_APPLIES,
     _NOT_A_RULE_AFTER,
     _ONE_OFF,
-    _ONE_OFF_NOUNS,
     _ONE_TIME_ACT,
     _PAST_AFTER_SUBJECT,
     _POLITE,
@@ -228,67 +227,16 @@ _CONVENTION = lazy(
     r"|\b(?:like|analog(?:ous)?|analagous|consistent|consistency|same as|to match|as in|as with|as we do)\b", re.I)
 _EVERY_TIME_I = lazy(
     rf"^{_FILLERS}(?:every time|each time|whenever|any time|cada vez que|siempre que|sempre que|toda vez que"
-    r"|chaque fois que|jedes mal,? wenn)\s+(?:i|we|you|yo|eu|je|ich|wir|nous|nós)\b.{3,120}?"
+    r"|chaque fois que|jedes mal,? wenn"
+    # "When I ask for code, only give me the code": the user's own recurring ask
+    r"|when(?=\s+(?:i|we)\s+(?:ask|send|paste|give|say|type|request|share|upload|mention)\b))"
+    r"\s+(?:i|we|you|yo|eu|je|ich|wir|nous|nós)\b.{3,120}?"
     r"(?:\s+(?:pls|please|plz|then|por favor|bitte)\s+|,\s*)(?P<act>[^\W\d_]{2,}\s+\S.*)$", _FLAGS)
 
 
-# "if you add a dependency, pin its version", "cuando agregues una dependencia, fija la versión":
-# the assistant ("you", "we") doing a kind of work, then an imperative — how to work each time.
-# Not a condition on what happens ("if it fails"), on this task's end or on a need or ability.
-_IF_YOU_DO = lazy(
-    rf"^{_FILLERS}(?P<cond>(?:"
-    r"(?:if|when|once|before|after)\s+(?:you|we)\s+(?!(?:are|were|need|want|can|could|like|think|see|know|have|get|don'?t|do not"
-    r"|finish|finished|fail|failed|feel|mean|prefer|wish)\b)[a-z]{2,}"
-    r"|(?:si|cuando|antes de|después de)\s+(?!(?:falla|fallan|termines|terminas|acabes|acabas|puedes|necesitas|quieres|tienes|es|está"
-    r"|hay|lo|la|le|el|los|las|no)\b)[a-záéíóúñ]{3,}(?:es|as|ar|er|ir)"
-    r"|(?:se|quando|antes de|depois de)\s+(?:você\s+|vocês\s+)?(?!(?:terminar|acabar|precisar|quiser|puder|der|for|tiver)\b)[a-zà-ú]{3,}(?:ar|er|ir)"
-    r"|(?:si|quand|lorsque|dès que)\s+(?:tu|vous)\s+(?!(?:as|avez|es|êtes|peux|pouvez|veux|voulez|dois)\b)[a-zà-ÿ]{3,}"
-    r"|(?:wenn|falls|sobald)\s+(?:du|ihr|wir)\s+(?![^,]*\b(?:fertig|brauchst|willst|kannst|magst|musst|bist)\b)[^,]{2,80}?\s+[a-zäöüß]+(?:st|t|en)"
-    r")\b[^,;:?]{0,100}?)(?:\s*,\s*|\s+(?:pls|please|plz|then|bitte)\s+)(?P<act>[^\W\d_]{2,}\s+\S.*)$", _FLAGS)
-_IF_YOU_DO_CJK = lazy(r"^(?:如果|要是|当|每当)(?:你|我们)(?:要|需要)?(?P<cond>[^，,。？?]{2,40})[，,]\s*(?P<act>\S.*)$")
-_REPLY_THING = lazy(rf"\b(?:a|an|the|your|any)\s+(?:{_ONE_OFF_NOUNS})\b", re.I)
-_CONDITION_ONE_OFF = lazy(r"\b(?:it|this|that|them|lo|la|le|isso|ça|es|das)\b|失败|出错|报错|完成|做完|写完|好了|有空|不确定|什么", re.I)
-
-
-_COND_LEAD = lazy(r"^(?:if|when|once|before|after|si|cuando|quand|lorsque|dès que|se|quando|wenn|falls|sobald|antes de|después de|depois de)\s+"
-                  r"(?:(?:you|we|tu|vous|du|ihr|wir|você|vocês)\s+)?", re.I)
-_DEFINITE = lazy(r"^(?:the|this|that|these|those|my|your|our|his|her|its|el|la|los|las|este|esta|ese|esa|mi|tu|o|a|os|as|esse|essa"
-                 r"|meu|minha|seu|sua|le|les|ce|cet|cette|ces|mon|ma|ton|ta|der|die|das|den|dem|diese[nmrs]?|deine[nmrs]?|meine[nmrs]?)$", re.I)
-
-
-def _names_a_kind(cond: str) -> bool:
-    """Does the condition's object name a kind of thing ("a dependency", "tests", "any db model",
-    "una dependencia") rather than one thing of this task ("the file", "el archivo", "die Datei")?
-    German puts the object before the verb; the other languages after it."""
-    lead = _COND_LEAD.match(cond)
-    words = cond[lead.end():].split() if lead else cond.split()
-    german = cond.lower().startswith(("wenn", "falls", "sobald"))
-    objects = words if german else words[1:]
-    if objects and objects[0].lower() == "a" and re.match(r"(?:if|when|once|before|after)\s", cond, re.I):
-        return True  # English "a" (Portuguese "a" is "the")
-    return bool(objects) and not _DEFINITE.match(objects[0])
-
-
-def _conditional_convention(sentence: str) -> Request | None:
-    """A convention told as a condition and an imperative, without a standing word: a reading,
-    so an uncertain candidate (a model decides when one runs)."""
-    text = _strip_fillers(sentence) if _has_cjk(sentence) else sentence
-    match = (_IF_YOU_DO_CJK if _has_cjk(sentence) else _IF_YOU_DO).match(text)
-    if match is None or _CONDITION_ONE_OFF.search(match.group("cond")) or _REPLY_THING.search(match.group("cond")):
-        return None  # "when you run it, …", "if you propose a fix, …": a thing of this task, the reply to it
-    if not _has_cjk(sentence) and (len(match.group("cond").split()) < 4 or not _names_a_kind(match.group("cond"))):
-        return None  # "before you begin, …", "when you open the file, …": no kind of work, a thing of this task
-    act = match.group("act")
-    if _has_cjk(act):
-        if _CJK_COMPLAINT_END.search(act) or _QUESTION_END.search(act):
-            return None
-    elif not _imperative(act):
-        return None
-    rule = _tidy(_strip_fillers(sentence))
-    return Request("directive", _capitalise(rule), _evidence(sentence), certain=False) if _rule_like(rule) else None
-
-
 # "I think we should …", "we need to …": the team's obligation, told as the speaker's view.
+# "… in your responses", "… in all of your answers": every reply (a plural), not this one.
+_IN_YOUR_REPLIES = lazy(rf"\b(?:in|to|for|from|into)\s+(?:all\s+(?:of\s+)?)?your\s+(?:future\s+)?{_REPLIES}\b", re.I)
 # An ask that obliges ("you have to", "tenés que", "du musst"), not one that asks a favour ("could you").
 _OBLIGES = lazy(r"^(?:you (?:must|have to|need to|should|always have to|gotta)|(?:tenés|tenes|tienes|debes|hay) que|deberías|debés"
                 r"|(?:você )?(?:tem|precisa) (?:que|de)|deve|du musst|ihr müsst|tu dois|vous devez|il faut)\b", re.I)
@@ -321,6 +269,10 @@ def _beyond_grammar(sentence: str) -> Request | None:
     if _ABOUT_REPLIES.match(sentence) and _rule_like(sentence):
         # "Your answers should always be concise", "I want all your answers in markdown": how every reply is to be
         return Request("directive", _capitalise(_tidy(_strip_fillers(sentence))), _evidence(sentence), certain=False)
+    if _IN_YOUR_REPLIES.search(masked) and _imperative(asked_text[asked.end():] if asked is not None else sentence):
+        # "Please don't use emojis in your responses": every reply, not the next one
+        return Request("directive", _capitalise(_tidy(_strip_fillers(_strip_courtesy(sentence)))), _evidence(sentence),
+                       certain=False)
     if _REPLY_LANGUAGE.match(sentence.strip()):
         # "请用中文说话", "please answer in English": the language the user talks in, asked for
         # on its own, holds for the replies that follow, not for one answer
@@ -338,6 +290,7 @@ def _beyond_grammar(sentence: str) -> Request | None:
             return Request("directive", _tidy(clause), _evidence(sentence), certain=False)
         team = _TEAM_SHOULD.match(sentence)  # "I think we should bump the version each time we make changes"
         act = _strip_fillers(asked_text[asked.end():] if asked is not None else sentence[team.end():] if team else sentence)
+        act = act.rstrip(" ?？")  # "Can you stop adding disclaimers to every answer?": a polite ask
         if (team is not None or _imperative(act)) and not (act.isascii() and _DOES.match(act)) and _rule_like(act) \
                 and not _ONE_TIME_ACT.match(act):
             return Request("directive", _capitalise(_tidy(sentence[len(team.group("hedge") or ""):] if team else act)),
@@ -351,7 +304,7 @@ def _beyond_grammar(sentence: str) -> Request | None:
     if every is not None and _imperative(every.group("act")) and not _REPORTED_OCCASION.match(sentence) \
             and not _ONE_TIME_ACT.match(every.group("act")):
         return Request("directive", _capitalise(_tidy(_strip_fillers(sentence))), _evidence(sentence), certain=False)
-    conditional = _conditional_convention(sentence) or conventions.convention(sentence)
+    conditional = conventions.conditional(sentence) or conventions.convention(sentence)
     if conditional is not None:
         return conditional
     tail = standing.standing_tail(sentence)

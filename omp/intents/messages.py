@@ -98,7 +98,7 @@ TRIGGER_STEMS: tuple[str, ...] = (
     "before every", "after every", "before each", "after each", "on every", "on each", "with every", "with each",
     "de cada", "tras cada", "vor jedem", "nach jedem", "bei jedem", "avant chaque", "après chaque",
     # a convention as a condition and an imperative (`_IF_YOU_DO`): "if you add a dependency, pin it"
-    "if you ", "when you ", "once you ", "before you ", "after you ", "if we ", "when we ", "cuando ", "antes de ", "después de ",
+    "if you ", "when you ", "once you ", "before you ", "after you ", "if we ", "when we ", "when i ", "cuando ", "antes de ", "después de ",
     "quando ", "depois de ", "si tu ", "si vous ", "quand tu ", "quand vous ", "lorsque ", "dès que ", "wenn du ", "wenn ihr ",
     "wenn wir ", "falls du ", "sobald du ", "如果你", "如果我们", "要是你", "当你", "每当你",
     # a convention without a standing word (omp.intents.conventions): "for commit messages use …",

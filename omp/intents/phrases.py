@@ -384,6 +384,8 @@ _EACH_OCCASION = lazy(
     rf"\b(?:before|after|on|with|at the end of|at the start of|when (?:you )?finish(?:ing)?) (?:every|each|any) (?:single )?(?:new )?"
     rf"(?:{_WORK_UNITS})\b"
     r"|\b(?:antes de|después de|despues de|tras|depois de|vor|nach|bei|avant|après) (?:cada|jedem|jeder|chaque) \w+"
+    # "stop adding disclaimers to every answer": each reply
+    r"|\b(?:to|in|into|for|at the end of|at the start of) (?:every|each) (?:single )?(?:answer|response|reply|message|output)\b"
     # "… each time we make changes", "every time you open a PR": the unit of work after "each time we/you"
     rf"|\b(?:each|every) (?:single )?time (?:we|you) (?:\w+ ){{0,2}}?(?:{_WORK_UNITS})\b"
     # "我们完成每个里程碑之后都需要…": after each unit, (we) need to
