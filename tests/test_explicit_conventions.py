@@ -158,6 +158,12 @@ def test_a_step_before_pushing_asked_once_is_no_habit(message: str) -> None:
     ("Can you stop adding disclaimers to every answer?", "Stop adding disclaimers to every answer"),
     ("When I ask for code, only give me the code without explanations.",
      "When I ask for code, only give me the code without explanations"),
+    ("Please keep your responses under 200 words.", "Keep your responses under 200 words"),
+    ("Please write your answers in plain text without markdown.", "Write your answers in plain text without markdown"),
+    ("Answer me in Spanish please.", "Answer me in Spanish"),
+    ("Use tabs, not spaces, in every file you write.", "Use tabs, not spaces, in every file you write"),
+    # a preference between two ways
+    ("I prefer tabs over spaces.", "I prefer tabs over spaces"),
 ])
 def test_how_every_reply_is_to_be_is_proposed(message: str, rule: str) -> None:
     assert rule_texts(message) == [rule]
@@ -168,6 +174,9 @@ def test_how_every_reply_is_to_be_is_proposed(message: str, rule: str) -> None:
     "Add a log line to every request.",  # what the code does on each request
     "When I open the page, the button is missing.",  # what happens
     "When I ask you to fix something you break something else.",  # a complaint
+    "Please check your answers to the quiz.",  # one act on them
+    "Your answers were wrong.",
+    "I prefer if we can just make them squish better.",  # this task's wish
 ])
 def test_one_reply_the_code_or_what_happens_is_no_reply_rule(message: str) -> None:
     assert rule_texts(message) == []

@@ -92,6 +92,9 @@ _BEFORE_IT = lazy(r"^(?:i|we)\s+(?:\w+\s+)?(?:tweaked|changed|adjusted|tuned|set
 _NO_SOLUTIONS = lazy(
     rf"^{_FILLERS}(?:please\s+)?(?:do not|don'?t|dont|never)\s+(?:come up with|suggest|propose|offer|give me|write)\s+"
     r"(?:any\s+)?(?:solutions?|changes|approaches|fixes|code)\s+(?:that|which|th[a-z]{1,3})\s+\S", _FLAGS)  # as typed: "thant"
+# "I prefer tabs over spaces", "we prefer composition to inheritance": a preference between two ways.
+_PREFERS = lazy(rf"^{_FILLERS}(?:i|we)\s+(?:(?:really|strongly|always)\s+)?(?:prefer|favou?r)\s+(?!(?:if|that|to|when|not)\b)"
+                r"(?P<what>[^\W\d_][^,;]{0,60}?)\s+(?:over|to|instead of|rather than)\s+\S", _FLAGS)
 _SO = lazy(r"^(?:therefore|therfore|therfor|so|hence|thus)[\s,]+", _FLAGS)
 
 
@@ -107,6 +110,8 @@ def convention(sentence: str) -> Request | None:
         match = reading.match(sentence)
         if match is not None and len(match.group("what").strip(" .!")) >= 2:
             return _candidate(_strip_fillers(sentence), sentence)
+    if _PREFERS.match(sentence):
+        return _candidate(_strip_fillers(sentence), sentence)
     if _KIND_RULED_OUT.match(sentence) or _NO_SOLUTIONS.match(sentence):
         return _candidate(_SO.sub("", _strip_fillers(sentence)), sentence)
     return _protects(sentence)

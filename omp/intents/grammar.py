@@ -236,7 +236,10 @@ _EVERY_TIME_I = lazy(
 
 # "I think we should …", "we need to …": the team's obligation, told as the speaker's view.
 # "… in your responses", "… in all of your answers": every reply (a plural), not this one.
-_IN_YOUR_REPLIES = lazy(rf"\b(?:in|to|for|from|into)\s+(?:all\s+(?:of\s+)?)?your\s+(?:future\s+)?{_REPLIES}\b", re.I)
+# ("keep your responses under 200 words", "write your answers in plain text": the object of a verb
+# that shapes them, too; "check your answers to the quiz" is one act)
+_IN_YOUR_REPLIES = lazy(rf"\b(?:(?:in|to|for|from|into)\s+|(?:keep|write|make|format|end|start|begin|limit|structure|give)\s+)"
+                        rf"(?:all\s+(?:of\s+)?)?your\s+(?:future\s+)?{_REPLIES}\b", re.I)
 # An ask that obliges ("you have to", "tenés que", "du musst"), not one that asks a favour ("could you").
 _OBLIGES = lazy(r"^(?:you (?:must|have to|need to|should|always have to|gotta)|(?:tenés|tenes|tienes|debes|hay) que|deberías|debés"
                 r"|(?:você )?(?:tem|precisa) (?:que|de)|deve|du musst|ihr müsst|tu dois|vous devez|il faut)\b", re.I)

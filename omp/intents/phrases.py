@@ -386,6 +386,8 @@ _EACH_OCCASION = lazy(
     r"|\b(?:antes de|después de|despues de|tras|depois de|vor|nach|bei|avant|après) (?:cada|jedem|jeder|chaque) \w+"
     # "stop adding disclaimers to every answer": each reply
     r"|\b(?:to|in|into|for|at the end of|at the start of) (?:every|each) (?:single )?(?:answer|response|reply|message|output)\b"
+    # "use tabs in every file you write": each file of the work
+    r"|\b(?:in|to|for|into) (?:every|each|any) (?:single )?(?:new )?file (?:you|we) (?:write|create|edit|touch|change|add)\b"
     # "… each time we make changes", "every time you open a PR": the unit of work after "each time we/you"
     rf"|\b(?:each|every) (?:single )?time (?:we|you) (?:\w+ ){{0,2}}?(?:{_WORK_UNITS})\b"
     # "我们完成每个里程碑之后都需要…": after each unit, (we) need to
@@ -394,7 +396,7 @@ _LANGUAGES = (r"english|chinese|mandarin|spanish|portuguese|french|german|japane
               r"|turkish|ukrainian|vietnamese|indonesian|hindi|arabic|hebrew|swedish|czech")
 _REPLY_LANGUAGE = lazy(
     rf"^{_FILLERS}(?:(?:please|pls|plz|kindly)\s+)?(?:(?:always|only)\s+)?(?:answer|reply|respond|speak|talk|write|communicate|chat)"
-    rf"(?:\s+(?:to|with)\s+me)?\s+(?:only\s+)?in\s+(?:{_LANGUAGES})(?:\s+(?:please|pls|only|with me|to me))?[\s.!]*$"
+    rf"(?:\s+(?:to|with)\s+me|\s+(?:me|us))?\s+(?:only\s+)?in\s+(?:{_LANGUAGES})(?:[\s,]+(?:please|pls|only|with me|to me))?[\s.!]*$"
     r"|^请?(?:你)?(?:用|使用|说)(?:中文|汉语|英文|英语|日语|日文|韩语|俄语|法语|德语|西班牙语)(?:和我)?(?:说话|回答|回复|交流|沟通|对话|讲|写)?[吧啊。！!\s]*$",
     re.I)
 # "Suggest another rule for … each response", "explain what you do after each commit": the act is
