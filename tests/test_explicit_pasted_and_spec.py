@@ -70,6 +70,7 @@ def test_what_the_user_did_not_type_or_the_things_spec_proposes_nothing(message:
     ("Always show me the diff before applying it", ["Always show me the diff before applying it"]),
     ("Please remember the following:\n- Use pnpm, not npm.\n- Squash merge every PR.", ["Use pnpm, not npm", "Squash merge every PR"]),
     ("Please remember the following:\n1. Use pnpm\n2. No semicolons\n3. Tabs only", ["Use pnpm", "No semicolons", "Tabs only"]),
+    ("RULES:\n- Always use pnpm\n- Never push to main", ["Always use pnpm", "Never push to main"]),  # a label in capitals
     # a pointer that says where to keep what it points at: the sentence before it
     ("We will set up the git remote when version 1.0 is done. Please remember that for your instructions.",
      ["We will set up the git remote when version 1.0 is done"]),

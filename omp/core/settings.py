@@ -6,9 +6,10 @@ A project config is trusted when its sha256 is the one (or the previous one) `G/
 records under the project's real path.
 
 omp.config holds every key with its validation and errors; this module holds the order, the
-trust verdict and the two keys a hook reads (`memory-mode`, `memory-inject`). `hook_settings`
-resolves those two with nothing but this package, and raises `Unsure` for anything only the
-library can judge and word (a bad value, a trusted file that does not parse).
+trust verdict, the two keys a hook reads (`memory-mode`, `memory-inject`) and the block's caps
+that the hook's render of the block reads (`BLOCK_CAPS`). `hook_settings` and `block_settings`
+resolve them with nothing but this package, and raise `Unsure` for anything only the library can
+judge and word (a bad value, a trusted file that does not parse).
 """
 
 from __future__ import annotations

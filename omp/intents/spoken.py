@@ -69,8 +69,9 @@ _FILE_LABEL = lazy(r"^\s*(?:[-=]{3,}\s*)?[\w./-]+\.(?:md|txt|rst|py|js|ts|json|y
 # a tool's or another agent's text, not typed by the user. Lower-case names only: "<Image />" is
 # the user naming a component.
 _TAG_OPEN = lazy(r"^\s*<(?P<tag>[a-z][a-z0-9]*(?:[-_][a-z0-9]+)+|[a-z]+-?[a-z]*)(?:\s[^>]*)?>")
-# A merge conflict ("<<<<<<< Updated upstream"): the rest is a file's text.
-_CONFLICT_MARK = lazy(r"^(?:<{7}|={7}|>{7})(?:\s|$)")
+# A merge conflict ("<<<<<<< Updated upstream"): the rest is a file's text. (A line of "=" alone is
+# also how people underline a heading or separate parts: `_SEPARATOR`.)
+_CONFLICT_MARK = lazy(r"^(?:<{7}|>{7})(?:\s|$)")
 # A shell prompt ("❯ cat …", "➜ ~ git status", "PS C:\\Users\\me> netstat …"): a terminal session pasted.
 _SHELL_PROMPT = lazy(r"^\s*(?:❯|➜|λ|PS [A-Za-z]:\\[^>\n]*>|[\w.-]+@[\w.-]+:[^$\n]*\$)\s*\S")
 # An assistant's answer pasted back: it opens in the assistant's voice ("Short answer: yes —",
@@ -82,13 +83,13 @@ _ASSISTANT_VOICE = lazy(
     r"|looking at [^,\n]{1,60}, (?:the|i|it|this|there)\b"
     r"|(?:great|good|excellent) question\b|you'?re (?:absolutely )?right\b[^\n]{0,40}\b(?:i|let me)\b"
     r"|(?:为了)?(?:帮你|帮助你|为你)[^\n]{0,30}(?:我将|我会|我来)|我(?:可以|来|将)(?:帮你|为你))", re.I)
-# A structured task prompt's section label in capitals ("SCÉNARIO À TESTER :", "MISSION:"): what
-# follows is the task's content, as after a Markdown heading.
 # The same, after the user's own first words on the line ("please update with this change too Short answer: yes — …").
 _VOICE_INSIDE = lazy(r"\b(?:Short answer|Long answer|TL;DR|Change summary)\s*[:：]", re.I)
 # A command line typed into a shell, with its options ("python3 -c \"…\"", "sed -i '' 's/…/'"): what the user ran.
 _COMMAND_LINE = lazy(r"^\s*(?:sudo\s+)?(?:python3?|node|bash|sh|zsh|sed|awk|cat|echo|git|npm|npx|pnpm|yarn|pip3?|uv|docker|kubectl"
                      r"|curl|wget|make|cargo|go|dotnet|mvn|gradle|adb)\s+(?:-{1,2}[\w-]+|<<)")
+# A structured task prompt's section label in capitals ("SCÉNARIO À TESTER :", "MISSION:"): what
+# follows is the task's content, as after a Markdown heading ("RULES:" introduces the user's list).
 _CAPS_LABEL = lazy(r"^\s*(?:\d+[.)]\s*)?[A-ZÀ-ÖØ-Þ][A-ZÀ-ÖØ-Þ0-9 '’/&-]{3,40}\s*[:：]\s*$")
 _BOLD_POINT = lazy(r"^\s*(?:[-*•+]\s+|\d{1,3}[.)]\s+)?\*\*[^*\n]{1,60}\*\*")
 # "the report must cover at least these:", "make sure the parser handles the following:": what
@@ -175,7 +176,7 @@ def spoken_lines(text: str) -> list[str]:
             pasted = True  # a Markdown document: people do not type headings into a chat
             continue
         if _FILE_LABEL.match(line) or stripped.startswith("Traceback (most recent call last)") \
-                or (_CAPS_LABEL.match(line) and len(raw_lines) > 1):
+                or (_CAPS_LABEL.match(line) and len(raw_lines) > 1 and not _introduces_a_list(stripped)):
             pasted = True
             continue
         if _SHELL_PROMPT.match(line) or _COMMAND_LINE.match(line):
