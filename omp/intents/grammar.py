@@ -234,7 +234,6 @@ _EVERY_TIME_I = lazy(
     r"(?:\s+(?:pls|please|plz|then|por favor|bitte)\s+|,\s*)(?P<act>[^\W\d_]{2,}\s+\S.*)$", _FLAGS)
 
 
-# "I think we should …", "we need to …": the team's obligation, told as the speaker's view.
 # "… in your responses", "… in all of your answers": every reply (a plural), not this one.
 # ("keep your responses under 200 words", "write your answers in plain text": the object of a verb
 # that shapes them, too; "check your answers to the quiz" is one act)
@@ -243,6 +242,7 @@ _IN_YOUR_REPLIES = lazy(rf"\b(?:(?:in|to|for|from|into)\s+|(?:keep|write|make|fo
 # An ask that obliges ("you have to", "tenés que", "du musst"), not one that asks a favour ("could you").
 _OBLIGES = lazy(r"^(?:you (?:must|have to|need to|should|always have to|gotta)|(?:tenés|tenes|tienes|debes|hay) que|deberías|debés"
                 r"|(?:você )?(?:tem|precisa) (?:que|de)|deve|du musst|ihr müsst|tu dois|vous devez|il faut)\b", re.I)
+# "I think we should …", "we need to …": the team's obligation, told as the speaker's view.
 _TEAM_SHOULD = lazy(r"^(?P<hedge>(?:i think|i guess|i believe|i feel like|imo)[\s,]+)?(?:we|you)\s+(?:should|must|need to|have to|ought to)\s+", re.I)
 
 
