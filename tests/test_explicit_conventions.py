@@ -180,3 +180,14 @@ def test_how_every_reply_is_to_be_is_proposed(message: str, rule: str) -> None:
 ])
 def test_one_reply_the_code_or_what_happens_is_no_reply_rule(message: str) -> None:
     assert rule_texts(message) == []
+
+
+@pytest.mark.parametrize(("message", "rule"), [
+    # "from now on" in Italian and Korean (their other phrasings are not read)
+    ("d'ora in poi rispondi in italiano", "Rispondi in italiano"),
+    ("da ora in poi usa sempre pnpm", "Usa sempre pnpm"),
+    ("앞으로 한국어로 대답해 주세요", "한국어로 대답해 주세요"),
+    ("이제부터 항상 타입스크립트를 사용해", "항상 타입스크립트를 사용해"),
+])
+def test_from_now_on_in_italian_and_korean_is_read(message: str, rule: str) -> None:
+    assert rule_texts(message) == [rule]

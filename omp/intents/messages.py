@@ -105,6 +105,7 @@ TRIGGER_STEMS: tuple[str, ...] = (
     # "to build, run …", "stick to …", "no print statements whatsoever", "I don't want any … in …"
     " use ", " follow ", " run ", "stick with", "stay with", "rely on", "adhere to", "soever", " at all",
     "anywhere", "want any", "want no", " be no ", "not be any", "使用", "请用", "請用", "运行", "執行", "执行",
+    "d'ora in", "da ora in", "da adesso in", "d'ora innanzi", "da oggi in", "in futuro", "앞으로", "이제부터", "지금부터",
     "don't", "dont", "do not", "not to", "to not", "make sure", "prefer", "favor", "favour", "your responses", "your answers",
     "your replies", "认识到", "認識到", "意识到", "意識到", "知道", "清楚", "明白",
 ) + pl_ru.STEMS

@@ -112,7 +112,10 @@ _FROM_NOW = (
     r"|désormais|dorénavant|à partir de maintenant|à l'avenir|pour l'avenir|à partir d'aujourd'hui|dès maintenant"
     r"|de agora em diante|a partir de agora|daqui (?:para|pra) frente|daqui em diante|no futuro|para o futuro|doravante|a partir de hoje"
     r"|从现在开始|从现在起|从今以后|从今往后|以后|今后|往后|将来|從現在開始|從現在起|從今以後|從今往後|將來"
-    r"|今後は?|これからは|次回から(?:は)?|以後|以降は)"
+    r"|今後は?|これからは|次回から(?:は)?|以後|以降は"
+    # Italian and Korean, read as far as "from now on" (their other phrasings are not read)
+    r"|d'ora in poi|da ora in poi|d'ora in avanti|da adesso in poi|d'ora innanzi|da oggi in poi|in futuro"
+    r"|앞으로(?:는)?|이제부터(?:는)?|지금부터(?:는)?)"
 )
 _ALWAYS = (
     r"(?:always|never|don't ever|dont ever|do not ever|never ever|don't you ever|at all times"
