@@ -188,6 +188,20 @@ def test_one_reply_the_code_or_what_happens_is_no_reply_rule(message: str) -> No
     ("da ora in poi usa sempre pnpm", "Usa sempre pnpm"),
     ("앞으로 한국어로 대답해 주세요", "한국어로 대답해 주세요"),
     ("이제부터 항상 타입스크립트를 사용해", "항상 타입스크립트를 사용해"),
+    # and their always, never and remember
+    ("non usare mai jQuery", "Non usare mai jQuery"),
+    ("ricordati che usiamo pnpm", "Usiamo pnpm"),
+    ("항상 테스트를 먼저 작성하세요", "항상 테스트를 먼저 작성하세요"),
+    ("절대 main에 직접 푸시하지 마세요", "절대 main에 직접 푸시하지 마세요"),
 ])
 def test_from_now_on_in_italian_and_korean_is_read(message: str, rule: str) -> None:
     assert rule_texts(message) == [rule]
+
+
+@pytest.mark.parametrize("message", [
+    "non ho mai visto questo errore",  # "I have never seen this error"
+    "항상 에러가 발생해요",  # "errors always occur": told, not ordered
+    "이 버그는 절대 재현이 안 돼요",
+])
+def test_what_always_happens_in_italian_and_korean_is_no_rule(message: str) -> None:
+    assert rule_texts(message) == []

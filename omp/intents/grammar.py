@@ -106,6 +106,8 @@ def _judged(request: Request, scope: bool = True) -> Request | None:
     text = _COURTESY_AFTER.sub("", request.text)  # "utilise toujours des f-strings, stp"
     if text != request.text:
         request = Request(request.kind, text, request.sentence, request.certain)
+    if _HANGUL.search(text) and not _KO_ORDER_END.search(text):
+        return None  # "항상 에러가 발생해요": what always happens, told; an order ends "…세요", "…해", "…마세요"
     if _WHERE_TO_KEEP_ONLY.match(text):
         return None  # "remember that for your instructions": points back (`_points_back`)
     if _has_cjk(text) and (_CJK_POINTER.match(text) or _CJK_DONE_THIS_WAY.search(text)):
@@ -192,6 +194,8 @@ _COURTESY_AFTER = lazy(r"(?:[,;]\s*|\s+)(?:pls|please|plz|thx|thanks|thank you|p
 # "trailingSlash: always", "strict = true, always": a standing word as a setting's value, after an
 # identifier (camelCase, snake_case, dotted) and a colon or an equals sign.
 _CONFIG_VALUE = lazy(r"\b(?:[a-z]+[A-Z]\w*|\w+_\w+|\w+\.\w+)\s*[:=]\s*[\"']?(?:always|never)\b")
+_HANGUL = lazy(r"[\uac00-\ud7a3]")
+_KO_ORDER_END = lazy(r"(?:세요|십시오|주세요|줘|해라|하자|합시다|마라?|마세요|말 것|해)[.!。！\s]*$")
 _WHERE_TO_KEEP_ONLY = lazy(rf"^{WHERE_TO_KEEP}\W*$", re.I)
 # "…都要这样展示": what is to be done is "this way", what the user pointed at
 _CJK_DONE_THIS_WAY = lazy(r"都(?:要|得|需要|必须)?(?:这样|這樣|这么|這麼|那样|那樣)")

@@ -106,6 +106,7 @@ TRIGGER_STEMS: tuple[str, ...] = (
     " use ", " follow ", " run ", "stick with", "stay with", "rely on", "adhere to", "soever", " at all",
     "anywhere", "want any", "want no", " be no ", "not be any", "使用", "请用", "請用", "运行", "執行", "执行",
     "d'ora in", "da ora in", "da adesso in", "d'ora innanzi", "da oggi in", "in futuro", "앞으로", "이제부터", "지금부터",
+    " mai ", "항상", "언제나", "절대", "ricord", "tieni a mente", "tieni presente", "non dimenticare",
     "don't", "dont", "do not", "not to", "to not", "make sure", "prefer", "favor", "favour", "your responses", "your answers",
     "your replies", "认识到", "認識到", "意识到", "意識到", "知道", "清楚", "明白",
 ) + pl_ru.STEMS

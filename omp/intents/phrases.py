@@ -80,6 +80,7 @@ _REMEMBER = (
     r"|for the record(?=\s*[:,])"
     r"|(?:souviens-toi|souvenez-vous|rappelle-toi|retiens|retenez|n'oublie pas|n'oubliez pas|garde en tête|gardez en tête|pense à|pensez à"
     r"|garde à l'esprit|prends note|prenez note|note bien|mémorise|retenir|noter|te souvenir|vous souvenir|garder en tête|mémoriser)(?P<conn_fr>\s+(?:que|qu'|de|d'))?"
+    r"|(?:ricordati|ricorda|ricordatevi|tieni a mente|tieni presente|non dimenticare)(?P<conn_it>\s+(?:che|di))?"  # Italian
     r"|(?:lembre-se|lembra|lembre|não esqueça|não se esqueça|nao esqueca|tenha em mente|tem em mente|anote|guarde|memorize"
     r"|lembrar|anotar|guardar|ter em mente|memorizar)"
     r"(?P<conn_pt>\s+(?:de que|que|de|disso|isso|isto)(?=[\s:,]))?"
@@ -122,6 +123,8 @@ _ALWAYS = (
     r"|immer|niemals|nie|keinesfalls|auf keinen fall"
     r"|siempre|nunca|jamás|jamas"
     r"|toujours|jamais|ne jamais|n'\w+ (?:plus )?jamais|ne \w+ (?:plus )?jamais|n'\w+ plus|ne \w+ plus"
+    # Italian "non usare mai …" (its "sempre" is Portuguese's, below) and Korean "항상", "절대(로)"
+    r"|non \w+ mai|항상|언제나|절대로|절대"
     r"|sempre|nunca|jamais"
     r"|永远不要|永远不|千万不要|千万别|绝对不要|绝不|决不|不要再|别再|一定要|总是|始终|务必|每次都|从不|从来不|一律|一直"
     r"|永遠不要|永遠不|絕對不要|絕不|決不|別再|一定要|總是|始終|務必|從不|從來不"
