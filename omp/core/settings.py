@@ -218,13 +218,14 @@ def global_layer() -> dict[str, Any]:
     return {} if raw is None else _object(path, raw)
 
 
-def block_settings(root: str | None, env: Mapping[str, str]) -> dict[str, Any]:
+def block_settings(root: str | None, env: Mapping[str, str], global_data: dict[str, Any] | None = None) -> dict[str, Any]:
     """The block's caps (`BLOCK_CAPS`) and `memory-inject` for `root` (None: no project, the
     global layers alone), as omp.config.resolve gives them, read with nothing but this package:
     the hook's render of the block (omp.memory.render) needs no more. Raises Unsure for
     anything only the library can judge and word (a value that is not a plain number or choice in
-    range, a file that does not parse), whose reader then asks omp.config."""
-    layers = [project_layer(root)[0] if root is not None else {}, global_layer()]
+    range, a file that does not parse), whose reader then asks omp.config. `global_data`: the
+    global config as `global_layer` read it, when the caller holds it already."""
+    layers = [project_layer(root)[0] if root is not None else {}, global_layer() if global_data is None else global_data]
     values: dict[str, Any] = {}
     for name, (default, maximum) in BLOCK_CAPS.items():
         found = first_setting(name, env, layers)

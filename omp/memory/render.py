@@ -180,8 +180,9 @@ def _hook_settings(paths: ProjectPaths) -> tuple[Mapping[str, Any], bool]:
     the personal file does not carry them, i.e. when `memory-inject` is `hook` for the personal
     file too (the global layers alone)."""
     try:
-        return (core_settings.block_settings(os.fspath(paths.root), os.environ),
-                core_settings.block_settings(None, os.environ)["memory-inject"] == "hook")
+        global_data = core_settings.global_layer()  # read once, for both
+        return (core_settings.block_settings(os.fspath(paths.root), os.environ, global_data),
+                core_settings.block_settings(None, os.environ, global_data)["memory-inject"] == "hook")
     except core_settings.Unsure:
         # A value only the library can judge, and word when it is wrong.
         from omp import config  # on the hook path: loaded only for a setting out of the ordinary
