@@ -8,6 +8,7 @@ import `omp.cli`, or the library would print and the layers would knot. Read fro
 from __future__ import annotations
 
 import ast
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -572,3 +573,15 @@ def test_no_merge_or_editor_leftover_is_tracked() -> None:
         pytest.skip("not a git checkout")
     leftovers = [name for name in listed.stdout.decode("utf-8", "replace").split("\0") if name.endswith(_LEFTOVER_SUFFIXES)]
     assert leftovers == []
+
+
+def test_no_tracked_symlink_points_outside_the_repository() -> None:
+    """A symlink to a local venv or worktree (an absolute path on one machine) is not source."""
+    listed = subprocess.run(["git", "ls-files", "-s", "-z"], cwd=ROOT, capture_output=True, timeout=60)
+    if listed.returncode != 0:
+        pytest.skip("not a git checkout")
+    links = [entry.split("\t", 1)[1] for entry in listed.stdout.decode("utf-8", "replace").split("\0")
+             if entry.startswith("120000 ")]
+    outside = [name for name in links
+               if not (ROOT / name).parent.joinpath(os.readlink(ROOT / name)).resolve().is_relative_to(ROOT.resolve())]
+    assert outside == []
