@@ -217,6 +217,12 @@ class NoteIndex:
         for row in rows:
             yield self._summary(row)
 
+    def newest_titles(self, limit: int) -> list[tuple[str, str]]:
+        """(id, title) of the `limit` newest notes: what a review's prompt lists, read without
+        building a summary of each (a prompt lists titles, nothing else)."""
+        rows = self.connection.execute("SELECT id, title FROM notes ORDER BY stamp DESC, id DESC LIMIT ?", (int(limit),))
+        return [(str(note_id), str(title)) for note_id, title in rows]
+
     def count_with_lines(self) -> int:
         return int(self.connection.execute("SELECT lines FROM counts").fetchone()[0])
 

@@ -139,4 +139,4 @@ KNOWN_NOTES_LISTED = 500
 
 def _recent_notes(paths: ProjectPaths) -> tuple[tuple[str, str], ...]:
     with open_index(paths.root) as index:
-        return tuple((n.id, n.title) for n in index.newest(limit=KNOWN_NOTES_LISTED))
+        return tuple(index.newest_titles(KNOWN_NOTES_LISTED))
