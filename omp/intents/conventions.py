@@ -15,6 +15,8 @@ in player_service". What makes them standing is their structure, not a word:
 - **a kind ruled out**: "there must be no …", "no … whatsoever / at all / anywhere", or "I don't
   want any …" in a place of the code (a module name, "the backend", "the services"), and "do not
   come up with solutions that …";
+- **a habit stopped**: "stop adding comments to every function", "最終段にcatつけるのやめて" —
+  what the assistant keeps using, adding, telling; not a process halted ("stop the server");
 - **something kept, protected**: "don't change / overwrite / reset …" when the thing is the
   user's or the team's ("my git config"), the sentence says why ("we don't want to lose the
   history"), or what the user changed is named before it ("i tweaked the numbers, make sure to
@@ -96,6 +98,16 @@ _NO_SOLUTIONS = lazy(
 _PREFERS = lazy(rf"^{_FILLERS}(?:i|we)\s+(?:(?:really|strongly|always)\s+)?(?:prefer|favou?r)\s+(?!(?:if|that|to|when|not)\b)"
                 r"(?P<what>[^\W\d_][^,;]{0,60}?)\s+(?:over|to|instead of|rather than)\s+\S", _FLAGS)
 _SO = lazy(r"^(?:therefore|therfore|therfor|so|hence|thus)[\s,]+", _FLAGS)
+# "stop adding comments to every function", "最終段にcatつけるのやめて": a habit of the assistant's
+# work or answers stopped — what it keeps putting in, using or telling; not a process halted
+# ("stop running the server", "stop the build").
+_HABITS = (r"using|adding|putting|writing|creating|including|inserting|appending|leaving|generating|making|suggesting"
+           r"|recommending|telling me|asking me|giving me|apologi[sz]ing|repeating|wrapping|prefixing|mentioning|changing my")
+_STOPS_A_HABIT = lazy(
+    rf"^{_FILLERS}(?:(?:please|pls|and|also|but|so|just)[\s,]+)*(?:stop|quit)\s+(?:(?:always|constantly|just|randomly)\s+)?(?:{_HABITS})\b"
+    r"(?:\s+\S|\s*[,.!;]|\s*$)", _FLAGS)
+_STOPS_A_HABIT_JA = lazy(r"(?:する|つける|付ける|入れる|書く|使う|追加する|出す|聞く|言う)?(?:のを|のは|のも|の|ことは|ことを)(?:もう)?(?:やめて|止めて)"
+                         r"(?:ください|下さい|ほしい|欲しい|くれ|ね|よ)?")
 
 
 def convention(sentence: str) -> Request | None:
@@ -105,7 +117,12 @@ def convention(sentence: str) -> Request | None:
     if _has_cjk(sentence):
         if _TO_DO_CJK.match(_strip_fillers(sentence)):
             return _candidate(_strip_fillers(sentence), sentence)
+        stops = _STOPS_A_HABIT_JA.search(sentence)
+        if stops is not None:  # the clause that ends in "やめて" ("…, 無意味だから" is the reason)
+            return _candidate(re.sub(r"^(?:あと|それと|あと、|また|それから)[、,\s]*", "", sentence[:stops.end()]), sentence)
         return None
+    if _STOPS_A_HABIT.match(sentence):
+        return _candidate(_strip_fillers(sentence), sentence)
     for reading in (_FOR_A_KIND, _TO_DO, _STICK_TO):
         match = reading.match(sentence)
         if match is not None and len(match.group("what").strip(" .!")) >= 2:

@@ -27,7 +27,17 @@ from omp.intents.phrases import (
     _FROM_NOW_TRIGGER,
     _JA_POLITE_TAIL,
     _JOKING,
-    _LABEL,
+    _CJK_ASK_BEFORE,
+    _CJK_THIS_GUIDELINE,
+    _CLAUSE_BEFORE,
+    _CLAUSE_OR_LABEL,
+    _DONT_FORGET,
+    _ENGLISH_THIRD_PERSON,
+    _JA_NEXT_ACT,
+    _LETS,
+    _PRACTICE_CLAUSE,
+    _PREFERENCE,
+    _PREPOSITION_NEXT,
     _NO_LONGER_APPLIES,
     _NOT_A_RULE_AFTER,
     _ONE_OFF,
@@ -42,6 +52,7 @@ from omp.intents.phrases import (
     _QUESTION_START,
     _REMEMBER_TRIGGER,
     _REPLY_LANGUAGE,
+    _REPLY_LANGUAGE_AFTER,
     _REPORTED,
     _REPORTED_OCCASION,
     _RULE_NAMED,
@@ -100,7 +111,8 @@ def find_request(sentence: str) -> Request | None:
 def _judged(request: Request, scope: bool = True) -> Request | None:
     """A request whose scope is the current story, document or task, or whose rule is a
     fragment or only points back ("do it like this": the caller resolves it), is none. (A rule
-    the user asks to save is theirs whatever it names: `scope` False.)"""
+    the user asks to save is theirs whatever it names or however it is worded, "all errors must
+    be logged" too: `scope` False.)"""
     if scope and standing.scoped(_mask(request.sentence)):
         return None
     text = _COURTESY_AFTER.sub("", request.text)  # "utilise toujours des f-strings, stp"
@@ -116,7 +128,7 @@ def _judged(request: Request, scope: bool = True) -> Request | None:
         return None
     if _WANT_COUNT.match(text):
         return None  # "we always want to use 4 robots": how many of a thing the product has, a spec line
-    if standing.spec_like(text) and not _REMEMBER_TRIGGER.search(_mask(request.sentence)) and not _said_from_now_on(request) \
+    if scope and standing.spec_like(text) and not _REMEMBER_TRIGGER.search(_mask(request.sentence)) and not _said_from_now_on(request) \
             and not _ABOUT_REPLIES.match(request.sentence):  # "every response should …" is about the replies
         return None  # "the function must always return a list": what is being built
     if _CONFIG_VALUE.search(_mask(request.sentence)):
@@ -280,6 +292,11 @@ def _beyond_grammar(sentence: str) -> Request | None:
         # "Please don't use emojis in your responses": every reply, not the next one
         return Request("directive", _capitalise(_tidy(_strip_fillers(_strip_courtesy(sentence)))), _evidence(sentence),
                        certain=False)
+    after_task = None if _REPLY_LANGUAGE.match(sentence.strip()) else _REPLY_LANGUAGE_AFTER.search(sentence.strip())
+    if after_task is not None and not _QUESTION_END.search(masked.rstrip(" .!")):
+        # "逐一修复然后更新README，使用中文回答": the task is this one; the language asked for holds
+        clause = after_task.group("clause") or after_task.group("cjk")
+        return Request("directive", _capitalise(_tidy(clause)), _evidence(sentence), certain=False)
     if _REPLY_LANGUAGE.match(sentence.strip()):
         # "请用中文说话", "please answer in English": the language the user talks in, asked for
         # on its own, holds for the replies that follow, not for one answer
@@ -330,6 +347,9 @@ def _beyond_grammar(sentence: str) -> Request | None:
                 text = _strip_fillers(sentence)  # "…（以后都是）", "…，以后也是": the user's sentence whole
             text = _tidy(text)
             return Request("directive", text if _has_cjk(text) else _capitalise(text), _evidence(sentence), certain=False)
+    inside = _clause_with_standing_tail(sentence)
+    if inside is not None:
+        return inside
     later = _later_clause(sentence)
     if later is not None:
         return later
@@ -338,6 +358,25 @@ def _beyond_grammar(sentence: str) -> Request | None:
         request = _grammar_request(sentence[reason.end():])
         if request is not None:
             return Request(request.kind, request.text, _evidence(sentence), certain=False)
+    return None
+
+
+def _clause_with_standing_tail(sentence: str) -> Request | None:
+    """A from-now word closing one comma clause of a run-on message ("this isnt presentable, i
+    prefer rounded polygons for any shapes going forward, this is a great first attempt"): that
+    clause alone is the rule, when it is an order or the speaker's preference."""
+    clauses = [part.strip() for part in re.split(r"[,;]", sentence)]
+    if len(clauses) < 2:
+        return None
+    for clause in clauses:
+        tail = standing.standing_tail(clause)
+        if tail is None or not _FROM_NOW_TRIGGER.fullmatch(tail[1]):
+            continue
+        rule = _strip_fillers(tail[0])
+        if _has_cjk(rule) or _HEDGED.match(rule) or _TRIGGER_MODIFIES.search(rule) or (rule.isascii() and _DOES.match(rule)):
+            continue
+        if (_imperative(rule) or _PREFERENCE.match(rule)) and _rule_like(rule) and not standing.speaker_will(rule):
+            return Request("directive", _capitalise(_tidy(rule)), _evidence(sentence), certain=False)
     return None
 
 
@@ -416,9 +455,11 @@ def _at(sentence: str, masked: str, family: str, match: re.Match[str]) -> Reques
     before = masked[:start]
     cjk = _has_cjk(match.group("trigger"))
     if cjk and family in ("remember", "forget") and (
-            not sentence[end:].strip(_TRAILING + "ね。よ") or _JA_POLITE_TAIL.match(sentence[end:].strip())):
+            not sentence[end:].strip(_TRAILING + "ね。よ") or _JA_POLITE_TAIL.match(sentence[end:].strip())
+            # "…ことに留意してやり直して": keep it in mind, and redo this one (a te-form act after it)
+            or (family == "remember" and sentence[start:end].endswith("て") and _JA_NEXT_ACT.match(sentence[end:].strip()))):
         # Japanese (and at times Chinese) puts the verb last: "…ことを覚えておいてください".
-        rest = re.sub(r"(?:ことを|ことは|のを|を|って|と|は)\s*$", "", sentence[:start].strip(" ，、：:"))
+        rest = re.sub(r"(?:なことに|ということに|ことに|ことを|ことは|のを|を|って|と|は|に)\s*$", "", sentence[:start].strip(" ，、：:"))
         rest = _strip_fillers(rest)
         return Request(family_kind(family), rest, _evidence(sentence)) if _rule_like(rest) else None
     if family == "from_now" and (not sentence[end:].strip(_TRAILING) or _COURTESY_ONLY.match(sentence[end:])):
@@ -431,8 +472,13 @@ def _at(sentence: str, masked: str, family: str, match: re.Match[str]) -> Reques
         if _QUESTION_START.match(rest) or _HEDGED.match(rest) or _TRIGGER_MODIFIES.search(sentence[:start]):
             return None  # "now maybe also write a readme … what to expect in the future"
         return Request("directive", _capitalise(_tidy(rest)), _evidence(sentence)) if _rule_like(rest) else None
+    if cjk and family == "remember" and _CJK_THIS_GUIDELINE.match(sentence[end:].strip()):
+        # "关于设计界面必须考虑的7大维请你记住这个准则": "remember this guideline", the guideline named before it
+        topic = _CJK_ASK_BEFORE.sub("", sentence[:start]).strip(" ，,、：:")
+        return Request("directive", topic, _evidence(sentence)) if _rule_like(topic) else None
     prefix = (_CJK_PREFIX_OK if cjk else _PREFIX_OK).match(before)
-    if prefix is None and family == "always" and cjk and _CJK_IMPERATIVE.search(match.group("trigger") + sentence[end:]):
+    if prefix is None and family == "always" and cjk and _CJK_IMPERATIVE.search(match.group("trigger") + sentence[end:]) \
+            and not _CJK_NOT_A_RULE.match(sentence[end:].strip()):
         # Japanese and Chinese put the adverb after the topic: "mainには絶対に直接pushしないで".
         text = _tidy(_strip_fillers(sentence))
         return Request("directive", text, _evidence(sentence)) if _rule_like(text) else None
@@ -477,6 +523,8 @@ def _at(sentence: str, masked: str, family: str, match: re.Match[str]) -> Reques
     cond = prefix.groupdict().get("cond") or ""
     subject = prefix.groupdict().get("subject") or ""
     if family == "forget":
+        if _LETS.search(before):
+            return None  # "lets forget about the tables, i am just interested in the chart": left aside
         connected = any(match.group(g) for g in match.groupdict() if g.startswith("fconn") and match.group(g))
         # "Forget the yarn rule, we use pnpm now": what to forget ends where the reason starts
         # (left in, its words made the target match no rule).
@@ -502,6 +550,8 @@ def _at(sentence: str, masked: str, family: str, match: re.Match[str]) -> Reques
         return Request("forget", _capitalise(rest), _evidence(sentence))
     if family == "remember":
         connected = any(match.group(g) for g in match.groupdict() if g.startswith("conn") and match.group(g))
+        if not connected and _DONT_FORGET.match(trigger) and not _CLAUSE_OR_LABEL.match(sentence[end:]):
+            return None  # "dont forget host controls": a thing of this task not to leave out, not a rule
         if not connected and not cjk and _NOT_A_RULE_AFTER.match(rest):
             return None  # "remember when we broke prod" tells a story
         if _SPEAKER_SAYS.match(rest):
@@ -545,10 +595,3 @@ def _at(sentence: str, masked: str, family: str, match: re.Match[str]) -> Reques
 
 # The polite ask a pointing request opens with ("Could you please …", "¿Puedes …"): the grammar's own.
 _POLITE_LEAD = lazy(rf"^\s*¿?(?:{_POLITE})", _FLAGS)
-# A clause, then a comma and the standing word (`_at`).
-_CLAUSE_BEFORE = lazy(rf"^{_FILLERS}{_LABEL}{_FILLERS}(?P<cond>[^,;:?!¿]{{3,120}}?\s*[,;—–]\s*)$", _FLAGS)
-_PREPOSITION_NEXT = lazy(
-    r"^(?:by|with|on|in|at|for|to|from|without|before|after|via|under|over|into|through|during|mit|ohne|am|im|auf|vor|nach"
-    r"|con|sin|en|por|para|antes|después|avec|sans|dans|sur|par|pour|avant|après|com|sem|em|no|na|pelo|pela)\b", re.I)
-_PRACTICE_CLAUSE = lazy(r"^(?:we|our team|the team|everyone|everybody|wir|nosotros|nous|on|nós|a gente)\s", re.I)
-_ENGLISH_THIRD_PERSON = lazy(r"^(?:always|never)\s+[a-z]+[^s\W]s\b", re.I)

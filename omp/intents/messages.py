@@ -69,7 +69,8 @@ TRIGGER_STEMS: tuple[str, ...] = (
     "recordá", "acordate", "tené en", "olvidés", "anotá", "apuntá", "memorizá",  # voseo
     "starting", "en más", "plus", "let's keep", "lets keep", "let's stick", "lets stick", "let's stay", "let's follow",  # "starting now", "de ahora en más", "n'utilise plus print"
     "instruction", "memory", "memories", "preference",  # "add to your instructions that …"
-    "rule", "policy", "policies", "convention", "for the record",
+    "rule", "policy", "policies", "convention", "for the record", "habit", "by default", "told you", "asked you",
+    "how many times", "as i said", "as i asked", "vuelvas a", "volte a", "practice", "our standard", "our way",
     # the words a list of the user's rules is introduced with (`_LIST_INTRO`): "Our guidelines:"
     "guideline", "style guide", "standards", "practices", "preferences", "regel", "konvention", "richtlinie",
     "regla", "normas", "convencion", "règle", "regra", "convenç", "规范", "规则", "约定", "守则", "ルール", "規約", "規則", "決まり",
@@ -87,7 +88,7 @@ TRIGGER_STEMS: tuple[str, ...] = (
     "记", "忘", "以后", "今后", "往后", "将来", "从现在", "从今", "永远", "千万", "绝对", "绝不", "决不", "不要再", "别再",
     "一定要", "总是", "始终", "务必", "每次", "每个", "每個", "每一", "从不", "从来不", "一律",
     "記", "從現在", "從今", "永遠", "絕對", "絕不", "決不", "別再", "總是", "始終", "務必", "從不", "從來不", "將來",
-    "覚え", "忘れ", "メモ", "心に留め", "今後", "これから", "次回", "以後", "以降", "常に", "いつも", "必ず", "絶対", "決して",
+    "覚え", "忘れ", "メモ", "心に留め", "留意", "念頭", "頭に入れ", "やめて", "止めて", "stop ", "quit ", "今後", "これから", "次回", "以後", "以降", "常に", "いつも", "必ず", "絶対", "決して",
     "二度と", "毎回",
     # the language to talk in (`_REPLY_LANGUAGE`): "please answer in English", "请用中文说话"
     "in english", "in chinese", "in mandarin", "in spanish", "in portuguese", "in french", "in german", "in japanese",
@@ -365,7 +366,11 @@ _ORDERS_A_PIECE = lazy(
     r"(?:write|generate|create|compose|draft|produce|give me"
     r"|list|suggest|come up with|prepare|design)\s+(?:me\s+|us\s+)?(?:a|an|some|\d+|two|three|four|five|six|seven|eight|nine|ten"
     r"|several|a few)\s+(?!(?:[\w-]+\s+)?(?:rules?|notes?|memor\w*|instructions?|guidelines?|conventions?|polic(?:y|ies))\b)", _FLAGS)
-_REACHES_PAST = lazy(r"\b(?:every time|each time|whenever|we|our|in (?:all )?(?:future|later)|for (?:all )?future)\b", re.I)
+_REACHES_PAST = lazy(r"\b(?:every time|each time|whenever|in (?:all )?(?:future|later)|for (?:all )?future"
+                     # the team's practice ("we always squash", "our convention"), not "our competitors"
+                     r"|we\s+(?:\w+\s+)?(?:always|never|should|must|use|prefer|don'?t|do not|want|need|keep|follow)"
+                     r"|our\s+(?:team|project|codebase|repo\w*|conventions?|rules?|practices?|style|standards?|workflow|polic\w+|process))\b",
+                     re.I)
 
 
 def _orders_a_piece(text: str) -> bool:
@@ -429,6 +434,7 @@ def _find_requests(text: str) -> Iterator[Request]:
 
 # "never skip them", "always run it before pushing": the verb's object is a pronoun, and the rule
 # means nothing without what it points at. ("keep it short", "make it a habit": an idiom's "it".)
+_DANGLING_TAIL_WORDS = 5  # "always run it before pushing to main" still needs what "it" is
 _DANGLING = lazy(
     rf"^{_FILLERS}(?:(?:always|never|ever|don'?t ever|dont ever|do not ever|never ever|please|pls|also|just|from now on|going forward)"
     # "we never use it": the team's practice, with its standing word ("we deploy it with helm" is a fact told)
@@ -441,8 +447,10 @@ _DANGLING = lazy(
 
 
 def dangling(text: str) -> bool:
-    """Is the rule's object only a pronoun ("Never skip them")?"""
-    return bool(_DANGLING.match(text))
+    """Is the rule's object only a pronoun ("Never skip them")? Not when much follows it: "just fix
+    it and do it yourself, you dont need to ask me" says how to work, whatever "it" was."""
+    match = _DANGLING.match(text)
+    return match is not None and len(text[match.end():].split()) <= _DANGLING_TAIL_WORDS
 
 
 def _antecedent(said: list[str], index: int, taken: set[int], request: Request) -> Request | None:

@@ -36,6 +36,7 @@ _LABEL = r"(?:[^\s:：]{1,20}(?:\s+[^\s:：]{1,20}){0,3}\s*[:：]\s*)?"  # "Quic
 _POLITE = (
     r"(?:(?:would|do) you mind\s+|(?:can|could|shall) we(?: please)?\s+|(?:could|can|would|will) you(?: please| kindly| also)?\s+|please\s+|kindly\s+|i(?:'d| would) like you to\s+"
     r"|i want you to\s+|i need you to\s+|you (?:should|must|need to|have to|gotta|always have to)\s+"
+    r"|let(?:'|’)?s\s+|let us\s+"  # "let's make it a rule that …", "let's always pin versions"
     r"|it(?:'s| is) (?:important|crucial|essential|vital|key|a must) (?:that |to )(?:you |we )?"
     r"|make sure(?: that)?(?: you| to| we)?\s+|be sure to\s+|ensure(?: that)? you\s+|try to\s+"
     r"|(?:kannst|könntest|kann|könnt|kannst) (?:du|ihr)(?:\s+(?:bitte|dir|mir|euch|mal|auch))*\s+|(?:können|könnten) Sie(?:\s+(?:bitte|sich|mal|auch))*\s+"
@@ -89,12 +90,25 @@ _REMEMBER = (
     # "你必须认识到…", "你要知道…": what the assistant is to be aware of, told to "you"
     r"|(?:你|您)(?:必须|必須|一定要|要|得|需要)(?:认识到|認識到|意识到|意識到|知道|清楚|明白))"
     r"|(?:覚えておいて(?:ください|下さい|ね)?|覚えといて|覚えておくこと|覚えて(?:ください|ほしい|おいてほしい)"
-    r"|忘れないで(?:ください|ね)?|メモして(?:おいて)?(?:ください)?|心に留めて(?:おいて)?(?:ください)?)"
+    r"|忘れないで(?:ください|ね)?|メモして(?:おいて)?(?:ください)?|心に留めて(?:おいて)?(?:ください)?"
+    # "この環境はWindowsなことに留意して": keep in mind
+    r"|留意して(?:おいて)?(?:ください|下さい)?|念頭に置いて(?:おいて)?(?:ください|下さい)?|頭に入れて(?:おいて)?(?:ください|下さい)?)"
 )
 _FROM_NOW = (
     r"(?:from now on|from here on(?: out)?|going forward|moving forward|henceforth|from this point(?: on| forward)?"
-    r"|in (?:the )?future|for the future|for next time|as a (?:general )?rule(?: of thumb)?|from today on|make (?:it|this) a rule(?: that)?"
-    r"|(?:the|our|a) (?:rule|policy|convention)(?: here| in this (?:repo|project|team))? is(?: that)?"
+    r"|in (?:the )?future|for the future|for next time|as a (?:general )?rule(?: of thumb)?|from today on"
+    # "make it a rule that …", "make it a habit to write tests first"
+    r"|make (?:it|this|that) (?:a|an|your) (?:\w+ )?(?:rule|habit|convention|standard practice)(?: (?:that|to)(?=\s))?"
+    # "Our convention is to name test files *.test.ts", "the rule here is that …", "my preference is …"
+    r"|(?:(?:the|our|a) (?:rule|policy|convention)|our (?:standard|practice|habit|preference|way)|my preference)"
+    r"(?: here| in this (?:repo|project|team|codebase))? is(?: that| to(?=\s))?"
+    # "By default, use TypeScript for new files": what to do unless told otherwise (not "By default the page shows …")
+    r"|by default(?=,?\s+(?:please\s+)?(?!(?:it|the|this|that|these|those|they|we|i|he|she|there|all|each|every|no|a|an|our|my|your)\b)[a-z]+\b)"
+    # "I've told you multiple times: don't …", "how many times do I have to tell you, …": a correction
+    # repeated is a rule the user expects to hold
+    r"|(?:i(?:'ve| have)? (?:already )?(?:told|asked) you|how many times (?:do i have to|must i|have i|did i) (?:tell|told|ask|asked|say|said)(?: (?:to )?you)?"
+    r"|as i (?:said|told you|asked)(?: you)?)(?: (?:this|that|it))?(?: (?:before|already|multiple times|many times|several times|so many times"
+    r"|a (?:hundred|thousand|million) times|again|repeatedly|twice|earlier))*(?=\s*[:,;—–-])"
     r"|(?:new |house |team |general |golden |one )?rule(?: of thumb)?(?: (?:for|in|on) (?:this|our|the) (?:project|repo|repository|codebase|team))?(?=\s*[:：—–-])"
     r"|(?:our |team )?(?:policy|convention)(?=\s*[:：—–-])|(?:standing|permanent) (?:instruction|order|rule|request)s?(?=\s*[:：—–-])|general instructions?(?=\s*[:：—–-])"
     r"|for the rest of (?:this|the|our) (?:project|repo|repository|codebase)|for all future (?:sessions|work|tasks|changes|prs|commits)"
@@ -125,6 +139,8 @@ _ALWAYS = (
     r"|toujours|jamais|ne jamais|n'\w+ (?:plus )?jamais|ne \w+ (?:plus )?jamais|n'\w+ plus|ne \w+ plus"
     # Italian "non usare mai …" (its "sempre" is Portuguese's, below) and Korean "항상", "절대(로)"
     r"|non \w+ mai|항상|언제나|절대로|절대"
+    # Spanish and Portuguese double negation: "No uses nunca var", "Não use nunca var"; "no vuelvas a usar var"
+    r"|no \w+ nunca(?: más)?|não \w+ nunca(?: mais)?|no vuelvas a|não volte a|nunca vuelvas a|nunca volte a"
     r"|sempre|nunca|jamais"
     r"|永远不要|永远不|千万不要|千万别|绝对不要|绝不|决不|不要再|别再|一定要|总是|始终|务必|每次都|从不|从来不|一律|一直"
     r"|永遠不要|永遠不|絕對不要|絕不|決不|別再|一定要|總是|始終|務必|從不|從來不"
@@ -186,7 +202,9 @@ _TAG_QUESTION = lazy(
     r"|beleza|entendeu|certo|combinado|记住了吗|记住了没|好吗|好不好|可以吗|行吗|懂了吗|明白吗|知道了吗|わかった|分かった|いい|覚えた|了解)"
     r"\s*[?？]\s*$", re.I)
 _V2_TRIGGER = lazy(r"^(?:ab jetzt|ab sofort|von nun an|von jetzt an|künftig|zukünftig|in zukunft|für die zukunft|fortan|ab heute)$", re.I)
-_CJK_NOT_A_RULE = lazy(r"^(?:忘|出错|失败|报错|崩溃|不行|没有|没|無|无|搞不|失敗|エラー|落ちる|壊れ|可能|也许|或许|大概)")  # "一直无输出": what happens; "可能…": a guess
+# "一直无输出": what happens; "可能…": a guess; "修复不要再出现": what is not to happen again (a bug), not how to work
+_CJK_NOT_A_RULE = lazy(r"^(?:忘|出错|失败|报错|崩溃|不行|没有|没|無|无|搞不|失敗|エラー|落ちる|壊れ|可能|也许|或许|大概"
+                       r"|出现|出現|发生|發生|复现|復現|再现|再現)")
 # "いつも CI で失敗する", "总是在 CI 上失败": it fails, what happens (unless asked not to let it).
 _CJK_COMPLAINT_END = lazy(
     r"(?:失败|失敗|报错|出错|崩溃|挂掉|挂了|超时|落ちる|落ちた|落ちます|落ちました|壊れる|壊れた|壊れます|エラーになる|エラーが出る"
@@ -264,7 +282,8 @@ _SPEAKER_SAYS = lazy(r"^i\s+(?:was|were|did|said|told|thought|think|guess|believ
                     # "from now on I'll handle the deploys myself": the speaker's own plan
                     r"|^i(?:'ll|'m going to| will| am going to| can)\s"
                     # "From now on I am just giving you instructions …": what the speaker does
-                    r"|^i(?:'m| am)\s+(?:just\s+|only\s+)?\w+ing\b", re.I)
+                    # ("remember that I'm using Windows" tells the speaker's set-up, to keep)
+                    r"|^i(?:'m| am)\s+(?:just\s+|only\s+)?(?!(?:using|running|on)\b)\w+ing\b", re.I)
 _PAST_AFTER_SUBJECT = lazy(r"^(?:had|was|were|did|got|used|seemed|wanted|forgot|forget|\w+ed)\b", re.I)
 _DETERMINER = lazy(r"^(?:the|a|an|this|that|these|those|my|your|our|it|el|la|los|las|le|les|der|die|das|o|a|os|as)\b", re.I)
 # "Usa siempre pnpm", "Benutze immer pnpm", "Utilise toujours pnpm": an imperative verb, then the word.
@@ -405,9 +424,35 @@ _REPLY_LANGUAGE = lazy(
     rf"(?:\s+(?:to|with)\s+me|\s+(?:me|us))?\s+(?:only\s+)?in\s+(?:{_LANGUAGES})(?:[\s,]+(?:please|pls|only|with me|to me))?[\s.!]*$"
     r"|^请?(?:你)?(?:用|使用|说)(?:中文|汉语|英文|英语|日语|日文|韩语|俄语|法语|德语|西班牙语)(?:和我)?(?:说话|回答|回复|交流|沟通|对话|讲|写)?[吧啊。！!\s]*$",
     re.I)
+# "逐一修复然后更新README，使用中文回答", "fix the tests, and answer in Spanish": the reply language asked for
+# at the end of a task, after it; the task is this one, the language holds for the replies.
+_REPLY_LANGUAGE_AFTER = lazy(
+    rf"[,;]\s*(?:and\s+)?(?P<clause>(?:(?:please|pls|plz|kindly)\s+)?(?:(?:always|only)\s+)?(?:answer|reply|respond|speak|talk|write|communicate)"
+    rf"(?:\s+(?:to|with)\s+me|\s+(?:me|us))?\s+(?:only\s+)?in\s+(?:{_LANGUAGES}))(?:[\s,]+(?:please|pls|only))?[\s.!]*$"
+    r"|(?:[，,；;]\s*|(?<=[\u4e00-\u9fffA-Za-z0-9]))(?P<cjk>请?(?:你)?(?:用|使用)(?:中文|汉语|英文|英语|日语|日文|韩语|俄语|法语|德语|西班牙语)"
+    r"(?:和我)?(?:说话|回答|回复|交流|沟通|对话))[吧啊。！!\s]*$", re.I)
 # "Suggest another rule for … each response", "explain what you do after each commit": the act is
 # one answer to give now (a suggestion, an explanation), whatever it is about.
 _ONE_TIME_ACT = lazy(r"^(?:suggest|propose|recommend|explain|tell|show|describe|list|give me|summari[sz]e|so|and so|then)\b", re.I)
 # "Each time you've spawned a new cli it has bumped the port": what has happened, told
 _REPORTED_OCCASION = lazy(
     rf"^{_FILLERS}(?:every time|each time|whenever|any time)\s+(?:i|we|you|it)(?:'ve|’ve|'d| have| had| did| was| were|\s+\w+ed\b)", _FLAGS)
+
+
+# What the grammar (omp.intents.grammar) reads around a trigger.
+# "i prefer rounded polygons for any shapes going forward": the speaker's preference, a way to work
+_PREFERENCE = lazy(r"^(?:i|we)\s+(?:(?:really|would|'d|do)\s+)?(?:prefer|want|like|need)\s+(?!(?:to know|to ask|you to tell)\b)\S", re.I)
+_CJK_THIS_GUIDELINE = lazy(r"^(?:这个|这条|这些|這個|這條|這些|此)(?:准则|準則|规则|規則|原则|原則|规定|規定|要求|约定|約定|规范|規範)[。！!.\s]*$")
+_CJK_ASK_BEFORE = lazy(r"(?:请你|請你|请|請|你要|你)\s*$")
+_DONT_FORGET = lazy(r"^(?:don'?t|dont|don’t|do not|never) forget$", re.I)
+# After "don't forget": a clause ("we deploy on Fridays"), or what follows a colon
+_CLAUSE_OR_LABEL = lazy(r"^\s*[:：—–-]|^\s*,?\s*(?:we|i|you|they|our|my|the team|everyone)\b", re.I)
+_JA_NEXT_ACT = lazy(r"^[\u3040-\u30ff\u4e00-\u9fff]{1,8}(?:て|で)(?:ください|下さい|ね|よ)?[。！!]*$")
+_LETS = lazy(r"\blet(?:'|’)?s\s*$|\blet us\s*$", re.I)
+# A clause, then a comma and the standing word (`_at`).
+_CLAUSE_BEFORE = lazy(rf"^{_FILLERS}{_LABEL}{_FILLERS}(?P<cond>[^,;:?!¿]{{3,120}}?\s*[,;—–]\s*)$", _FLAGS)
+_PREPOSITION_NEXT = lazy(
+    r"^(?:by|with|on|in|at|for|to|from|without|before|after|via|under|over|into|through|during|mit|ohne|am|im|auf|vor|nach"
+    r"|con|sin|en|por|para|antes|después|avec|sans|dans|sur|par|pour|avant|après|com|sem|em|no|na|pelo|pela)\b", re.I)
+_PRACTICE_CLAUSE = lazy(r"^(?:we|our team|the team|everyone|everybody|wir|nosotros|nous|on|nós|a gente)\s", re.I)
+_ENGLISH_THIRD_PERSON = lazy(r"^(?:always|never)\s+[a-z]+[^s\W]s\b", re.I)

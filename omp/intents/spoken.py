@@ -218,7 +218,9 @@ _LIST_MARK = lazy(r"^(?:[-*•+]\s+|\d{1,3}[.)-]\s+|[a-z][.)]\s+|\(\d{1,3}\)\s+|
 # at every character, five times slower): a sentence ends one after a match's start.
 _SENTENCE_END = lazy(
     r"[.!?。！？](?:(?<![.\s][a-z]\.)(?<!\be\.g\.)(?<!\bi\.e\.)(?<=[.!?])\s+(?=\S)|(?<=[。！？])(?=\S)"
-    r"|(?<=[!?])(?=[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff]))")
+    r"|(?<=[!?])(?=[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff]))"
+    # Japanese chat ends a sentence with an ideographic space as often as with "。"
+    r"|(?<=[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff])\u3000(?=\S)")
 
 
 def sentences(line: str) -> Iterator[str]:

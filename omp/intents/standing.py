@@ -268,7 +268,9 @@ def only_points(rule: str) -> bool:
 _SAVE_RULE = lazy(
     r"^(?:(?:please|pls|plz|ok|okay|also|and|so|yo|hey|hi|can you|could you|would you|i want you to|you should|then)[,\s]+)*"
     r"(?:(?:add|create|make|write|save|put|set|store|record|keep)(?: up)?(?: (?:this|that|it|a|an|the|one|new|another|as|into))*"
-    r"(?: (?:global|general|permanent|project|new|standing|custom|team|repo|repository))?"
+    r"(?: (?:global|general|permanent|project|new|standing|custom|team|repo|repository|user|workspace"
+    # whose rule it is: the agent's ("create a cursor rule that says …"), not a linter's
+    r"|cursor|claude|copilot|agent|ai|windsurf|cline|mdc))*"
     r" (?:rule|instruction|guideline|preference|memory|convention|policy)s?"
     # where it goes: the assistant's rules, instructions or memory (not "the eslint config")
     r"(?: (?:to|in|into|for) (?:your|the|my|our|this|that)(?: same)? (?:[\w./-]+ ){0,2}?(?:rules?|instructions|memory|memories"
@@ -283,8 +285,11 @@ _SAVE_RULE = lazy(
     r"|\.?cursorrules|cursor rules|rules?|instructions?|system prompt|prompt|memory)(?:\.md)?(?: files?)?(?= (?:to|so)\b)"
     r"|(?:agrega|añade|agregá|crea|guarda) (?:una |esta |la )?regla|(?:adicione|adiciona|crie|cria|salve|salva) (?:uma |essa |esta )?regra"
     r"|(?:ajoute|crée|enregistre) (?:une |cette )?règle|(?:füge|leg|speichere)(?: eine| diese)? regel"
-    r"|(?:加|添加|新增|保存)(?:一条|这条)?(?:规则|规定)|ルールに(?:追加|して))"
-    r"(?P<sep>\s*(?:that|saying|so that|so|where|which says|que|dass|:|：|—|–|-|,)\s*"
+    r"|(?:加|添加|新增|保存)(?:一条|这条)?(?:规则|规定)|ルールに(?:追加|して)"
+    # "This should be a rule: …", "that needs to become a global rule"
+    r"|(?:this|that|it) (?:should|must|needs to|has to|ought to) (?:be|become) (?:a|an|the|one of (?:your|the|our)) (?:\w+ )?"
+    r"(?:rule|convention|guideline|standard)s?)"
+    r"(?P<sep>\s*(?:that says|which says|that states|stating|saying|that|so that|so|where|que|dass|:|：|—|–|-|,)(?: that)?\s*"
     r"|\s+(?=to\s+(?!(?:the|a|an|this|that|my|your|our|its)\b)[^\W\d_]{2,}\s)|\s+(?=[\"“«'])|\s*$)"
     r"(?P<rest>.*)$",
     re.I | re.S)
@@ -305,6 +310,8 @@ def save_rule(sentence: str) -> str | None:
     quoted = re.fullmatch(r"[\"“«'](.+?)\s*[\"”»']", rest, re.S)
     rest = quoted.group(1).strip(" .!:;,") if quoted else rest  # the rule given in quotes, whole
     rest = re.sub(r"^to\s+(?:say(?:\s+that|\s*:)\s+)?", "", rest, flags=re.I)  # "add a rule to always run …", "… to say that …"
+    if re.match(r"(?:not|rather than|instead of)\b", rest, re.I):
+        return ""  # "This should be a rule, not a suggestion": what came before is the rule
     if _ABOUT_THE_RULE.match(rest):
         return None  # "add a rule that you can apply": the clause says what the rule is like, not what it says
     rest = re.sub(r"^you\s+(?=(?:always|never|don'?t|do not)\b)", "", rest, flags=re.I)

@@ -1,0 +1,103 @@
+"""The explicit pass, fifth round (issue 35): requests to keep a rule told as a correction of the
+assistant's habits, as the team's convention named, or inside a longer message.
+
+- a request to save a rule named for the agent ("create a cursor rule that says …"), "this should
+  be a rule: …", "make it a rule / a habit …", "our convention is to …", "by default, …";
+- a correction repeated ("I've told you multiple times: …") or a habit stopped ("stop adding
+  comments to every function", "最終段にcatつけるのやめて");
+- a standing word closing one comma clause of a run-on message, the reply language asked for after
+  a task ("逐一修复然后更新README，使用中文回答"), "keep in mind" in Japanese ("…ことに留意して"),
+  "remember this guideline" in Chinese after what it names, Spanish and Portuguese double negation
+  ("No uses nunca var"), a Japanese sentence ended by an ideographic space;
+- and what must stay unproposed: "don't forget <a thing>" of this task, "修复不要再出现" (a bug not
+  to recur), "let's forget about the tables", a piece of writing's "never mention our
+  competitors", a process halted ("stop running the server").
+
+Each proposed case failed before this change. Some are phrasings found on real conversations
+(`omp/data/eval/real/SOURCES.md`, "Fifth round"); the others are the same forms reworded.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from explicit_support import Msg, rule_texts
+from omp.review.explicit import scan
+
+
+@pytest.mark.parametrize(("message", "rule"), [
+    # a rule to save, named for the agent, or told as "this should be a rule"
+    ("create a cursor rule that says we never commit directly to main", "We never commit directly to main"),
+    ("Add a new claude rule stating that tests live next to the source.", "Tests live next to the source"),
+    ("This should be a rule: all errors must be logged with the logger", "All errors must be logged with the logger"),
+    ("let's make it a rule that every PR needs a test", "Every PR needs a test"),
+    ("Please make it a habit to write tests first.", "Write tests first"),
+    # the convention named, and what to do unless told otherwise
+    ("Our convention is to name test files *.test.ts", "Name test files *.test.ts"),
+    ("The convention in this repo is to use kebab-case file names.", "Use kebab-case file names"),
+    ("By default, use TypeScript for new files.", "Use TypeScript for new files"),
+    # a correction repeated
+    ("I've told you multiple times: don't create new files for tests, put them next to the source.",
+     "Don't create new files for tests, put them next to the source"),
+    ("I told you before, never commit to main.", "Never commit to main"),
+    # a habit stopped
+    ("stop adding comments to every function, it's noise", "Stop adding comments to every function, it's noise"),
+    ("please stop telling me to clear the cache", "Stop telling me to clear the cache"),
+    ("あと最終段にcatつけるのやめて、無意味だから", "最終段にcatつけるのやめて"),
+    # Spanish and Portuguese double negation
+    ("No uses nunca var.", "No uses nunca var"),
+    ("No vuelvas a usar var.", "No vuelvas a usar var"),
+    ("Não use nunca var.", "Não use nunca var"),
+    # the speaker's set-up, with what follows from it
+    ("Please remember that I'm using Windows, so give me PowerShell commands.",
+     "I'm using Windows, so give me PowerShell commands"),
+    # Japanese "keep in mind", the sentence before it ended by an ideographic space
+    ("ちょっと待って uvは入ってるだけだよ\u3000この環境はWindowsなことに留意してやり直して", "この環境はWindows"),
+    ("この環境はWindowsなことに留意してください", "この環境はWindows"),
+    # Chinese "remember this guideline", what it names before it
+    ("关于设计界面必须考虑的7大维请你记住这个准则", "关于设计界面必须考虑的7大维"),
+    # the reply language after a task
+    ("逐一修复然后更新README，使用中文回答", "使用中文回答"),
+    ("更新README文件使用中文回答", "使用中文回答"),
+    ("fix the failing tests, and answer in Spanish please", "Answer in Spanish"),
+    # a standing word closing one clause of a run-on message
+    ("this isnt presentable, i prefer rounded polygons for any shapes going forward, this is a great first attempt",
+     "I prefer rounded polygons for any shapes"),
+    # a rule whose "it" is generic: much follows it
+    ("fix it and from now on just fix it and do it yourself you dont need to ask me",
+     "Fix it and do it yourself you dont need to ask me"),
+])
+def test_a_correction_a_named_convention_or_a_clause_is_proposed(message: str, rule: str) -> None:
+    assert rule_texts(message) == [rule]
+
+
+@pytest.mark.parametrize("message", [
+    "EEXCELLENT!!! table looks great, all we need to do is get the seats in position. dont forget host controls",
+    "don't forget the tests",
+    "标题显示仪表盘但是界面还是白班，排查问题，并修复不要再出现",  # a bug not to come back
+    "lets forget about the tables, i am just interested in the chart now",
+    "Write a blog post. Never mention our competitors. Always include a call to action.",  # the piece's spec
+    "stop running the server",  # a process halted
+    "stop the build",
+    "It won't stop using 100% CPU.",
+    "I had to stop using the old API.",
+    "By default the page shows ten rows.",  # the product's behaviour
+    "This should be a rule, not a suggestion.",  # points back: nothing before it here
+    "add an eslint rule that forbids console.log",  # a linter's rule: this task's change
+    "How many times do I have to tell you, the tests fail?",
+])
+def test_a_thing_of_this_task_or_what_happens_is_not_proposed(message: str) -> None:
+    assert rule_texts(message) == []
+
+
+def test_the_reply_language_alone_keeps_its_words() -> None:
+    """"使用中文回答" typed alone is the rule whole (the after-a-task reading must not cut it)."""
+    assert rule_texts("使用中文回答") == ["使用中文回答"]
+
+
+def test_a_correction_and_a_habit_are_uncertain_readings() -> None:
+    """No standing word in them: a model reviewer confirms them when one runs."""
+    found = scan([Msg("user", "stop adding comments to every function, it's noise", 0),
+                  Msg("user", "this isnt presentable, i prefer rounded polygons for any shapes going forward, a first try", 1)])
+    assert [c.proposed for c in found.uncertain] == ["Stop adding comments to every function, it's noise",
+                                                      "I prefer rounded polygons for any shapes"]
