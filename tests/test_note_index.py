@@ -221,3 +221,40 @@ def test_a_render_screens_an_active_directive_once(project: Path, monkeypatch: p
     block = render_block_lines(paths)
     assert "- Use pnpm for every install" in block
     assert calls == []
+
+
+@pytest.mark.parametrize("title", [
+    "Grown fact 17 about module 0",  # one note's own title
+    "grown FACT 17, about module 0!",  # folded
+    "Grown fact 17 about the module 0",  # an article more
+    "About module 0: grown fact 17",  # another order
+    "Grown fact 17 about module",  # a word less: below the threshold
+    "Grown fact about module 0",  # only common words
+    "Grown fact about module",
+    "A fact nobody wrote down",
+])
+def test_the_index_finds_the_duplicate_a_full_comparison_finds(project: Path, title: str) -> None:
+    """The index asks only the notes holding a title's rarest words (a duplicate must hold one of
+    them); what it finds is what comparing the title with every note finds."""
+    from omp.memory import dedupe
+
+    paths = _grown(project)
+    every = note_catalog.catalog(project)
+    matches = [note for note in every if dedupe.is_duplicate(title, note.title)]
+    expected = max(matches, key=lambda note: (note_catalog.order_stamp(note.created), note.id)).id if matches else None
+    with note_catalog.open_index(project) as index:
+        found = index.duplicate_of(title)
+    assert (found.id if found else None) == expected
+
+
+def test_the_word_counts_follow_the_notes(project: Path) -> None:
+    """How many notes hold each word is kept by the index itself, through removals and edits."""
+    paths = _grown(project, 40)
+    (paths.notes / "grown-fact-3.md").unlink()
+    (paths.notes / "grown-fact-4.md").write_text(
+        notes_mod.render_note("grown-fact-4", "Rewritten by hand", "2025-01-01T00:00:00Z", None, None, ""), encoding="utf-8")
+    note_catalog.check_every_note(project)
+    with note_catalog.open_index(project) as index:
+        kept = dict(index.connection.execute("SELECT word, notes FROM word_counts WHERE notes > 0"))
+        counted = dict(index.connection.execute("SELECT word, count(*) FROM words GROUP BY word"))
+    assert kept == counted and kept["grown"] == 38 and kept["rewritten"] == 1

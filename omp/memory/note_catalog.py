@@ -52,7 +52,7 @@ from omp.memory.neutralise import neutralise_line
 from omp.safety import injection, lookalikes
 from omp.safety.injection import injection_reasons
 
-FORMAT = 5  # 5: screening verdicts kept; 4: SQLite in G/state/note-catalog/ (3 was R/.omp/state/note-catalog.json)
+FORMAT = 6  # 6: how many notes hold each word; 5: screening verdicts kept; 4: SQLite in G/state/note-catalog/
 FOLDER = os.path.join(layout.STATE_SUBDIR, "note-catalog")  # under G
 # What an entry depends on besides the note: the code that reads, neutralises and screens it.
 _MAKERS = tuple(os.path.abspath(module.__file__ or "") for module in (
@@ -77,6 +77,14 @@ _SCHEMA = (
     " BEGIN UPDATE counts SET lines = lines - 1; END",
     "CREATE TABLE words (word TEXT NOT NULL, name TEXT NOT NULL, PRIMARY KEY (word, name)) WITHOUT ROWID",
     "CREATE INDEX words_name ON words (name)",
+    # How many notes hold each word, kept by the table itself: a new title's dedupe asks only its
+    # rarest words' notes (`duplicate_of`), whatever the common ones are.
+    "CREATE TABLE word_counts (word TEXT PRIMARY KEY, notes INTEGER NOT NULL) WITHOUT ROWID",
+    "CREATE TRIGGER word_added AFTER INSERT ON words BEGIN"
+    " INSERT OR IGNORE INTO word_counts (word, notes) VALUES (new.word, 0);"
+    " UPDATE word_counts SET notes = notes + 1 WHERE word = new.word; END",
+    "CREATE TRIGGER word_removed AFTER DELETE ON words BEGIN"
+    " UPDATE word_counts SET notes = notes - 1 WHERE word = old.word; END",
     # The injection screen's verdict on a directive's exact text (`NoteIndex.screened_clean`).
     "CREATE TABLE screened (text TEXT PRIMARY KEY, clean INTEGER NOT NULL) WITHOUT ROWID",
 )
@@ -237,12 +245,18 @@ class NoteIndex:
         if folded:
             names.update(row[0] for row in self.connection.execute("SELECT name FROM notes WHERE fold = ?", (folded,)))
         if words:
-            # A Jaccard similarity of at least the threshold needs that share of `words` in common.
+            # A Jaccard similarity of at least the threshold needs that share of `words` in common,
+            # and a word count near this one's. So a duplicate holds at least one of the
+            # len(words) - needed + 1 rarest words: only their notes are candidates (prefix filtering,
+            # as set-similarity joins do), and a title of common words costs what its rarest word does.
             needed = max(1, int(len(words) * dedupe.SIMILARITY_THRESHOLD + 0.999999))
-            marks = ",".join("?" * len(words))
+            rarest = self._rarest(words, len(words) - needed + 1)
+            most = int(len(words) / dedupe.SIMILARITY_THRESHOLD + 1e-9)  # and at least `needed` words
             rows = self.connection.execute(
                 f"SELECT words.name, count(*), notes.words FROM words JOIN notes ON notes.name = words.name"
-                f" WHERE word IN ({marks}) GROUP BY words.name HAVING count(*) >= ?", (*sorted(words), needed))
+                f" WHERE word IN ({','.join('?' * len(words))}) AND notes.words BETWEEN ? AND ?"
+                f" AND words.name IN (SELECT name FROM words WHERE word IN ({','.join('?' * len(rarest))}))"
+                f" GROUP BY words.name HAVING count(*) >= ?", (*sorted(words), needed, most, *rarest, needed))
             # The similarity from the index's word counts: only a likely duplicate is checked on disk.
             names.update(name for name, shared, count in rows
                          if shared / (len(words) + count - shared) >= dedupe.SIMILARITY_THRESHOLD)
@@ -250,6 +264,12 @@ class NoteIndex:
         matches = [c for c in candidates if c is not None and dedupe.is_duplicate(title, c.title)]
         matches.sort(key=lambda note: (order_stamp(note.created), note.id), reverse=True)
         return matches[0] if matches else None
+
+    def _rarest(self, words: frozenset[str], count: int) -> list[str]:
+        """The `count` words of `words` that the fewest notes hold."""
+        marks = ",".join("?" * len(words))
+        held = dict(self.connection.execute(f"SELECT word, notes FROM word_counts WHERE word IN ({marks})", sorted(words)))
+        return sorted(words, key=lambda word: (held.get(word, 0), word))[:count]
 
     def checked(self, note: NoteSummary) -> NoteSummary | None:
         """`note` as it is on disk now: read again if its `stat` changed; None when it is gone."""
