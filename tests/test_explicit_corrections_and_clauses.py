@@ -63,6 +63,12 @@ from omp.review.explicit import scan
     # a standing word closing one clause of a run-on message
     ("this isnt presentable, i prefer rounded polygons for any shapes going forward, this is a great first attempt",
      "I prefer rounded polygons for any shapes"),
+    # a kind ruled out with "ever", a correction shouted mid-sentence, one tool over another
+    ("no test scrits ever, i will test by recrawling", "No test scrits ever, i will test by recrawling"),
+    ("SAME THING HAPPENED STOP TELLING ME TO RESTART THE SERVER I ALREADY DID THAT, ITS LIKE THAT EVERY TIME",
+     "STOP TELLING ME TO RESTART THE SERVER I ALREADY DID THAT"),
+    ("Use `uv pip ...` not `pip ...` . Read the TODO file", "Use `uv pip ...` not `pip ...`"),
+    ("rememnber we upgraded to supabase pro", "We upgraded to supabase pro"),
     # a rule whose "it" is generic: much follows it
     ("fix it and from now on just fix it and do it yourself you dont need to ask me",
      "Fix it and do it yourself you dont need to ask me"),
@@ -85,6 +91,10 @@ def test_a_correction_a_named_convention_or_a_clause_is_proposed(message: str, r
     "This should be a rule, not a suggestion.",  # points back: nothing before it here
     "add an eslint rule that forbids console.log",  # a linter's rule: this task's change
     "How many times do I have to tell you, the tests fail?",
+    "no other features will ever be necessary",  # what will happen
+    "remember its okay to make errors if we are actually moving forward",  # "it's", this task's mood
+    "adjust spacing, and lock in, remember this page is the private room with the big central tiles",  # the page in hand
+    "Use the Spinner instead of the inlined custom spinner",  # one change of this code
 ])
 def test_a_thing_of_this_task_or_what_happens_is_not_proposed(message: str) -> None:
     assert rule_texts(message) == []

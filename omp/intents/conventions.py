@@ -72,6 +72,10 @@ _KIND_RULED_OUT = lazy(
     # ("no need to handle it in admin at all" says what this task leaves out)
     r"|no\s+(?!(?:need|reason|way|problem|worries|idea|doubt|matter|change|changes|issue|issues|error|errors)\b)"
     r"(?P<no>[^\W\d_][^,;]*?)\s+(?:\w*soever|at all|anywhere)\b"
+    # "no test scripts ever, i will test by recrawling": a few words and "ever", no verb among them
+    # ("no other features will ever be necessary" says what will happen)
+    r"|no\s+(?P<none_ever>(?:(?!(?:will|would|is|are|was|were|be|been|can|could|should|shall|has|have|had|did|does|do)\b)"
+    r"[^\W\d_][\w-]*\s+){1,4}?)ever\b(?!\s+(?:since|again|before|after))"
     r"|(?:i|we)\s+(?:don'?t|dont|do not)\s+want\s+(?:any|no)\s+(?P<any>[^\W\d_][^,;]*?)\s+(?:in|inside|within)\s+"
     rf"{_CODE_PLACE})", _FLAGS)
 
@@ -106,6 +110,11 @@ _HABITS = (r"using|adding|putting|writing|creating|including|inserting|appending
 _STOPS_A_HABIT = lazy(
     rf"^{_FILLERS}(?:(?:please|pls|and|also|but|so|just)[\s,]+)*(?:stop|quit)\s+(?:(?:always|constantly|just|randomly)\s+)?(?:{_HABITS})\b"
     r"(?:\s+\S|\s*[,.!;]|\s*$)", _FLAGS)
+# "SAME THING HAPPENED STOP TELLING ME TO RESTART THE SERVER I ALREADY DID THAT": told to the
+# assistant about its answers, wherever it stands in the sentence
+_STOPS_TELLING = lazy(r"\b(?:stop|quit)\s+(?:telling me|asking me|suggesting|recommending)\b[^,.;!?]*", re.I)
+# "Use `uv pip ...` not `pip ...`": one tool or command chosen over another, both in code quotes
+_TOOL_OVER_TOOL = lazy(rf"^{_FILLERS}(?:please\s+|always\s+)?use\s+`[^`]+`\s*,?\s+(?:not|instead of|rather than|over)\s+`[^`]+`", _FLAGS)
 _STOPS_A_HABIT_JA = lazy(r"(?:する|つける|付ける|入れる|書く|使う|追加する|出す|聞く|言う)?(?:のを|のは|のも|の|ことは|ことを)(?:もう)?(?:やめて|止めて)"
                          r"(?:ください|下さい|ほしい|欲しい|くれ|ね|よ)?")
 
@@ -121,8 +130,11 @@ def convention(sentence: str) -> Request | None:
         if stops is not None:  # the clause that ends in "やめて" ("…, 無意味だから" is the reason)
             return _candidate(re.sub(r"^(?:あと|それと|あと、|また|それから)[、,\s]*", "", sentence[:stops.end()]), sentence)
         return None
-    if _STOPS_A_HABIT.match(sentence):
+    if _STOPS_A_HABIT.match(sentence) or _TOOL_OVER_TOOL.match(sentence):
         return _candidate(_strip_fillers(sentence), sentence)
+    telling = _STOPS_TELLING.search(sentence)
+    if telling is not None:
+        return _candidate(telling.group(0), sentence)
     for reading in (_FOR_A_KIND, _TO_DO, _STICK_TO):
         match = reading.match(sentence)
         if match is not None and len(match.group("what").strip(" .!")) >= 2:

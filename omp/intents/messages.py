@@ -52,7 +52,7 @@ SCAN_CHARS = 128 * 1024  # of a huge message, its head and its tail are read: th
 # than the trigger patterns, and most messages hold none of them. tests/test_intents.py checks
 # that no trigger escapes this list.
 TRIGGER_STEMS: tuple[str, ...] = (
-    "remeb", "rembe", "remmb", "rememe",  # the usual typos ("remeber")
+    "remeb", "rembe", "remmb", "rememe", "rememn", "remenb", "rmemb",  # the usual typos ("remeber")
     "rememb", "in mind", "a note", "take note", "note for", "note down", "note bien", "note that", "note this",
     "mental note", "for later", "standing ", "permanent ", "general instr", "rest of",
     "later sess", "upcoming sess", "note to", "subsequent", "your respon", "your answer", "your repl",
@@ -64,7 +64,7 @@ TRIGGER_STEMS: tuple[str, ...] = (
     "siga isso", "mantenha isso", "se atenha",
     "note:", "memori", "forget", "write down", "unlearn", "drop the rule",
     "notes", "note these", "note those", "note them", "note the following", "note all", "to note",  # a list's intro (`_LIST_WORDS`), "one thing to note:"
-    "anymore", "any more", "any longer", "for good", "no longer", " ever ", " ever.", " ever!",  # a standing "no more"
+    "anymore", "any more", "any longer", "for good", "no longer", " ever ", " ever.", " ever!", " ever,",  # a standing "no more"
     "next time",  # "For next time: …"
     "recordá", "acordate", "tené en", "olvidés", "anotá", "apuntá", "memorizá",  # voseo
     "starting", "en más", "plus", "let's keep", "lets keep", "let's stick", "lets stick", "let's stay", "let's follow",  # "starting now", "de ahora en más", "n'utilise plus print"
@@ -504,7 +504,7 @@ def _pointed_at(previous: str, sentence: str) -> Request | None:
     return _judged(Request("directive", text if _has_cjk(text) else _capitalise(text), _evidence(f"{previous} {sentence}")))
 
 
-_REMEMBERING = lazy(r"\b(?:remember|remeber|rember|remmber|remembr|rememeber|remebmer)(?:ing)?\s+(?:to\s+)?", re.I)
+_REMEMBERING = lazy(r"\b(?:remember|remeber|rember|remmber|remembr|rememeber|remebmer|rememnber|remenber|rmember)(?:ing)?\s+(?:to\s+)?", re.I)
 _ANAPHOR = lazy(r"^(?:this|that|it|these|those|das|esto|eso|isso|isto|ça|cela|这|那)\b", re.I)
 
 

@@ -67,7 +67,7 @@ _SUBJECT = (
 # Family patterns. `rest` is what the rule says when the trigger is cut; `keep` marks families
 # whose trigger word stays in the rule.
 _REMEMBER = (
-    r"(?:remember|remeber|rember|remmber|remembr|rememeber|remebmer|(?:keep|bear)(?: this| that| these| those| them| it| the following| all (?:of )?this)? in mind|make a (?:mental )?note|take a (?:mental )?note|take note|mental note|note for the future|note for later|note for next time"
+    r"(?:remember|remeber|rember|remmber|remembr|rememeber|remebmer|rememnber|remenber|rmember|(?:keep|bear)(?: this| that| these| those| them| it| the following| all (?:of )?this)? in mind|make a (?:mental )?note|take a (?:mental )?note|take note|mental note|note for the future|note for later|note for next time"
     r"|(?:save|keep|store) (?:this|that|it) for (?:later|next time|the future|future sessions|future reference)(?=\s*[:：—–-])"
     r"|(?:(?:one|another|a|the|some|a few|two|three) )?(?:more )?things? to (?:remember|keep in mind|note)(?=\s*[:：—–-])"
     r"|for future reference|memorize|memorise|don't forget|dont forget|don’t forget|do not forget|never forget|note down|write down)"

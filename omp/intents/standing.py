@@ -188,6 +188,10 @@ _TASK_CONTEXT = lazy(
 # cluster, never run migrations by hand" — the order stands: the caller asks first.)
 _THING_IN_HAND = lazy(
     r"^(?:(?:it|this|that|they|these)(?:'s|’s| is| are| was| were)"
+    r"|its\s+(?:ok|okay|fine|alright|not|just|only|important)\b"  # "remember its okay to make errors": "it's", as typed
+    # "remember this page is the private room": a piece of what is being built, in hand
+    r"|(?:(?:this|that|these|those)\s+)?(?:page|screen|view|file|function|component|table|card|button|tile|section|modal|form"
+    r"|bug|error|issue|endpoint|query|step|part)s?\s+(?:is|are|was|were)\b"
     r"|(?:is|are|was|were))\s"  # ("remember it is …" cut as "remember it" + "is …")
     r"|.*\b(?:deadline|due (?:on|by|date|tomorrow|today|next|this)|tomorrow|tonight|this (?:week|weekend|sprint|afternoon|morning|evening))\b",
     re.I)
