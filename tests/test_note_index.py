@@ -238,7 +238,7 @@ def test_the_index_finds_the_duplicate_a_full_comparison_finds(project: Path, ti
     them); what it finds is what comparing the title with every note finds."""
     from omp.memory import dedupe
 
-    paths = _grown(project)
+    _grown(project)
     every = note_catalog.catalog(project)
     matches = [note for note in every if dedupe.is_duplicate(title, note.title)]
     expected = max(matches, key=lambda note: (note_catalog.order_stamp(note.created), note.id)).id if matches else None
