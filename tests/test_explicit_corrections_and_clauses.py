@@ -1,6 +1,7 @@
 """The explicit pass, fifth round (issue 35): requests to keep a rule told as a correction of the
 assistant's habits, as the team's convention named, or inside a longer message.
 
+- a decision for the project ("I've decided to incorporate …", "we will be using …", "use X everywhere");
 - a request to save a rule named for the agent ("create a cursor rule that says …"), "this should
   be a rule: …", "make it a rule / a habit …", "our convention is to …", "by default, …";
 - a correction repeated ("I've told you multiple times: …") or a habit stopped ("stop adding
@@ -69,6 +70,12 @@ from omp.review.explicit import scan
      "STOP TELLING ME TO RESTART THE SERVER I ALREADY DID THAT"),
     ("Use `uv pip ...` not `pip ...` . Read the TODO file", "Use `uv pip ...` not `pip ...`"),
     ("rememnber we upgraded to supabase pro", "We upgraded to supabase pro"),
+    # a decision for the project
+    ("I’ve decided to incorporate the falla code because the package is not maintained.",
+     "I’ve decided to incorporate the falla code because the package is not maintained"),
+    ("Use the safe pattern elsewhere too. We will be using dependency extras from here",
+     "We will be using dependency extras from here"),
+    ("JUST USE num_results **everywhere**. Simplify!", "USE num_results **everywhere**"),
     # a rule whose "it" is generic: much follows it
     ("fix it and from now on just fix it and do it yourself you dont need to ask me",
      "Fix it and do it yourself you dont need to ask me"),
@@ -95,6 +102,10 @@ def test_a_correction_a_named_convention_or_a_clause_is_proposed(message: str, r
     "remember its okay to make errors if we are actually moving forward",  # "it's", this task's mood
     "adjust spacing, and lock in, remember this page is the private room with the big central tiles",  # the page in hand
     "Use the Spinner instead of the inlined custom spinner",  # one change of this code
+    "please write out a plan for what we will use (Playwright) and how the tests will be implemented.",
+    "We will use this function to parse the input.",  # a thing of this task
+    "I decided to teach myself how to recover deleted chats manually.",  # what the speaker did
+    "Make sure to fix the use of toast everywhere.",  # a change to make now
 ])
 def test_a_thing_of_this_task_or_what_happens_is_not_proposed(message: str) -> None:
     assert rule_texts(message) == []

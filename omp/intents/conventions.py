@@ -15,6 +15,8 @@ in player_service". What makes them standing is their structure, not a word:
 - **a kind ruled out**: "there must be no …", "no … whatsoever / at all / anywhere", or "I don't
   want any …" in a place of the code (a module name, "the backend", "the services"), and "do not
   come up with solutions that …";
+- **a decision for the project**: "I've decided to incorporate the falla code", "we will be using
+  dependency extras", "use num_results everywhere";
 - **a habit stopped**: "stop adding comments to every function", "最終段にcatつけるのやめて" —
   what the assistant keeps using, adding, telling; not a process halted ("stop the server");
 - **something kept, protected**: "don't change / overwrite / reset …" when the thing is the
@@ -110,6 +112,18 @@ _HABITS = (r"using|adding|putting|writing|creating|including|inserting|appending
 _STOPS_A_HABIT = lazy(
     rf"^{_FILLERS}(?:(?:please|pls|and|also|but|so|just)[\s,]+)*(?:stop|quit)\s+(?:(?:always|constantly|just|randomly)\s+)?(?:{_HABITS})\b"
     r"(?:\s+\S|\s*[,.!;]|\s*$)", _FLAGS)
+# A decision for the project, told by the speaker or the team: "I've decided to incorporate the
+# falla code", "We will be using dependency extras", "JUST USE num_results everywhere" — what is
+# chosen from now on, not what this task does ("what we will use (Playwright)" is inside a task).
+_DECIDED = lazy(
+    rf"^{_FILLERS}(?:(?:so|and|ok|okay|also|btw)[\s,]+)*(?:i|we)(?:'ve|’ve| have)?\s+(?:just\s+|finally\s+)?decided\s+"
+    r"(?:to\s+(?:use|go with|switch to|stick with|stay with|incorporate|adopt|keep|move to|drop|stop using|standardi[sz]e on)"
+    r"|on\s+(?:using\s+)?)\s*\S"
+    rf"|^{_FILLERS}(?:(?:so|and|ok|okay|also)[\s,]+)*we(?:'ll|’ll| will| are going to|'re going to|’re going to| are gonna)\s+"
+    r"(?:be\s+)?(?:using|use|switching to|switch to|sticking with|stick with|going with|go with)\s+"
+    r"(?!(?:this|that|it|them|the following|a|an|some)\b)\S"
+    rf"|^{_FILLERS}(?:(?:just|please|always)\s+)*use\s+\S[^.;!?]{{0,60}}?\s+(?:\*\*)?(?:everywhere|in all places"
+    r"|throughout the (?:code|codebase|project|app|repo))\b", _FLAGS)
 # "SAME THING HAPPENED STOP TELLING ME TO RESTART THE SERVER I ALREADY DID THAT": told to the
 # assistant about its answers, wherever it stands in the sentence
 _STOPS_TELLING = lazy(r"\b(?:stop|quit)\s+(?:telling me|asking me|suggesting|recommending)\b[^,.;!?]*", re.I)
@@ -130,7 +144,7 @@ def convention(sentence: str) -> Request | None:
         if stops is not None:  # the clause that ends in "やめて" ("…, 無意味だから" is the reason)
             return _candidate(re.sub(r"^(?:あと|それと|あと、|また|それから)[、,\s]*", "", sentence[:stops.end()]), sentence)
         return None
-    if _STOPS_A_HABIT.match(sentence) or _TOOL_OVER_TOOL.match(sentence):
+    if _STOPS_A_HABIT.match(sentence) or _TOOL_OVER_TOOL.match(sentence) or _DECIDED.match(sentence):
         return _candidate(_strip_fillers(sentence), sentence)
     telling = _STOPS_TELLING.search(sentence)
     if telling is not None:
