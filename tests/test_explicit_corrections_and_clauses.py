@@ -33,6 +33,16 @@ from omp.review.explicit import scan
     ("This should be a rule: all errors must be logged with the logger", "All errors must be logged with the logger"),
     ("let's make it a rule that every PR needs a test", "Every PR needs a test"),
     ("Please make it a habit to write tests first.", "Write tests first"),
+    ("let's codify this as a rule: session ids are always uuids", "Session ids are always uuids"),
+    ("make sure this is captured in the rules: we never mutate the session db directly",
+     "We never mutate the session db directly"),
+    ("this should be documented as a rule: commands never print stack traces", "Commands never print stack traces"),
+    ("Please add to .cursor/rules that we always use zod for validation", "We always use zod for validation"),
+    ("Create a new rule file for error handling that says errors must carry a code", "Errors must carry a code"),
+    ("Update the testing-guidelines rule so that it says to use bun:test", "Use bun:test"),
+    ("update our rules to reflect that we use bun test", "We use bun test"),
+    ("let's add a rule about using the domain layer for all db access", "Using the domain layer for all db access"),
+    ("Please keep responses short.", "Keep responses short"),
     # the convention named, and what to do unless told otherwise
     ("Our convention is to name test files *.test.ts", "Name test files *.test.ts"),
     ("The convention in this repo is to use kebab-case file names.", "Use kebab-case file names"),
@@ -97,6 +107,9 @@ def test_a_correction_a_named_convention_or_a_clause_is_proposed(message: str, r
     "By default the page shows ten rows.",  # the product's behaviour
     "This should be a rule, not a suggestion.",  # points back: nothing before it here
     "add an eslint rule that forbids console.log",  # a linter's rule: this task's change
+    "add a rule for the eslint config",
+    "please codify that in the rules",  # points back: nothing before it here
+    "Make the validation rule stricter.",
     "How many times do I have to tell you, the tests fail?",
     "no other features will ever be necessary",  # what will happen
     "remember its okay to make errors if we are actually moving forward",  # "it's", this task's mood

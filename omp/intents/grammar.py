@@ -254,7 +254,9 @@ _EVERY_TIME_I = lazy(
 # ("keep your responses under 200 words", "write your answers in plain text": the object of a verb
 # that shapes them, too; "check your answers to the quiz" is one act)
 _IN_YOUR_REPLIES = lazy(rf"\b(?:(?:in|to|for|from|into)\s+|(?:keep|write|make|format|end|start|begin|limit|structure|give)\s+)"
-                        rf"(?:all\s+(?:of\s+)?)?your\s+(?:future\s+)?{_REPLIES}\b", re.I)
+                        rf"(?:all\s+(?:of\s+)?)?your\s+(?:future\s+)?{_REPLIES}\b"
+                        # "please keep responses short": the replies, plural, "your" left out
+                        rf"|\b(?:keep|make|limit)\s+(?:all\s+(?:the\s+)?)?{_REPLIES}\s+(?:short|brief|concise|under|below|shorter|to\s+the\s+point|in)\b", re.I)
 # An ask that obliges ("you have to", "tenés que", "du musst"), not one that asks a favour ("could you").
 _OBLIGES = lazy(r"^(?:you (?:must|have to|need to|should|always have to|gotta)|(?:tenés|tenes|tienes|debes|hay) que|deberías|debés"
                 r"|(?:você )?(?:tem|precisa) (?:que|de)|deve|du musst|ihr müsst|tu dois|vous devez|il faut)\b", re.I)

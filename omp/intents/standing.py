@@ -270,19 +270,27 @@ def only_points(rule: str) -> bool:
 # "Add a rule that …", "make this a global rule: …", "save this as a rule: …", "add to your
 # instructions that …", "update the rule so you always …": a request to keep what follows.
 _SAVE_RULE = lazy(
-    r"^(?:(?:please|pls|plz|ok|okay|also|and|so|yo|hey|hi|can you|could you|would you|i want you to|you should|then)[,\s]+)*"
+    r"^(?:(?:please|pls|plz|ok|okay|also|and|so|yo|hey|hi|can you|could you|would you|i want you to|you should|then"
+    r"|let'?s|let us)[,\s]+)*"
     r"(?:(?:add|create|make|write|save|put|set|store|record|keep)(?: up)?(?: (?:this|that|it|a|an|the|one|new|another|as|into))*"
     r"(?: (?:global|general|permanent|project|new|standing|custom|team|repo|repository|user|workspace"
     # whose rule it is: the agent's ("create a cursor rule that says …"), not a linter's
     r"|cursor|claude|copilot|agent|ai|windsurf|cline|mdc))*"
     r" (?:rule|instruction|guideline|preference|memory|convention|policy)s?"
+    # "a new rule file for error handling that says …", "a rule about using the domain layer"
+    r"(?: file)?(?: (?:for|about|on) (?!(?:the|a|an|this|that|my|your|our|its)\b(?: \w+)? (?:config|linter|firewall|eslint))"
+    r"(?P<about>[^,:]{1,50}?)(?= that| which| saying| stating|:|$))?"
     # where it goes: the assistant's rules, instructions or memory (not "the eslint config")
     r"(?: (?:to|in|into|for) (?:your|the|my|our|this|that)(?: same)? (?:[\w./-]+ ){0,2}?(?:rules?|instructions|memory|memories"
     r"|guidelines|preferences|mdc|\.?cursorrules|(?:rules? |instructions? |mdc |md )?(?:file|folder)|copilot-instructions(?:\.md)?))?"
-    r"|(?:add|save|put|write|store|record) (?:this |that |it )?(?:to|in|into) (?:(?:your|the|my|our) )?(?:\w+ )?"
-    r"(?:rules|instructions|memory|memories|guidelines|preferences|copilot-instructions(?:\.md)?)"
-    r"|(?:save|keep|store|remember) (?:this|that|it) as (?:a |an |the )?(?:\w+ )?(?:rule|instruction|guideline|preference|convention)"
-    r"|(?:update|change|edit|modify|amend|rewrite|fix) (?:the|this|that|your|my|our) (?:\w+ )?"
+    r"|(?:add|save|put|write|store|record|note|capture|codify|document) (?:this |that |it )?(?:to|in|into) (?:(?:your|the|my|our) )?(?:\w+ )?"
+    r"(?:[\w.-]+/)?(?:rules|instructions|memory|memories|guidelines|preferences|copilot-instructions(?:\.md)?|\.?cursorrules"
+    r"|claude\.md|agents\.md)"
+    r"|(?:save|keep|store|remember|codify|capture|record|document|note) (?:this|that|it) as (?:a |an |the )?(?:\w+ )?(?:rule|instruction|guideline|preference|convention)"
+    # "make sure this is captured in the rules: …", "this should be documented as a rule: …"
+    r"|(?:make sure |ensure )?(?:this|that|it) (?:is|gets|should be|must be|needs to be) (?:captured|recorded|documented|noted|saved|added|written down)"
+    r" (?:in|to|into|as) (?:(?:your|the|my|our|a|an) )?(?:\w+ )?(?:rules?|instructions|guidelines|memory|conventions?)"
+    r"|(?:update|change|edit|modify|amend|rewrite|fix) (?:the|this|that|your|my|our) (?:[\w.-]+ )?"
     r"(?:rule|instruction|guideline|preference|convention)s?(?: (?:about|on|for) [^,:]{1,40}?)?"
     # "edit my CLAUDE.md to never …", "update the rules file so you always …": the agent's instruction file changed
     r"|(?:tell |please |pls )*(?:edit|update|change|modify|amend|fix|adjust) (?:my|the|our|your) (?:claude|agents|gemini|copilot-instructions"
@@ -311,9 +319,12 @@ def save_rule(sentence: str) -> str | None:
     if match is None:
         return None
     rest = match.group("rest").strip(" .!:;,")
+    if not rest and match.group("about") and re.match(r"(?:using|not|never|always|avoiding|keeping|preferring)\b", match.group("about"), re.I):
+        rest = match.group("about").strip()  # "add a rule about using the domain layer for all db access": what it is about
     quoted = re.fullmatch(r"[\"“«'](.+?)\s*[\"”»']", rest, re.S)
     rest = quoted.group(1).strip(" .!:;,") if quoted else rest  # the rule given in quotes, whole
-    rest = re.sub(r"^to\s+(?:say(?:\s+that|\s*:)\s+)?", "", rest, flags=re.I)  # "add a rule to always run …", "… to say that …"
+    rest = re.sub(r"^to\s+(?:(?:say|reflect|state|mention)(?:\s+that|\s*:)\s+)?", "", rest, flags=re.I)  # "add a rule to always run …", "… to say that …"
+    rest = re.sub(r"^it\s+(?:says|states|reads)\s+(?:that\s+|to\s+(?=\w))?", "", rest, flags=re.I)  # "… so that it says to use bun:test"
     if re.match(r"(?:not|rather than|instead of)\b", rest, re.I):
         return ""  # "This should be a rule, not a suggestion": what came before is the rule
     if _ABOUT_THE_RULE.match(rest):
