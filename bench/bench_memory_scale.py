@@ -4,10 +4,12 @@
     python bench/bench_memory_scale.py --notes 2000 --rounds 5
 
 Two projects side by side in the same run: an empty one and one made by bench/gen_memory.py.
-Each command runs as a user runs it (a new process), `--rounds` times; the table gives the
-median wall time in each project and the difference. The hooks are compared with `python -c
-pass` (the floor of docs/performance.md#where-speed-matters). The memory a review reads (the batch that dedupes its proposals,
-the known items its prompt lists) is timed in this process. HOME, OMP_HOME and COPILOT_HOME point
+Each command runs as a user runs it (a new process), `--rounds` times, in the two projects in
+turn; the table gives the median wall time in each project and the difference. The hooks are
+compared with `python -c pass` (the floor of docs/performance.md#where-speed-matters). The memory
+a review reads (the batch that dedupes one proposal, the known items its prompt lists) is timed in
+this process; a whole review (a 1 MB session, bench/bench_review.py's instant reviewer) as a
+process. HOME, OMP_HOME and COPILOT_HOME point
 into a temporary folder: nothing of the user's is read or written.
 """
 
@@ -35,6 +37,14 @@ def timed(argv: list[str], env: dict[str, str], cwd: Path, stdin: str = "") -> f
     subprocess.run(argv, env=env, cwd=cwd, input=stdin.encode(), stdout=subprocess.DEVNULL,
                    stderr=subprocess.DEVNULL, check=True)
     return time.perf_counter() - started
+
+
+def paired_ms(small: Callable[[int], float], large: Callable[[int], float], rounds: int) -> tuple[float, float]:
+    """Medians of the same command in the empty and the grown project, run in turn round by
+    round, so a change in the machine's load falls on both."""
+    small(-1), large(-1)  # a first, unmeasured run of each: the caches a real project has
+    pairs = [(small(number), large(number)) for number in range(rounds)]
+    return (statistics.median(a for a, _ in pairs) * 1000, statistics.median(b for _, b in pairs) * 1000)
 
 
 def median_ms(run: Callable[[int], float], rounds: int) -> float:
@@ -100,10 +110,34 @@ def main() -> None:
     print("| what | empty project | grown project | difference |")
     print("|---|---|---|---|")
     for label, make in rows:
-        small, large = median_ms(make(empty), args.rounds), median_ms(make(grown), args.rounds)
+        small, large = paired_ms(make(empty), make(grown), args.rounds)
         print(f"| {label} | {small:.0f} ms | {large:.0f} ms | {large - small:+.0f} ms |")
     small, large = in_process_ms(empty, args.rounds), in_process_ms(grown, args.rounds)
     print(f"| a review's memory reads (in process) | {small:.1f} ms | {large:.1f} ms | {large - small:+.1f} ms |")
+    review = whole_review(base, env)
+    small, large = paired_ms(review(empty), review(grown), args.rounds)
+    print(f"| a whole review (1 MB session, instant reviewer) | {small:.0f} ms | {large:.0f} ms | {large - small:+.0f} ms |")
+
+
+def whole_review(base: Path, env: dict[str, str]) -> Callable[[Path], Callable[[int], float]]:
+    """`omp memory-review --force` of one 1 MB session with bench/bench_review.py's instant
+    reviewer (one note, one directive), in a project: what a user's background review costs
+    beside its model. After the first run its items are duplicates: each run then does the same
+    work, reading and deduping against the memory that is there."""
+    from bench_review import INSTANT_REVIEWER, Fixture, generate_session, last_user_message, quote_of, write_answer
+
+    reviewer = base / "instant_reviewer.py"
+    reviewer.write_text(INSTANT_REVIEWER, encoding="utf-8")
+    fixture = Fixture(base, base / "session-project", env, reviewer, base / "calls.log")
+    fixture.project.mkdir(exist_ok=True)
+    events = generate_session(fixture, 1, 1, SESSION)
+    last, fact, _users = last_user_message(events)
+    answer = write_answer(base / "answer.json", quote_of(last), quote_of(fact), "scale")
+    review_env = {**env, "OMP_MEMORY_REVIEWER": "command", "OMP_MEMORY_REVIEWER_COMMAND": fixture.reviewer_command(answer),
+                  "OMP_TOKENIZER": "estimate"}
+    return lambda root: lambda _n: timed(
+        [sys.executable, "-m", "omp", "memory-review", "--session", SESSION, "--root", str(root), "--json", "--force"],
+        review_env, root)
 
 
 if __name__ == "__main__":

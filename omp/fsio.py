@@ -146,11 +146,12 @@ def is_temp_name(name: str) -> bool:
 
 
 def remove_leftover_temps(folder: Path, older_than: float = TEMP_LEFTOVER_SECONDS,
-                          now: float | None = None, recursive: bool = True) -> int:
+                          now: float | None = None, recursive: bool = True, skip: tuple[Path, ...] = ()) -> int:
     """Remove the temp files of atomic writes that were killed mid-write (`is_temp_name`, older
-    than `older_than` seconds) in `folder` (and below, if `recursive`). Symbolic links are never
-    followed (a linked folder is not walked, a link is never removed); nothing else is touched.
-    Returns how many were removed."""
+    than `older_than` seconds) in `folder` (and below, if `recursive`, but not in the folders
+    `skip` names). Symbolic links are never followed (a linked folder is not walked, a link is
+    never removed); nothing else is touched. Returns how many were removed."""
+    skipped = {os.path.normpath(path) for path in skip}
     now = time.time() if now is None else now
     removed = 0
     if not os.path.isdir(folder) or os.path.islink(folder):
@@ -158,6 +159,9 @@ def remove_leftover_temps(folder: Path, older_than: float = TEMP_LEFTOVER_SECOND
     for current, dirs, files in os.walk(folder, followlinks=False):
         if not recursive:
             dirs.clear()
+        dirs[:] = [name for name in dirs if os.path.normpath(os.path.join(current, name)) not in skipped]
+        if os.path.normpath(current) in skipped:
+            continue
         for name in files:
             if not is_temp_name(name):
                 continue

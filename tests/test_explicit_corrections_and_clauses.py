@@ -80,6 +80,11 @@ from omp.review.explicit import scan
      "STOP TELLING ME TO RESTART THE SERVER I ALREADY DID THAT"),
     ("Use `uv pip ...` not `pip ...` . Read the TODO file", "Use `uv pip ...` not `pip ...`"),
     ("rememnber we upgraded to supabase pro", "We upgraded to supabase pro"),
+    # the speaker reminds the assistant
+    ("In terms of todo, I remind you the main directive that we rely on task-master, not in a file.",
+     "The main directive that we rely on task-master, not in a file"),
+    ("Te recuerdo que usamos pnpm.", "Usamos pnpm"),
+    ("Je te rappelle que nous utilisons pnpm.", "Nous utilisons pnpm"),
     # a decision for the project
     ("I’ve decided to incorporate the falla code because the package is not maintained.",
      "I’ve decided to incorporate the falla code because the package is not maintained"),
@@ -110,6 +115,7 @@ def test_a_correction_a_named_convention_or_a_clause_is_proposed(message: str, r
     "add a rule for the eslint config",
     "please codify that in the rules",  # points back: nothing before it here
     "Make the validation rule stricter.",
+    "I remind you of the meeting tomorrow",  # a thing of today
     "How many times do I have to tell you, the tests fail?",
     "no other features will ever be necessary",  # what will happen
     "remember its okay to make errors if we are actually moving forward",  # "it's", this task's mood

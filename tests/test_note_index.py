@@ -258,3 +258,26 @@ def test_the_word_counts_follow_the_notes(project: Path) -> None:
         kept = dict(index.connection.execute("SELECT word, notes FROM word_counts WHERE notes > 0"))
         counted = dict(index.connection.execute("SELECT word, count(*) FROM words GROUP BY word"))
     assert kept == counted and kept["grown"] == 38 and kept["rewritten"] == 1
+
+
+def test_a_killed_writers_temp_in_the_notes_folder_is_swept_without_listing_it_each_review(project: Path) -> None:
+    """The review's housekeeping does not walk 20,000 notes for leftovers; the note index's own
+    listing (made when the folder changes, by whoever reads first: here the block's render) says
+    one is there, and the next memory batch removes it."""
+    import time
+
+    from omp.fsio import remove_leftover_temps
+    from omp.review.housekeeping import clean_leftovers
+
+    paths = _grown(project, 20)
+    stale = paths.notes / ".grown-fact-3.md.0123456789ab.tmp"
+    stale.write_text("half a note", encoding="utf-8")
+    os.utime(stale, (time.time() - 3600,) * 2)
+    render_block_lines(paths)  # a reader lists the changed folder first, and removes nothing
+    assert stale.exists()
+    clean_leftovers(paths)  # the review's housekeeping leaves the notes folder to the batch
+    assert stale.exists()
+    with memory_batch(paths):
+        pass
+    assert not stale.exists()
+    assert remove_leftover_temps(paths.notes, recursive=False) == 0

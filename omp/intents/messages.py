@@ -71,7 +71,8 @@ TRIGGER_STEMS: tuple[str, ...] = (
     "instruction", "memory", "memories", "preference",  # "add to your instructions that …"
     "rule", "policy", "policies", "convention", "for the record", "habit", "by default", "told you", "asked you",
     "how many times", "as i said", "as i asked", "vuelvas a", "volte a", "practice", "our standard", "our way", "decided", "we will", "we'll", "we’ll", "we are going", "we're going",
-    "we’re going", "we are gonna", "everywhere", "all places", "throughout the", "responses", "replies", " answers ",
+    "we’re going", "we are gonna", "everywhere", "all places", "throughout the", "responses", "replies", " answers ", "remind you", "te recuerdo", "le recuerdo", "os recuerdo", "je te rappelle",
+    "je vous rappelle", "te lembro", "lhe lembro",
     # the words a list of the user's rules is introduced with (`_LIST_INTRO`): "Our guidelines:"
     "guideline", "style guide", "standards", "practices", "preferences", "regel", "konvention", "richtlinie",
     "regla", "normas", "convencion", "règle", "regra", "convenç", "规范", "规则", "约定", "守则", "ルール", "規約", "規則", "決まり",

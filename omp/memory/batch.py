@@ -102,9 +102,12 @@ class MemoryBatch:
         # works on every note (forget, prune), through `notes`.
         self._notes: list[NoteSummary] | None = None
         self._closing = contextlib.ExitStack()
+        self._folds: dict[str, tuple[str, frozenset[str]]] = {}  # what the dedupe indexes have folded (`_index`)
         # Opened now: a note added since the index last saw the folder is read (and a corrupt one
         # named, CorruptFileError) before a review spends a model call.
         self._note_index: NoteIndex | None = self._closing.enter_context(open_index(paths.root))
+        with contextlib.suppress(OSError, sqlite3.Error):  # a leftover that stays is swept next time
+            self._note_index.sweep_leftovers()  # under the project lock, as omp's other leftovers
         self.drafts: list[Draft] = drafts_mod.list_drafts(paths.drafts)
         decisions = list(dirs.iter_decisions(paths.decisions))
         self.tombstones: list[Decision] = [d for d in decisions if d.status in dirs.TOMBSTONE_STATUSES]
@@ -155,7 +158,7 @@ class MemoryBatch:
         return f"note {note.id}: {note.title}" if note is not None else None
 
     def _index(self, group: Literal["add", "forget"]) -> dedupe.DedupeIndex:
-        index = dedupe.DedupeIndex()
+        index = dedupe.DedupeIndex(folds=self._folds)
         if group == "forget":
             for item in self.pending:
                 if item.kind == "forget":

@@ -111,17 +111,24 @@ class DedupeIndex:
 
     # A plain class, not a dataclass: the sessionStart hook's render loads this module
     # (docs/performance.md, "Records and JSON").
-    __slots__ = ("entries", "lookups")
+    __slots__ = ("entries", "lookups", "folds")
 
-    def __init__(self, entries: list[tuple[str, str, frozenset[str]]] | None = None) -> None:
+    def __init__(self, entries: list[tuple[str, str, frozenset[str]]] | None = None,
+                 folds: dict[str, tuple[str, frozenset[str]]] | None = None) -> None:
         self.entries = list(entries or ())
+        # Each text folded once however many indexes are built over it: a batch passes one dict
+        # to all of its indexes (a review builds one per kind of proposal, over the same stores).
+        self.folds = folds if folds is not None else {}
         # Stores too large to hold here (the notes: omp.memory.note_catalog answers for them),
         # asked in their place among the entries: (entries before it, its lookup).
         self.lookups: list[tuple[int, Callable[[str], str | None]]] = []
 
     def add(self, label: str, text: str) -> None:
-        folded = fold(text)
-        self.entries.append((label, folded, folded_tokens(folded)))
+        known = self.folds.get(text)
+        if known is None:
+            folded = fold(text)
+            known = self.folds[text] = (folded, folded_tokens(folded))
+        self.entries.append((label, *known))
 
     def add_lookup(self, find: Callable[[str], str | None]) -> None:
         """Ask `find(text)` (a label, or None) after the entries added so far, before later ones."""

@@ -47,6 +47,7 @@ from omp import __version__
 from omp.core import layout
 from omp.core.settings import sha256_hex
 from omp.errors import OmpError
+from omp.fsio import remove_leftover_temps
 from omp.memory import dedupe, frontmatter, neutralise, notes as notes_mod
 from omp.memory.neutralise import neutralise_line
 from omp.safety import injection, lookalikes
@@ -296,7 +297,8 @@ class NoteIndex:
         with self.connection:
             known = {row[0]: list(row[1:]) for row in self.connection.execute(
                 "SELECT name, size, mtime, ctime, inode FROM notes")}
-            present = notes_mod.note_names(self.folder)
+            present, temps = notes_mod.folder_entries(self.folder)
+            self._set_meta("leftovers", json.dumps(temps))
             for name in present:
                 identity = _identity(os.path.join(self.folder, name))
                 if identity is None or known.get(name) != identity:
@@ -304,6 +306,17 @@ class NoteIndex:
             self._forget(sorted(set(known) - set(present)))
             trusted = folder_now if folder_now is not None and _clock_is_fine(folder_now) else None
             self._set_meta("folder", json.dumps(trusted))
+
+    def sweep_leftovers(self) -> int:
+        """Remove the temp files killed writers left in the notes folder (`remove_leftover_temps`),
+        when the last listing of the folder saw one. A review does not list 20,000 notes to look
+        for them: the index's own listings, made only when the folder changes, say whether to."""
+        if self._meta("leftovers") != "true":
+            return 0
+        removed = remove_leftover_temps(self.folder, recursive=False)
+        with contextlib.suppress(sqlite3.Error), self.connection:
+            self._set_meta("leftovers", json.dumps(notes_mod.folder_entries(self.folder)[1]))
+        return removed
 
     def record_own_changes(self, names: list[Path]) -> None:
         """omp wrote, created or deleted these notes since the index was brought in step (under
@@ -332,7 +345,8 @@ class NoteIndex:
             return
         with self.connection:
             known = {row[0] for row in self.connection.execute("SELECT name FROM notes")}
-            present = notes_mod.note_names(self.folder)
+            present, temps = notes_mod.folder_entries(self.folder)
+            self._set_meta("leftovers", json.dumps(temps))
             for name in present:
                 if name not in known:
                     self._read_into_index(name, _identity(os.path.join(self.folder, name)))

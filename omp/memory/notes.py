@@ -33,6 +33,7 @@ from typing import NamedTuple, Protocol, TYPE_CHECKING, TypeVar
 
 
 from omp.errors import UsageError
+from omp.fsio import is_temp_name
 from omp.lazyre import lazy
 from omp.memory import frontmatter
 from omp.memory.neutralise import neutralise_body, neutralise_title, strip_hidden_markdown
@@ -131,12 +132,25 @@ def sort_key(created: str, note_id: str) -> tuple[_dt.datetime, str]:
 
 def note_names(folder: Path) -> list[str]:
     """The file names of every note in `folder` (regular `.md` files, not hidden), sorted."""
+    return folder_entries(folder)[0]
+
+
+def folder_entries(folder: Path) -> tuple[list[str], bool]:
+    """`note_names(folder)`, and whether an atomic write's temp file is there too (a killed
+    writer's leftover, or a write in progress), from one listing of the folder."""
+    names: list[str] = []
+    temps = False
     try:
         with os.scandir(folder) as it:
-            # DirEntry.is_file(follow_symlinks=False) uses the d_type readdir gave: no stat per note.
-            return sorted(e.name for e in it if is_note_file_name(e.name) and e.is_file(follow_symlinks=False))
+            for entry in it:
+                # DirEntry.is_file(follow_symlinks=False) uses the d_type readdir gave: no stat per note.
+                if is_note_file_name(entry.name) and entry.is_file(follow_symlinks=False):
+                    names.append(entry.name)
+                elif is_temp_name(entry.name):
+                    temps = True
     except FileNotFoundError:
-        return []
+        pass
+    return sorted(names), temps
 
 
 def is_note_file_name(name: str) -> bool:

@@ -30,9 +30,12 @@ def clean_old(paths: ProjectPaths, timeout: float, days: float = HOUSEKEEPING_DA
 
 def clean_leftovers(paths: ProjectPaths) -> dict[str, int]:
     """Remove what killed runs left: `.<name>.<hex>.tmp` files older than a few minutes in omp's
-    own folders (`R/.omp` and `G`, all the way down; beside `.github/copilot-instructions.md`),
+    own folders (`R/.omp` and `G`, all the way down, but the notes folder, which the memory
+    batch sweeps; beside `.github/copilot-instructions.md`),
     and reviewer folders in the temporary directory whose run is gone. Never follows a symbolic
     link; never removes a file of another name."""
-    temps = remove_leftover_temps(paths.state) + remove_leftover_temps(global_home())
+    # The notes folder (20,000 notes in a year) is not listed here: the note index says when a
+    # temp file is there, and the memory batch removes it (NoteIndex.sweep_leftovers).
+    temps = remove_leftover_temps(paths.state, skip=(paths.notes,)) + remove_leftover_temps(global_home())
     temps += remove_leftover_temps(paths.instructions.parent, recursive=False)
     return {"temp_files": temps, "reviewer_folders": reviewer_folder.remove_leftovers()}
