@@ -146,6 +146,7 @@ def test_importing_the_grammar_compiles_none_of_it() -> None:
     assert int(out[0]) > 40 and out[1] == "0"
 
 
+@pytest.mark.slow  # a sweep over every pattern (docs/test-suite.md, Marks)
 def test_the_cheap_first_looks_change_no_finding(monkeypatch: pytest.MonkeyPatch) -> None:
     """might_ask gates a message and then each of its sentences (a huge paste with a trigger
     word in its first line no longer runs the grammar on every line of it): with both gates

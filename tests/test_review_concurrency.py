@@ -95,6 +95,7 @@ def test_killed_after_claiming_then_the_next_run_reviews_it(project: Path, fake:
     _end_state_is_exactly_once(project, session, fake)
 
 
+@pytest.mark.slow  # a run killed, then reviewed again (docs/test-suite.md, Marks)
 def test_killed_during_the_reviewer_call_then_a_sweep_reviews_it(project: Path, fake: FakeReviewer) -> None:
     session = write_session(project, conversation())
     fake.queue(json_reply(standard_answer(), sleep=30))
@@ -110,6 +111,7 @@ def test_killed_during_the_reviewer_call_then_a_sweep_reviews_it(project: Path, 
     _end_state_is_exactly_once(project, session, fake)
 
 
+@pytest.mark.slow  # a run killed, then reviewed again (docs/test-suite.md, Marks)
 def test_killed_after_the_answer_arrived_then_the_next_run_reviews_it(project: Path, fake: FakeReviewer) -> None:
     session = write_session(project, conversation())
     # The reviewer answers and lingers; omp waits a moment for it to exit, and is killed then.

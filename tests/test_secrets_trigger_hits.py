@@ -3,6 +3,8 @@ literal would: the one automaton sweep (omp.substrings) is a speed-up, never a f
 
 from __future__ import annotations
 
+import pytest
+
 import random
 
 from omp.safety import patterns, secrets
@@ -67,6 +69,7 @@ def test_a_secret_after_an_overlapping_trigger_is_still_found() -> None:
     assert "Xq9!vT2#mL" not in redacted and "Zr8*uW1@kP" not in redacted
 
 
+@pytest.mark.slow  # a sweep over every pattern (docs/test-suite.md, Marks)
 def test_every_match_of_every_own_pattern_holds_a_trigger_and_is_found() -> None:
     """omp's own patterns run only where one of their triggers stands, so each match must hold
     one: every match of each pattern, spelled out from the pattern (tests/regex_phrases.py), holds
