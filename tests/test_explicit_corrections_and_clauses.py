@@ -79,6 +79,9 @@ from omp.review.explicit import scan
     ("SAME THING HAPPENED STOP TELLING ME TO RESTART THE SERVER I ALREADY DID THAT, ITS LIKE THAT EVERY TIME",
      "STOP TELLING ME TO RESTART THE SERVER I ALREADY DID THAT"),
     ("Use `uv pip ...` not `pip ...` . Read the TODO file", "Use `uv pip ...` not `pip ...`"),
+    ("SAME THING AGAIN STOP TELLING ME TO RESTART THE SERVER I DID THAT, WASTING HOURS, DO YOU NOT SEE IT?",
+     "STOP TELLING ME TO RESTART THE SERVER I DID THAT"),  # an outburst that ends in a question
+    ("can you stop telling me to restart the server?", "Stop telling me to restart the server"),
     ("rememnber we upgraded to supabase pro", "We upgraded to supabase pro"),
     # the speaker reminds the assistant
     ("In terms of todo, I remind you the main directive that we rely on task-master, not in a file.",
@@ -116,6 +119,7 @@ def test_a_correction_a_named_convention_or_a_clause_is_proposed(message: str, r
     "please codify that in the rules",  # points back: nothing before it here
     "Make the validation rule stricter.",
     "I remind you of the meeting tomorrow",  # a thing of today
+    "why do you keep telling me to restart the server, did you stop telling me that?",  # a question
     "How many times do I have to tell you, the tests fail?",
     "no other features will ever be necessary",  # what will happen
     "remember its okay to make errors if we are actually moving forward",  # "it's", this task's mood

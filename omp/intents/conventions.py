@@ -146,9 +146,6 @@ def convention(sentence: str) -> Request | None:
         return None
     if _STOPS_A_HABIT.match(sentence) or _TOOL_OVER_TOOL.match(sentence) or _DECIDED.match(sentence):
         return _candidate(_strip_fillers(sentence), sentence)
-    telling = _STOPS_TELLING.search(sentence)
-    if telling is not None:
-        return _candidate(telling.group(0), sentence)
     for reading in (_FOR_A_KIND, _TO_DO, _STICK_TO):
         match = reading.match(sentence)
         if match is not None and len(match.group("what").strip(" .!")) >= 2:
@@ -158,6 +155,16 @@ def convention(sentence: str) -> Request | None:
     if _KIND_RULED_OUT.match(sentence) or _NO_SOLUTIONS.match(sentence):
         return _candidate(_SO.sub("", _strip_fillers(sentence)), sentence)
     return _protects(sentence)
+
+
+def stops_telling(sentence: str, polite: bool) -> Request | None:
+    """"STOP TELLING ME TO RESTART THE SERVER", wherever it stands in the sentence: its own clause,
+    which a long outburst may follow with a question ("…, DO YOU JUST NOT …?"); the clause itself
+    no question, unless the whole is a polite ask ("can you stop telling me to …?")."""
+    telling = _STOPS_TELLING.search(sentence)
+    if telling is None or (not polite and sentence[telling.end():].lstrip().startswith("?")):
+        return None
+    return _candidate(telling.group(0), sentence)
 
 
 def _protects(sentence: str) -> Request | None:

@@ -11,6 +11,8 @@ from omp.intents.phrases import (
     WHERE_TO_KEEP,
     _ALWAYS_NEXT_BAD,
     _ALWAYS_TRIGGER,
+    _OBLIGES,
+    _TEAM_SHOULD,
     _CANNOT_BE_POLITE,
     _CJK_COMPLAINT_END,
     _CJK_IMPERATIVE,
@@ -257,18 +259,17 @@ _IN_YOUR_REPLIES = lazy(rf"\b(?:(?:in|to|for|from|into)\s+|(?:keep|write|make|fo
                         rf"(?:all\s+(?:of\s+)?)?your\s+(?:future\s+)?{_REPLIES}\b"
                         # "please keep responses short": the replies, plural, "your" left out
                         rf"|\b(?:keep|make|limit)\s+(?:all\s+(?:the\s+)?)?{_REPLIES}\s+(?:short|brief|concise|under|below|shorter|to\s+the\s+point|in)\b", re.I)
-# An ask that obliges ("you have to", "tenés que", "du musst"), not one that asks a favour ("could you").
-_OBLIGES = lazy(r"^(?:you (?:must|have to|need to|should|always have to|gotta)|(?:tenés|tenes|tienes|debes|hay) que|deberías|debés"
-                r"|(?:você )?(?:tem|precisa) (?:que|de)|deve|du musst|ihr müsst|tu dois|vous devez|il faut)\b", re.I)
-# "I think we should …", "we need to …": the team's obligation, told as the speaker's view.
-_TEAM_SHOULD = lazy(r"^(?P<hedge>(?:i think|i guess|i believe|i feel like|imo)[\s,]+)?(?:we|you)\s+(?:should|must|need to|have to|ought to)\s+", re.I)
+
 
 
 def _beyond_grammar(sentence: str) -> Request | None:
     masked = _mask(sentence)
-    question = bool(_QUESTION_END.search(masked.rstrip(" .!"))) and not _polite_question(masked)
-    if question or _JOKING.search(masked):
+    polite = _polite_question(masked)
+    if _JOKING.search(masked):
         return None
+    telling = conventions.stops_telling(sentence, polite)
+    if telling is not None or (_QUESTION_END.search(masked.rstrip(" .!")) and not polite):
+        return telling
     if _ONE_OFF.search(masked):
         # "we have a lot of code right now, but still keep in mind the architecture": a later
         # clause may hold a request of its own
