@@ -134,6 +134,13 @@ def test_a_thing_of_this_task_or_what_happens_is_not_proposed(message: str) -> N
     assert rule_texts(message) == []
 
 
+def test_a_chinese_list_of_rules_introduced_without_a_colon_gives_each_rule() -> None:
+    """"請記住以下規則" then a numbered list: the list's items are the rules, not "以下規則"."""
+    message = "請記住以下規則\n1. 測試不用 run.py，而是使用 @run.py 做測試\n2. 不需要建立 __init__.py 檔案\n之後會補充"
+    assert rule_texts(message) == ["測試不用 run.py，而是使用 @run.py 做測試", "不需要建立 __init__.py 檔案"]
+    assert rule_texts("下面是日志\n1. error\n2. warning") == []
+
+
 def test_the_reply_language_alone_keeps_its_words() -> None:
     """"使用中文回答" typed alone is the rule whole (the after-a-task reading must not cut it)."""
     assert rule_texts("使用中文回答") == ["使用中文回答"]

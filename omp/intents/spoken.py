@@ -263,6 +263,9 @@ _LIST_WORDS = (
 _LIST_INTRO = lazy(r"(?<![A-Za-z])" + _LIST_WORDS + r"(?![A-Za-z])[^:：]{0,40}[:：]\s*$", re.I)
 
 
+# "…以下規則", "…下面几点：": "the following (rules, points)" closing the line, a colon or none.
+_CJK_FOLLOWING = lazy(r"(?:以下|下面|如下)(?:的|这|這)?(?:几|幾)?(?:条|條|点|點)?(?:规则|規則|规定|規定|要求|约定|約定|规范|規範|原则|原則|事项|事項)?[:：。.\s]*$")
+_LIST_INTRO_CJK_WORD = lazy(r"规则|規則|规定|規定|约定|約定|规范|規範|原则|原則|以后|以後|今后|今後|遵守")
 # What follows an intro's trigger: a few words, then the colon that ends the line.
 _LIST_TAIL = lazy(r"[^:：]{0,40}[:：]\s*$")
 
@@ -273,6 +276,8 @@ def _introduces_a_list(line: str) -> bool:
     reads as a request to remember), or after one of `_LIST_INTRO`'s words ("Rules:")."""
     if _LIST_INTRO.search(line):
         return True
+    if _CJK_FOLLOWING.search(line) and (_REMEMBER_TRIGGER.search(line) or _LIST_INTRO_CJK_WORD.search(line)):
+        return True  # "請記住以下規則", "以后请遵守下面几点": Chinese points at the list without a colon
     return any(_LIST_TAIL.match(line, match.end())
                for trigger in (_REMEMBER_TRIGGER, _FROM_NOW_TRIGGER) for match in trigger.finditer(line))
 
