@@ -120,6 +120,8 @@ def test_a_correction_a_named_convention_or_a_clause_is_proposed(message: str, r
     "Make the validation rule stricter.",
     "I remind you of the meeting tomorrow",  # a thing of today
     "why do you keep telling me to restart the server, did you stop telling me that?",  # a question
+    "almost every time you edit this file you end up creating issues",  # what happens each time
+    "every time you edit this file you end up creating issues due to assuming things",
     "How many times do I have to tell you, the tests fail?",
     "no other features will ever be necessary",  # what will happen
     "remember its okay to make errors if we are actually moving forward",  # "it's", this task's mood

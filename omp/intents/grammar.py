@@ -11,6 +11,7 @@ from omp.intents.phrases import (
     WHERE_TO_KEEP,
     _ALWAYS_NEXT_BAD,
     _ALWAYS_TRIGGER,
+    _HAPPENS_EACH_TIME,
     _OBLIGES,
     _TEAM_SHOULD,
     _CANNOT_BE_POLITE,
@@ -261,7 +262,6 @@ _IN_YOUR_REPLIES = lazy(rf"\b(?:(?:in|to|for|from|into)\s+|(?:keep|write|make|fo
                         rf"|\b(?:keep|make|limit)\s+(?:all\s+(?:the\s+)?)?{_REPLIES}\s+(?:short|brief|concise|under|below|shorter|to\s+the\s+point|in)\b", re.I)
 
 
-
 def _beyond_grammar(sentence: str) -> Request | None:
     masked = _mask(sentence)
     polite = _polite_question(masked)
@@ -306,7 +306,7 @@ def _beyond_grammar(sentence: str) -> Request | None:
         return Request("directive", _capitalise(_tidy(_strip_fillers(_strip_courtesy(sentence)))), _evidence(sentence),
                        certain=False)
     occasion = _EACH_OCCASION.search(masked)
-    if occasion is not None:
+    if occasion is not None and not _HAPPENS_EACH_TIME.search(masked):
         # "run the tests before every commit", "tenés que correr los tests antes de cada commit":
         # an act tied to each unit of the work is a habit, whatever the verb
         if _has_cjk(occasion.group()):

@@ -463,3 +463,8 @@ _OBLIGES = lazy(r"^(?:you (?:must|have to|need to|should|always have to|gotta)|(
                 r"|(?:você )?(?:tem|precisa) (?:que|de)|deve|du musst|ihr müsst|tu dois|vous devez|il faut)\b", re.I)
 # "I think we should …", "we need to …": the team's obligation, told as the speaker's view.
 _TEAM_SHOULD = lazy(r"^(?P<hedge>(?:i think|i guess|i believe|i feel like|imo)[\s,]+)?(?:we|you)\s+(?:should|must|need to|have to|ought to)\s+", re.I)
+# "every time you edit this file you end up creating issues": the main clause has its own subject
+# and no modal of obligation — what happens each time, not an order ("…, you should run …" is one;
+# "each time we make changes we bump the version" is the team's practice).
+_HAPPENS_EACH_TIME = lazy(r"\b(?:every|each|any) time\s+(?:you|i|it|they)\s+\S.{0,120}?\s(?:you|i|it|they)\s+"
+                          r"(?!(?:should|must|need|needs|have to|has to|gotta|shall|always|never|ought)\b)[a-z]+", re.I)
