@@ -43,6 +43,8 @@ from omp.review.explicit import scan
     ("update our rules to reflect that we use bun test", "We use bun test"),
     ("let's add a rule about using the domain layer for all db access", "Using the domain layer for all db access"),
     ("Please keep responses short.", "Keep responses short"),
+    ("请用简体中文回复", "用简体中文回复"),
+    ("用中文回答我的问题", "用中文回答我的问题"),
     # the convention named, and what to do unless told otherwise
     ("Our convention is to name test files *.test.ts", "Name test files *.test.ts"),
     ("The convention in this repo is to use kebab-case file names.", "Use kebab-case file names"),

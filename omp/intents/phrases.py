@@ -424,7 +424,9 @@ _LANGUAGES = (r"english|chinese|mandarin|spanish|portuguese|french|german|japane
 _REPLY_LANGUAGE = lazy(
     rf"^{_FILLERS}(?:(?:please|pls|plz|kindly)\s+)?(?:(?:always|only)\s+)?(?:answer|reply|respond|speak|talk|write|communicate|chat)"
     rf"(?:\s+(?:to|with)\s+me|\s+(?:me|us))?\s+(?:only\s+)?in\s+(?:{_LANGUAGES})(?:[\s,]+(?:please|pls|only|with me|to me))?[\s.!]*$"
-    r"|^请?(?:你)?(?:用|使用|说)(?:中文|汉语|英文|英语|日语|日文|韩语|俄语|法语|德语|西班牙语)(?:和我)?(?:说话|回答|回复|交流|沟通|对话|讲|写)?[吧啊。！!\s]*$",
+    # "请用简体中文回复", "用中文回答我的问题": the replies' language, with what is answered
+    r"|^请?(?:你)?(?:用|使用|说)(?:简体|繁体|繁體)?(?:中文|汉语|英文|英语|日语|日文|韩语|俄语|法语|德语|西班牙语)(?:和我)?"
+    r"(?:说话|回答|回复|交流|沟通|对话|讲|写)?(?:我的?问题|问题|所有问题)?[吧啊。！!\s]*$",
     re.I)
 # "逐一修复然后更新README，使用中文回答", "fix the tests, and answer in Spanish": the reply language asked for
 # at the end of a task, after it; the task is this one, the language holds for the replies.
