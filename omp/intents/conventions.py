@@ -144,13 +144,10 @@ def convention(sentence: str) -> Request | None:
         if stops is not None:  # the clause that ends in "やめて" ("…, 無意味だから" is the reason)
             return _candidate(re.sub(r"^(?:あと|それと|あと、|また|それから)[、,\s]*", "", sentence[:stops.end()]), sentence)
         return None
-    if _STOPS_A_HABIT.match(sentence) or _TOOL_OVER_TOOL.match(sentence) or _DECIDED.match(sentence):
-        return _candidate(_strip_fillers(sentence), sentence)
-    for reading in (_FOR_A_KIND, _TO_DO, _STICK_TO):
-        match = reading.match(sentence)
-        if match is not None and len(match.group("what").strip(" .!")) >= 2:
-            return _candidate(_strip_fillers(sentence), sentence)
-    if _PREFERS.match(sentence):
+    # The readings whose rule is the sentence whole (a kind of work and how: only with a "what").
+    if any(reading.match(sentence) for reading in (_STOPS_A_HABIT, _TOOL_OVER_TOOL, _DECIDED, _PREFERS)) or any(
+            (match := reading.match(sentence)) is not None and len(match.group("what").strip(" .!")) >= 2
+            for reading in (_FOR_A_KIND, _TO_DO, _STICK_TO)):
         return _candidate(_strip_fillers(sentence), sentence)
     if _KIND_RULED_OUT.match(sentence) or _NO_SOLUTIONS.match(sentence):
         return _candidate(_SO.sub("", _strip_fillers(sentence)), sentence)

@@ -421,19 +421,22 @@ _EACH_OCCASION = lazy(
     r"|每(?:个|個|一个|次|一次)[^，,。！？!?]{1,20}?(?:之后|之後|以后|以後|之前|前|后|後)都?(?:要|得|必须|需要)", re.I)
 _LANGUAGES = (r"english|chinese|mandarin|spanish|portuguese|french|german|japanese|korean|russian|polish|italian|dutch"
               r"|turkish|ukrainian|vietnamese|indonesian|hindi|arabic|hebrew|swedish|czech")
+# What the two readings of a reply language below share: "… in English", and the languages in Chinese.
+_IN_A_LANGUAGE = rf"(?:\s+(?:to|with)\s+me|\s+(?:me|us))?\s+(?:only\s+)?in\s+(?:{_LANGUAGES})"
+_CJK_LANGUAGE = r"(?:中文|汉语|英文|英语|日语|日文|韩语|俄语|法语|德语|西班牙语)"
 _REPLY_LANGUAGE = lazy(
     rf"^{_FILLERS}(?:(?:please|pls|plz|kindly)\s+)?(?:(?:always|only)\s+)?(?:answer|reply|respond|speak|talk|write|communicate|chat)"
-    rf"(?:\s+(?:to|with)\s+me|\s+(?:me|us))?\s+(?:only\s+)?in\s+(?:{_LANGUAGES})(?:[\s,]+(?:please|pls|only|with me|to me))?[\s.!]*$"
+    rf"{_IN_A_LANGUAGE}(?:[\s,]+(?:please|pls|only|with me|to me))?[\s.!]*$"
     # "请用简体中文回复", "用中文回答我的问题": the replies' language, with what is answered
-    r"|^请?(?:你)?(?:用|使用|说)(?:简体|繁体|繁體)?(?:中文|汉语|英文|英语|日语|日文|韩语|俄语|法语|德语|西班牙语)(?:和我)?"
+    rf"|^请?(?:你)?(?:用|使用|说)(?:简体|繁体|繁體)?{_CJK_LANGUAGE}(?:和我)?"
     r"(?:说话|回答|回复|交流|沟通|对话|讲|写)?(?:我的?问题|问题|所有问题)?[吧啊。！!\s]*$",
     re.I)
 # "逐一修复然后更新README，使用中文回答", "fix the tests, and answer in Spanish": the reply language asked for
 # at the end of a task, after it; the task is this one, the language holds for the replies.
 _REPLY_LANGUAGE_AFTER = lazy(
     rf"[,;]\s*(?:and\s+)?(?P<clause>(?:(?:please|pls|plz|kindly)\s+)?(?:(?:always|only)\s+)?(?:answer|reply|respond|speak|talk|write|communicate)"
-    rf"(?:\s+(?:to|with)\s+me|\s+(?:me|us))?\s+(?:only\s+)?in\s+(?:{_LANGUAGES}))(?:[\s,]+(?:please|pls|only))?[\s.!]*$"
-    r"|(?:[，,；;]\s*|(?<=[\u4e00-\u9fffA-Za-z0-9]))(?P<cjk>请?(?:你)?(?:用|使用)(?:中文|汉语|英文|英语|日语|日文|韩语|俄语|法语|德语|西班牙语)"
+    rf"{_IN_A_LANGUAGE})(?:[\s,]+(?:please|pls|only))?[\s.!]*$"
+    rf"|(?:[，,；;]\s*|(?<=[\u4e00-\u9fffA-Za-z0-9]))(?P<cjk>请?(?:你)?(?:用|使用){_CJK_LANGUAGE}"
     r"(?:和我)?(?:说话|回答|回复|交流|沟通|对话))[吧啊。！!\s]*$", re.I)
 # "Suggest another rule for … each response", "explain what you do after each commit": the act is
 # one answer to give now (a suggestion, an explanation), whatever it is about.

@@ -297,8 +297,7 @@ class NoteIndex:
         with self.connection:
             known = {row[0]: list(row[1:]) for row in self.connection.execute(
                 "SELECT name, size, mtime, ctime, inode FROM notes")}
-            present, temps = notes_mod.folder_entries(self.folder)
-            self._set_meta("leftovers", json.dumps(temps))
+            present = self._listed()
             for name in present:
                 identity = _identity(os.path.join(self.folder, name))
                 if identity is None or known.get(name) != identity:
@@ -315,8 +314,15 @@ class NoteIndex:
             return 0
         removed = remove_leftover_temps(self.folder, recursive=False)
         with contextlib.suppress(sqlite3.Error), self.connection:
-            self._set_meta("leftovers", json.dumps(notes_mod.folder_entries(self.folder)[1]))
+            self._listed()  # a write in progress may have left one young enough to keep
         return removed
+
+    def _listed(self) -> list[str]:
+        """The notes folder's notes, listed once; whether a temp file is there too is recorded
+        (`sweep_leftovers`). Inside the caller's transaction."""
+        present, temps = notes_mod.folder_entries(self.folder)
+        self._set_meta("leftovers", json.dumps(temps))
+        return present
 
     def record_own_changes(self, names: list[Path]) -> None:
         """omp wrote, created or deleted these notes since the index was brought in step (under
@@ -345,8 +351,7 @@ class NoteIndex:
             return
         with self.connection:
             known = {row[0] for row in self.connection.execute("SELECT name FROM notes")}
-            present, temps = notes_mod.folder_entries(self.folder)
-            self._set_meta("leftovers", json.dumps(temps))
+            present = self._listed()
             for name in present:
                 if name not in known:
                     self._read_into_index(name, _identity(os.path.join(self.folder, name)))
